@@ -1,0 +1,142 @@
+"""``config.json``: defaults, loading and validation (seed section 8.1, adapted).
+
+Validation walks the user's document against :data:`DEFAULTS`: an unknown key
+or a value of the wrong type is reported with its dotted path, so a typo never
+surfaces as a traceback deep inside a command.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+from .errors import AlayaError
+
+CONFIG_VERSION = "1.0"
+
+DEFAULTS: dict[str, Any] = {
+    "version": CONFIG_VERSION,
+    "embedding": {
+        "provider": "local",
+        "model": "universal-sentence-encoder-multilingual-3",
+        "dimensions": 512,
+        "base_url": None,
+        "api_key_env": None,
+        "batch_size": 100,
+        "max_concurrency": 4,
+        "timeout_s": 30.0,
+    },
+    "graph": {"engine": "ladybug"},
+    "temperature": {
+        "hot_threshold": 0.7,
+        "warm_threshold": 0.3,
+        "cold_days": 30,
+        "hot_limit": 5000,
+        "warm_limit": 20000,
+        "recency_decay": 30,
+        "frequency_cap": 20,
+    },
+    "distill": {
+        "llm_provider": "offline",
+        "model": None,
+        "base_url": None,
+        "api_key_env": None,
+        "prompt_template": "prompts/distill.txt",
+        "min_session_tokens": 200,
+        "max_cards_per_session": 10,
+        "auto_distill": False,
+    },
+    "recall": {
+        "vector_top_k": 20,
+        "graph_expand_depth": 1,
+        "min_similarity": 0.6,
+        "max_results": 10,
+        "alpha": 0.5,
+        "beta": 0.3,
+        "gamma": 0.2,
+    },
+    "introspect": {
+        "schedule": "0 */4 * * *",
+        "consolidate_threshold": 0.95,
+        "forget_threshold": 0.1,
+        "forget_days": 90,
+    },
+    "ingest": {"max_file_mb": 64},
+    "lock": {"wait_seconds": 10.0},
+    "logging": {"level": "info", "file": "logs/alaya.log", "max_bytes": 1_000_000, "backups": 3},
+}
+
+OPTIONAL_STRINGS = {
+    "embedding.base_url",
+    "embedding.api_key_env",
+    "distill.model",
+    "distill.base_url",
+    "distill.api_key_env",
+}
+"""Keys whose default is ``None`` and that otherwise take a string."""
+
+CHOICES = {
+    "embedding.provider": ("local", "openai"),
+    "graph.engine": ("ladybug", "kuzu"),
+    "distill.llm_provider": ("offline", "openai"),
+    "logging.level": ("debug", "info", "warning", "error"),
+}
+
+
+def default_config() -> dict[str, Any]:
+    return copy.deepcopy(DEFAULTS)
+
+
+def load_config(path: Path) -> dict[str, Any]:
+    """Read ``path`` (missing file → defaults) and return the validated, merged config."""
+    if not path.exists():
+        return default_config()
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise AlayaError("config_invalid", f"{path} is not valid JSON ({exc}); fix or delete it") from None
+    return validate_config(document, source=str(path))
+
+
+def validate_config(document: Any, source: str = "config.json") -> dict[str, Any]:
+    """Merge ``document`` over the defaults, refusing unknown keys and wrong types."""
+    if not isinstance(document, dict):
+        raise AlayaError("config_invalid", f"{source}: the top level must be a JSON object")
+    merged = default_config()
+    _merge(merged, document, DEFAULTS, prefix="", source=source)
+    return merged
+
+
+def _merge(target: dict, given: dict, defaults: dict, prefix: str, source: str) -> None:
+    for key, value in given.items():
+        path = f"{prefix}{key}"
+        if key not in defaults:
+            raise AlayaError("config_invalid", f"{source}: unknown key '{path}'; remove it or check its spelling")
+        expected = defaults[key]
+        if isinstance(expected, dict):
+            if not isinstance(value, dict):
+                raise AlayaError("config_invalid", f"{source}: '{path}' must be an object")
+            _merge(target[key], value, expected, prefix=f"{path}.", source=source)
+            continue
+        _check_type(path, value, expected, source)
+        if path in CHOICES and value not in CHOICES[path]:
+            allowed = ", ".join(CHOICES[path])
+            raise AlayaError("config_invalid", f"{source}: '{path}' is {value!r}; allowed: {allowed}")
+        target[key] = value
+
+
+def _check_type(path: str, value: Any, expected: Any, source: str) -> None:
+    if path in OPTIONAL_STRINGS:
+        ok, wanted = value is None or isinstance(value, str), "a string or null"
+    elif isinstance(expected, bool):
+        ok, wanted = isinstance(value, bool), "true or false"
+    elif isinstance(expected, int):
+        ok, wanted = isinstance(value, int) and not isinstance(value, bool), "an integer"
+    elif isinstance(expected, float):
+        ok, wanted = isinstance(value, (int, float)) and not isinstance(value, bool), "a number"
+    else:
+        ok, wanted = isinstance(value, str), "a string"
+    if not ok:
+        raise AlayaError("config_invalid", f"{source}: '{path}' must be {wanted}, got {json.dumps(value)}")

@@ -1,0 +1,129 @@
+"""The domain: plain dataclasses that serialise to the JSON the CLI prints.
+
+A :class:`Session` is the normalised form of every accepted input (seed 3.1);
+``to_json`` is the exact document stored in L3, so its hash identifies content.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+ROLES = ("user", "assistant", "tool")
+
+
+@dataclass
+class Turn:
+    role: str
+    content: str
+    timestamp: int | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    tool_name: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        document: dict[str, Any] = {"role": self.role, "content": self.content, "timestamp": self.timestamp}
+        if self.tool_calls:
+            document["tool_calls"] = self.tool_calls
+        if self.tool_name:
+            document["tool_name"] = self.tool_name
+        return document
+
+
+@dataclass
+class Session:
+    id: str
+    timestamp: int
+    """Milliseconds since the epoch, UTC (the seed's unit)."""
+    turns: list[Turn]
+    channel: str = "unknown"
+    agent: str = "main"
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "timestamp": self.timestamp,
+            "channel": self.channel,
+            "agent": self.agent,
+            "turns": [turn.to_json() for turn in self.turns],
+            "metadata": self.metadata,
+        }
+
+    def content_hash(self) -> str:
+        canonical = json.dumps(self.to_json(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+    @property
+    def started_at(self) -> datetime:
+        return datetime.fromtimestamp(self.timestamp / 1000, tz=timezone.utc)
+
+    @property
+    def tokens(self) -> int:
+        return int(self.metadata.get("tokens") or estimate_tokens(" ".join(t.content for t in self.turns)))
+
+    @property
+    def duration_ms(self) -> int:
+        return int(self.metadata.get("duration_ms") or 0)
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count without a tokenizer: CJK characters count one each, other text ~4 chars a token."""
+    cjk = sum(1 for ch in text if "\u3400" <= ch <= "\u9fff")
+    return cjk + (len(text) - cjk) // 4
+
+
+@dataclass
+class IngestOutcome:
+    """What happened to one input of ``alaya ingest``."""
+
+    source: str
+    status: str
+    """``ingested``, ``replaced``, ``unchanged`` or ``refused``."""
+    session_id: str | None = None
+    path: str | None = None
+    turns: int = 0
+    tokens: int = 0
+    duration_ms: int = 0
+    channel: str | None = None
+    error: dict[str, str] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class IngestReport:
+    outcomes: list[IngestOutcome]
+
+    def count(self, status: str) -> int:
+        return sum(1 for outcome in self.outcomes if outcome.status == status)
+
+    @property
+    def refused(self) -> int:
+        return self.count("refused")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "ingested": self.count("ingested"),
+            "replaced": self.count("replaced"),
+            "unchanged": self.count("unchanged"),
+            "refused": self.refused,
+            "files": [outcome.to_json() for outcome in self.outcomes],
+        }
+
+
+@dataclass
+class InitReport:
+    home: str
+    created: bool
+    """False when the home was already initialised and nothing changed."""
+    steps: list[str]
+    graph_engine: str
+    embedding: str
+    dimension: int
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

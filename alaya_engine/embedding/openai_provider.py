@@ -1,0 +1,257 @@
+"""Embeddings from any OpenAI-compatible ``POST {base_url}/embeddings`` endpoint.
+
+OpenAI, SiliconFlow, Ollama and vLLM all speak this wire format, so one small
+client covers hosted and local models. Batches run concurrently on a thread
+pool sharing one connection pool, which lives as long as the embedder because
+building an ``httpx.Client`` costs ~50 ms of TLS setup. Transient failures
+(429, 5xx, timeouts, dropped connections) are retried with capped exponential
+backoff. numpy is imported only inside :meth:`OpenAIEmbedder.embed` so that
+importing this module stays cheap for the CLI's fast path.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+import time
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+import httpx
+
+from alaya_engine.embedding.base import normalise_rows
+from alaya_engine.errors import RUNTIME, USAGE, AlayaError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+_BACKOFF_CAP_S = 8.0
+_RETRY_AFTER_CAP_S = 30.0
+_EXCERPT_CHARS = 200
+
+# Failures where the same request may well succeed a moment later.
+_TRANSIENT_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
+
+
+class OpenAIEmbedder:
+    """An :class:`~alaya_engine.embedding.base.Embedder` backed by an HTTP endpoint."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        dimensions: int,
+        api_key_env: str | None,
+        batch_size: int = 100,
+        max_concurrency: int = 4,
+        timeout_s: float = 30.0,
+        max_retries: int = 5,
+        send_dimensions: bool = False,
+        backoff_base_s: float = 0.5,
+        sleep: Callable[[float], None] = time.sleep,
+        environ: Mapping[str, str] | None = None,
+    ):
+        """Read the API key now, so a missing key fails before any work starts.
+
+        ``send_dimensions`` is off by default because many compatible servers
+        reject the ``dimensions`` field; turn it on for models that can
+        shorten their vectors (e.g. OpenAI ``text-embedding-3-*``).
+        """
+        if dimensions < 1 or batch_size < 1 or max_concurrency < 1 or max_retries < 0:
+            raise AlayaError(
+                "embedding_config_invalid",
+                "embedding.dimensions, batch_size and max_concurrency must be at least 1 "
+                "and max_retries at least 0",
+                USAGE,
+            )
+        self.name = f"openai:{model}"
+        self.dimension = dimensions
+        self._base_url = base_url.rstrip("/")
+        self._model = model
+        self._api_key_env = api_key_env or None
+        self._batch_size = batch_size
+        self._max_concurrency = max_concurrency
+        self._timeout_s = timeout_s
+        self._max_retries = max_retries
+        self._send_dimensions = send_dimensions
+        self._backoff_base_s = backoff_base_s
+        self._sleep = sleep
+        self._client: httpx.Client | None = None
+        self._client_lock = threading.Lock()
+        self._api_key = ""
+        if self._api_key_env:
+            env = os.environ if environ is None else environ
+            self._api_key = env.get(self._api_key_env, "").strip()
+            if not self._api_key:
+                raise AlayaError(
+                    "embedding_api_key_missing",
+                    f"environment variable {self._api_key_env} is not set; "
+                    "export it or change embedding.api_key_env in config.json",
+                    USAGE,
+                )
+
+    def __repr__(self) -> str:
+        # Spelled out so the API key can never leak through a debug print.
+        return f"OpenAIEmbedder(name={self.name!r}, base_url={self._base_url!r}, dimension={self.dimension})"
+
+    def embed(self, texts: list[str]) -> "np.ndarray":
+        """Embed ``texts`` in input order; float32 ``(len(texts), dimension)``, unit rows."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        batches = [texts[i : i + self._batch_size] for i in range(0, len(texts), self._batch_size)]
+        client = self._http_client()
+        with ThreadPoolExecutor(max_workers=min(self._max_concurrency, len(batches))) as pool:
+            futures = [pool.submit(self._embed_batch, client, batch) for batch in batches]
+            try:
+                results = [future.result() for future in futures]
+            except BaseException:
+                # One batch failing dooms the call; don't keep the endpoint busy.
+                pool.shutdown(cancel_futures=True)
+                raise
+        rows = [vector for batch_vectors in results for vector in batch_vectors]
+        try:
+            matrix = np.asarray(rows, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise self._bad_response(f"vectors are not numeric ({exc})") from exc
+        return normalise_rows(matrix)
+
+    def close(self) -> None:
+        """Release pooled connections; a later :meth:`embed` opens new ones."""
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()
+                self._client = None
+
+    def _http_client(self) -> httpx.Client:
+        """The shared client, created on first use so construction stays cheap."""
+        with self._client_lock:
+            if self._client is None:
+                headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
+                self._client = httpx.Client(
+                    headers=headers,
+                    timeout=self._timeout_s,
+                    limits=httpx.Limits(max_connections=self._max_concurrency),
+                    follow_redirects=True,
+                )
+            return self._client
+
+    def _embed_batch(self, client: httpx.Client, batch: list[str]) -> list[list[float]]:
+        """POST one batch, retrying transient failures; returns vectors in batch order."""
+        body: dict = {"model": self._model, "input": batch, "encoding_format": "float"}
+        if self._send_dimensions:
+            body["dimensions"] = self.dimension
+        attempts = self._max_retries + 1
+        failure = ""
+        for attempt in range(attempts):
+            try:
+                response = client.post(f"{self._base_url}/embeddings", json=body)
+            except _TRANSIENT_ERRORS as exc:
+                failure = f"{type(exc).__name__} {exc}".strip()
+                delay = self._backoff(attempt)
+            except (httpx.HTTPError, httpx.InvalidURL) as exc:
+                raise AlayaError(
+                    "embedding_unavailable",
+                    f"cannot reach embedding endpoint {self._base_url}: {exc}",
+                    RUNTIME,
+                ) from exc
+            else:
+                status = response.status_code
+                if response.is_success:
+                    return self._parse(response, len(batch))
+                if status != 429 and status < 500:
+                    raise self._rejected(response)
+                failure = f"HTTP {status} {self._excerpt(response)}".strip()
+                delay = self._retry_after(response)
+                if delay is None:
+                    delay = self._backoff(attempt)
+            if attempt + 1 < attempts:
+                self._sleep(delay)
+        raise AlayaError(
+            "embedding_unavailable",
+            f"embedding endpoint {self._base_url} failed after {attempts} attempts: {failure}",
+            RUNTIME,
+        )
+
+    def _backoff(self, attempt: int) -> float:
+        """Exponential delay capped at 8 s, with up to 10% jitter so batches don't retry in lockstep."""
+        delay = min(_BACKOFF_CAP_S, self._backoff_base_s * 2**attempt)
+        return delay * random.uniform(1.0, 1.1)
+
+    @staticmethod
+    def _retry_after(response: httpx.Response) -> float | None:
+        """The server's ``Retry-After`` in seconds, capped; None if absent or an HTTP date."""
+        try:
+            seconds = float(response.headers["Retry-After"])
+        except (KeyError, ValueError):
+            return None
+        return min(max(seconds, 0.0), _RETRY_AFTER_CAP_S)
+
+    def _parse(self, response: httpx.Response, expected: int) -> list[list[float]]:
+        """Vectors from a success body, ordered by ``data[i].index`` and checked for size."""
+        try:
+            items = sorted(response.json()["data"], key=lambda item: item["index"])
+            indices = [item["index"] for item in items]
+            vectors = [item["embedding"] for item in items]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise self._bad_response(f"expected JSON with data[].index/embedding ({exc})") from exc
+        if indices != list(range(expected)):
+            raise self._bad_response(f"expected indices 0..{expected - 1}, got {len(indices)} items")
+        for vector in vectors:
+            if not isinstance(vector, list):
+                raise self._bad_response("an embedding is not a list of numbers")
+            if len(vector) != self.dimension:
+                raise AlayaError(
+                    "embedding_dimension_mismatch",
+                    f"embedding endpoint {self._base_url} returned {len(vector)}-dimensional vectors "
+                    f"but embedding.dimensions is {self.dimension}; fix embedding.dimensions in config.json",
+                    USAGE,
+                )
+        return vectors
+
+    def _rejected(self, response: httpx.Response) -> AlayaError:
+        """A non-retryable 4xx, with a hint at the usual cause of 401/403."""
+        message = (
+            f"embedding endpoint {self._base_url} rejected the request: "
+            f"HTTP {response.status_code} {self._excerpt(response)}".rstrip()
+        )
+        if response.status_code in (401, 403):
+            if self._api_key_env:
+                message += f"; check the API key in environment variable {self._api_key_env}"
+            else:
+                message += "; the endpoint wants an API key: set embedding.api_key_env in config.json"
+        return AlayaError("embedding_rejected", message, RUNTIME)
+
+    def _bad_response(self, detail: str) -> AlayaError:
+        return AlayaError(
+            "embedding_bad_response",
+            f"embedding endpoint {self._base_url} returned a malformed response: {detail}",
+            RUNTIME,
+        )
+
+    def _excerpt(self, response: httpx.Response) -> str:
+        """The server's error message on one line, ≤200 chars, with the API key redacted.
+
+        Some servers echo the rejected key back in their error text.
+        """
+        text = response.text
+        try:
+            payload = response.json()
+        except ValueError:
+            payload = None
+        if isinstance(payload, dict):
+            error = payload.get("error")
+            if isinstance(error, dict) and error.get("message"):
+                text = str(error["message"])
+            elif error or payload.get("detail") or payload.get("message"):
+                text = str(error or payload.get("detail") or payload.get("message"))
+        if self._api_key:
+            text = text.replace(self._api_key, "***")
+        text = " ".join(text.split())
+        if len(text) > _EXCERPT_CHARS:
+            text = text[: _EXCERPT_CHARS - 1] + "…"
+        return text

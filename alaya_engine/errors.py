@@ -1,0 +1,27 @@
+"""One error type for everything a user can get wrong or the store can refuse.
+
+The CLI turns an :class:`AlayaError` into one line on stderr (and a JSON
+object with ``--json``) and the exit code it carries, so no command ever shows
+a traceback for a condition we anticipated.
+"""
+
+from __future__ import annotations
+
+USAGE = 2
+"""Exit code for bad input: the user can fix it by changing what they typed."""
+
+RUNTIME = 1
+"""Exit code for failures of the environment: locks, network, disk."""
+
+
+class AlayaError(Exception):
+    """A failure with a stable machine-readable code and a one-line message."""
+
+    def __init__(self, code: str, message: str, exit_code: int = USAGE):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.exit_code = exit_code
+
+    def to_json(self) -> dict:
+        return {"error": {"code": self.code, "message": self.message}}

@@ -1,0 +1,91 @@
+"""The store's exclusive lock: one process at a time may open the graph database.
+
+LadybugDB/Kuzu refuse a second read-write opener outright and have no wait
+option, so every process takes this ``fcntl`` lock first, waits a bounded time,
+and names the holder when the wait runs out.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import sys
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .errors import RUNTIME, AlayaError
+
+POLL_SECONDS = 0.05
+
+
+class StoreLock:
+    """A re-entrant (within one process) exclusive lock on ``lock_file``."""
+
+    def __init__(self, lock_file: Path, wait_seconds: float, command: str | None = None):
+        self.lock_file = lock_file
+        self.wait_seconds = wait_seconds
+        self.command = command or " ".join(["alaya", *sys.argv[1:]])[:200]
+        self._fd: int | None = None
+        self._depth = 0
+
+    def acquire(self) -> None:
+        if self._depth:
+            self._depth += 1
+            return
+        fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
+        deadline = time.monotonic() + self.wait_seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = self._read_holder(fd)
+                    os.close(fd)
+                    raise AlayaError("store_locked", self._busy_message(holder), RUNTIME) from None
+                time.sleep(POLL_SECONDS)
+        self._write_holder(fd)
+        self._fd = fd
+        self._depth = 1
+
+    def release(self) -> None:
+        if not self._depth:
+            return
+        self._depth -= 1
+        if self._depth == 0 and self._fd is not None:
+            os.ftruncate(self._fd, 0)
+            fcntl.flock(self._fd, fcntl.LOCK_UN)
+            os.close(self._fd)
+            self._fd = None
+
+    def __enter__(self) -> "StoreLock":
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.release()
+
+    def _write_holder(self, fd: int) -> None:
+        holder = {
+            "pid": os.getpid(),
+            "command": self.command,
+            "since": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        }
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(holder).encode(), 0)
+
+    @staticmethod
+    def _read_holder(fd: int) -> dict:
+        try:
+            return json.loads(os.pread(fd, 4096, 0) or b"{}")
+        except (OSError, ValueError):
+            return {}
+
+    def _busy_message(self, holder: dict) -> str:
+        who = f"pid {holder.get('pid', '?')} ('{holder.get('command', 'unknown command')}', since {holder.get('since', '?')})"
+        return (
+            f"store {self.lock_file.parent} is busy: {who} holds it; waited {self.wait_seconds:g} s. "
+            "Try again when it finishes, or raise lock.wait_seconds in config.json"
+        )

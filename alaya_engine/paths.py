@@ -1,0 +1,80 @@
+"""Where a store lives on disk, so no other module spells a path by hand."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+HOME_ENV = "ALAYA_HOME"
+DEFAULT_HOME = "~/.alaya"
+
+
+def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
+    """The store's home: ``--home`` beats ``$ALAYA_HOME`` beats ``~/.alaya``."""
+    chosen = explicit or os.environ.get(HOME_ENV) or DEFAULT_HOME
+    return Path(chosen).expanduser().absolute()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The folders and files of one store (seed section 3.1)."""
+
+    home: Path
+
+    @property
+    def config_file(self) -> Path:
+        return self.home / "config.json"
+
+    @property
+    def manifest_file(self) -> Path:
+        """What is fixed for the store's lifetime: embedding model, dimension, graph engine."""
+        return self.home / "store.json"
+
+    @property
+    def raw(self) -> Path:
+        return self.home / "raw"
+
+    @property
+    def sessions(self) -> Path:
+        return self.raw / "sessions"
+
+    @property
+    def contexts(self) -> Path:
+        return self.raw / "contexts"
+
+    @property
+    def graph_dir(self) -> Path:
+        return self.home / "graph"
+
+    @property
+    def graph_db(self) -> Path:
+        return self.graph_dir / "alaya.db"
+
+    @property
+    def vectors_dir(self) -> Path:
+        return self.home / "lancedb"
+
+    @property
+    def prompts(self) -> Path:
+        return self.home / "prompts"
+
+    @property
+    def logs(self) -> Path:
+        return self.home / "logs"
+
+    @property
+    def cache(self) -> Path:
+        return self.home / "cache"
+
+    @property
+    def lock_file(self) -> Path:
+        return self.home / "alaya.lock"
+
+    def is_initialised(self) -> bool:
+        return self.manifest_file.is_file()
+
+
+def disk_usage(folder: Path) -> int:
+    """Bytes in all files under ``folder`` (0 if it does not exist)."""
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file()) if folder.exists() else 0

@@ -1,0 +1,249 @@
+"""Parse every accepted input into a :class:`~alaya_engine.domain.Session`.
+
+Two formats are understood: the seed's session JSON (section 3.1) and
+OpenClaw's transcript JSONL (a ``{"type":"session"}`` header line followed by
+event lines). Anything else is refused with one line that names the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime, timezone
+from typing import Any
+
+from ..domain import Session, Turn, estimate_tokens
+from ..errors import AlayaError
+
+SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+ROLE_ALIASES = {"user": "user", "assistant": "assistant", "tool": "tool", "toolResult": "tool",
+                "tool_result": "tool", "system": "system"}
+
+
+def refuse(message: str) -> AlayaError:
+    return AlayaError("bad_session", message)
+
+
+def parse_session_bytes(data: bytes, max_bytes: int, agent_hint: str | None = None) -> Session:
+    """Decode, sniff the format and normalise; raises ``AlayaError('bad_session')``."""
+    if len(data) > max_bytes:
+        raise refuse(f"file is {len(data) / 1e6:.1f} MB, over ingest.max_file_mb ({max_bytes / 1e6:g} MB)")
+    if b"\x00" in data[:65536]:
+        raise refuse("binary file, not a session (expected session JSON or OpenClaw JSONL)")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise refuse("not UTF-8 text, not a session (expected session JSON or OpenClaw JSONL)") from None
+    if not text.strip():
+        raise refuse("file is empty")
+    first_line = text.lstrip().split("\n", 1)[0]
+    if _is_openclaw_header(first_line):
+        return parse_openclaw_jsonl(text, agent_hint)
+    return parse_session_json(_load_json(text))
+
+
+def _is_openclaw_header(line: str) -> bool:
+    try:
+        head = json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(head, dict) and head.get("type") == "session" and "turns" not in head
+
+
+def _load_json(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise refuse(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+
+
+def check_session_id(session_id: Any) -> str:
+    """Refuse ids that are not plain names, so no id can escape the data folder."""
+    if not isinstance(session_id, str) or not session_id:
+        raise refuse("field 'id' must be a non-empty string")
+    if not SAFE_ID.match(session_id) or ".." in session_id:
+        raise refuse(f"session id {session_id[:80]!r} is not allowed: use letters, digits, '.', '_' and '-' (at most 128)")
+    return session_id
+
+
+def parse_session_json(document: Any) -> Session:
+    """Validate a seed-format session document."""
+    if not isinstance(document, dict):
+        raise refuse(f"expected a JSON object with 'id' and 'turns', got {type(document).__name__}")
+    for name in ("id", "turns"):
+        if name not in document:
+            raise refuse(f"missing field '{name}'")
+    session_id = check_session_id(document["id"])
+    raw_turns = document["turns"]
+    if not isinstance(raw_turns, list):
+        raise refuse(f"field 'turns' must be a list, got {_type_name(raw_turns)}")
+    turns = [_parse_turn(raw, index) for index, raw in enumerate(raw_turns)]
+    timestamp = _to_millis(document.get("timestamp"), "timestamp")
+    if timestamp is None:
+        timestamp = next((t.timestamp for t in turns if t.timestamp is not None), None)
+    if timestamp is None:
+        raise refuse("missing field 'timestamp' (and no turn has one)")
+    metadata = document.get("metadata", {})
+    if not isinstance(metadata, dict):
+        raise refuse(f"field 'metadata' must be an object, got {_type_name(metadata)}")
+    return _finish(
+        Session(
+            id=session_id,
+            timestamp=timestamp,
+            turns=turns,
+            channel=_optional_str(document, "channel") or "unknown",
+            agent=_optional_str(document, "agent") or "main",
+            metadata=dict(metadata),
+        )
+    )
+
+
+def _parse_turn(raw: Any, index: int) -> Turn:
+    where = f"turns[{index}]"
+    if not isinstance(raw, dict):
+        raise refuse(f"{where} must be an object, got {_type_name(raw)}")
+    role = ROLE_ALIASES.get(raw.get("role"))
+    if role is None:
+        raise refuse(f"{where}.role must be one of user, assistant, tool, system; got {json.dumps(raw.get('role'))}")
+    content = raw.get("content", "")
+    if isinstance(content, list):
+        content = _text_of_parts(content, where)
+    if not isinstance(content, str):
+        raise refuse(f"{where}.content must be a string, got {_type_name(content)}")
+    tool_calls = raw.get("tool_calls") or []
+    if not isinstance(tool_calls, list) or not all(isinstance(call, dict) for call in tool_calls):
+        raise refuse(f"{where}.tool_calls must be a list of objects")
+    tool_name = raw.get("tool_name")
+    if tool_name is not None and not isinstance(tool_name, str):
+        raise refuse(f"{where}.tool_name must be a string")
+    return Turn(role=role, content=content, timestamp=_to_millis(raw.get("timestamp"), f"{where}.timestamp"),
+                tool_calls=tool_calls, tool_name=tool_name)
+
+
+def _text_of_parts(parts: list, where: str) -> str:
+    texts = []
+    for part in parts:
+        if isinstance(part, str):
+            texts.append(part)
+        elif isinstance(part, dict) and part.get("type") == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif not isinstance(part, dict):
+            raise refuse(f"{where}.content parts must be strings or objects")
+    return "\n".join(texts)
+
+
+def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
+    """Normalise an OpenClaw transcript: keep text, tool calls and tool results; skip thinking."""
+    lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    events = []
+    for number, line in lines:
+        try:
+            event = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise refuse(f"line {number}: malformed JSON ({exc.msg})") from None
+        if not isinstance(event, dict):
+            raise refuse(f"line {number}: expected a JSON object")
+        events.append((number, event))
+    header = events[0][1]
+    session_id = check_session_id(header.get("id"))
+    start = _to_millis(header.get("timestamp"), "timestamp")
+    turns: list[Turn] = []
+    model = None
+    total_tokens = 0
+    for number, event in events[1:]:
+        kind = event.get("type")
+        if kind == "model_change":
+            model = event.get("modelId") or model
+        elif kind == "message":
+            message = event.get("message")
+            if not isinstance(message, dict):
+                raise refuse(f"line {number}: 'message' must be an object")
+            turn = _openclaw_turn(message, event, number)
+            if turn is not None:
+                turns.append(turn)
+            usage = message.get("usage")
+            if isinstance(usage, dict) and isinstance(usage.get("totalTokens"), int):
+                total_tokens += usage["totalTokens"]
+            model = message.get("model") or model
+    if start is None:
+        start = next((t.timestamp for t in turns if t.timestamp is not None), None)
+    if start is None:
+        raise refuse("the session header has no timestamp")
+    metadata: dict[str, Any] = {"format": "openclaw-jsonl"}
+    if model:
+        metadata["model"] = model
+    if total_tokens:
+        metadata["tokens"] = total_tokens
+    if header.get("cwd"):
+        metadata["cwd"] = header["cwd"]
+    return _finish(Session(id=session_id, timestamp=start, turns=turns, channel="openclaw",
+                           agent=agent_hint or "main", metadata=metadata))
+
+
+def _openclaw_turn(message: dict, event: dict, number: int) -> Turn | None:
+    role = ROLE_ALIASES.get(message.get("role"))
+    if role is None:
+        return None
+    content = message.get("content", "")
+    texts: list[str] = []
+    tool_calls: list[dict[str, Any]] = []
+    if isinstance(content, str):
+        texts.append(content)
+    elif isinstance(content, list):
+        for part in content:
+            if not isinstance(part, dict):
+                continue
+            if part.get("type") == "text" and isinstance(part.get("text"), str):
+                texts.append(part["text"])
+            elif part.get("type") == "toolCall":
+                tool_calls.append({"name": part.get("name"), "arguments": part.get("arguments")})
+            elif part.get("type") == "image":
+                texts.append("[image]")
+    else:
+        raise refuse(f"line {number}: message content must be a string or a list")
+    timestamp = _to_millis(message.get("timestamp"), f"line {number} timestamp")
+    if timestamp is None:
+        timestamp = _to_millis(event.get("timestamp"), f"line {number} timestamp")
+    return Turn(role=role, content="\n".join(texts), timestamp=timestamp, tool_calls=tool_calls,
+                tool_name=message.get("toolName") if role == "tool" else None)
+
+
+def _finish(session: Session) -> Session:
+    """Refuse empty sessions and fill in the metadata the seed expects."""
+    if not any(turn.content.strip() or turn.tool_calls for turn in session.turns):
+        raise refuse("session has no turns with content")
+    stamps = [t.timestamp for t in session.turns if t.timestamp is not None]
+    session.metadata.setdefault("duration_ms", (max(stamps) - min(stamps)) if stamps else 0)
+    session.metadata.setdefault("tokens", estimate_tokens(" ".join(t.content for t in session.turns)))
+    return session
+
+
+def _to_millis(value: Any, where: str) -> int | None:
+    """Accept epoch milliseconds (or seconds) and ISO-8601 strings; return UTC milliseconds."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise refuse(f"{where} must be a number or an ISO-8601 string")
+    if isinstance(value, (int, float)):
+        return int(value if value > 1e11 else value * 1000)
+    if isinstance(value, str):
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            raise refuse(f"{where} {value[:40]!r} is not an ISO-8601 time") from None
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=timezone.utc)
+        return int(parsed.timestamp() * 1000)
+    raise refuse(f"{where} must be a number or an ISO-8601 string, got {_type_name(value)}")
+
+
+def _optional_str(document: dict, key: str) -> str | None:
+    value = document.get(key)
+    if value is not None and not isinstance(value, str):
+        raise refuse(f"field '{key}' must be a string, got {_type_name(value)}")
+    return value
+
+
+def _type_name(value: Any) -> str:
+    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), type(value).__name__)

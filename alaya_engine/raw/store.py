@@ -1,0 +1,72 @@
+"""RawStore: L3 session files under ``raw/sessions/YYYY-MM/``.
+
+Every file is written atomically (temp file, fsync, rename), JSON first and
+its Markdown summary second: the JSON is the record, the summary is derived
+and can always be rewritten from it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..atomic import atomic_write_json, atomic_write_text, remove_stale_temp_files
+from ..domain import Session
+from ..paths import disk_usage
+from .formats import parse_session_json
+from .summary import session_markdown
+
+
+def session_file_stem(session_id: str) -> str:
+    """``session-<id>``, without doubling the prefix the seed's own ids carry."""
+    return session_id if session_id.startswith("session-") else f"session-{session_id}"
+
+
+@dataclass
+class RawStats:
+    sessions: int
+    bytes: int
+
+
+class RawStore:
+    def __init__(self, sessions_dir: Path, contexts_dir: Path):
+        self.sessions_dir = sessions_dir
+        self.contexts_dir = contexts_dir
+
+    def create(self) -> None:
+        self.sessions_dir.mkdir(parents=True, exist_ok=True)
+        self.contexts_dir.mkdir(parents=True, exist_ok=True)
+
+    def path_for(self, session: Session) -> Path:
+        month = session.started_at.strftime("%Y-%m")
+        return self.sessions_dir / month / f"{session_file_stem(session.id)}.json"
+
+    def find(self, session_id: str) -> Path | None:
+        """The stored file of ``session_id`` in any month folder, or None."""
+        matches = sorted(self.sessions_dir.glob(f"*/{session_file_stem(session_id)}.json"))
+        return matches[0] if matches else None
+
+    def read(self, path: Path) -> Session:
+        return parse_session_json(json.loads(path.read_text(encoding="utf-8")))
+
+    def write(self, session: Session, replacing: Path | None = None) -> Path:
+        """Store ``session`` (JSON, then its Markdown summary); drop a replaced file in another month."""
+        path = self.path_for(session)
+        atomic_write_json(path, session.to_json())
+        atomic_write_text(path.with_suffix(".md"), session_markdown(session))
+        if replacing is not None and replacing != path:
+            replacing.unlink(missing_ok=True)
+            replacing.with_suffix(".md").unlink(missing_ok=True)
+        return path
+
+    def iter_paths(self) -> Iterator[Path]:
+        yield from sorted(self.sessions_dir.glob("*/session-*.json"))
+
+    def stats(self) -> RawStats:
+        """Session count, and bytes of everything under ``raw/`` (sessions, summaries, contexts)."""
+        return RawStats(sessions=sum(1 for _ in self.iter_paths()), bytes=disk_usage(self.sessions_dir.parent))
+
+    def clean_temp_files(self) -> int:
+        return remove_stale_temp_files(self.sessions_dir.parent)

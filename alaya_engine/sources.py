@@ -1,0 +1,59 @@
+"""Turn ``alaya ingest`` arguments (files, folders, ``-``) into readable session sources."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .domain import IngestOutcome
+from .raw.formats import refuse
+
+SESSION_SUFFIXES = (".json", ".jsonl")
+STDIN = "-"
+
+
+@dataclass
+class SessionSource:
+    name: str
+    path: Path | None = None
+    data: bytes | None = None
+
+    @property
+    def agent_hint(self) -> str | None:
+        """OpenClaw keeps transcripts at ``agents/<agent>/sessions/<id>.jsonl``."""
+        if self.path is None:
+            return None
+        parts = self.path.parts
+        if len(parts) >= 4 and parts[-2] == "sessions" and parts[-4] == "agents":
+            return parts[-3]
+        return None
+
+    def read(self, max_bytes: int) -> bytes:
+        """The raw bytes; an oversized file is refused before it is read."""
+        if self.data is not None:
+            return self.data
+        size = self.path.stat().st_size
+        if size > max_bytes:
+            raise refuse(f"file is {size / 1e6:.1f} MB, over ingest.max_file_mb ({max_bytes / 1e6:g} MB)")
+        return self.path.read_bytes()
+
+
+def expand_sources(arguments: list[str], stdin: bytes | None) -> tuple[list[SessionSource], list[IngestOutcome]]:
+    """Folders expand recursively to their ``.json``/``.jsonl`` files; missing paths become refusals."""
+    sources: list[SessionSource] = []
+    missing: list[IngestOutcome] = []
+    for argument in arguments:
+        if argument == STDIN:
+            sources.append(SessionSource(name="<stdin>", data=stdin or b""))
+            continue
+        path = Path(argument).expanduser()
+        if path.is_dir():
+            sources.extend(SessionSource(name=str(found), path=found) for found in sorted(path.rglob("*"))
+                           if found.is_file() and found.suffix in SESSION_SUFFIXES
+                           and not any(part.startswith(".") for part in found.relative_to(path).parts))
+        elif path.is_file():
+            sources.append(SessionSource(name=str(path), path=path))
+        else:
+            missing.append(IngestOutcome(source=argument, status="refused", error={
+                "code": "not_found", "message": "no such file or folder"}))
+    return sources, missing

@@ -1,0 +1,1 @@
+"""L1, the vector layer: card and relation embeddings in LanceDB."""
