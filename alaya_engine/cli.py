@@ -44,7 +44,7 @@ class AlayaGroup(TyperGroup):
         except typer.TyperException as error:
             context = getattr(error, "ctx", None)
             hint = f"; see: {context.command_path} --help" if context else ""
-            code = _report(AlayaError("usage", f"{error.format_message()}{hint}", USAGE), wants_json)
+            code = _report(AlayaError("usage", f"{error.format_message().rstrip('.')}{hint}", USAGE), wants_json)
         except typer.Exit as exit_:
             code = exit_.exit_code
         except (typer.Abort, KeyboardInterrupt):

@@ -12,8 +12,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-ROLES = ("user", "assistant", "tool")
-
 
 @dataclass
 class Turn:

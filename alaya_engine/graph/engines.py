@@ -10,6 +10,7 @@ the engine is fixed per store.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from types import ModuleType
 
 from ..errors import AlayaError
@@ -30,12 +31,11 @@ def load_engine(name: str) -> ModuleType:
 
 
 def available_engines() -> list[str]:
-    """Engines importable in this environment (tests run against each)."""
-    found = []
-    for name in ENGINES:
-        try:
-            importlib.import_module(name)
-        except ImportError:
-            continue
-        found.append(name)
-    return found
+    """Engines installed in this environment, found without importing them.
+
+    LadybugDB and Kuzu register the same native types, so one process can load
+    only one of them: importing the second fails ("type Database is already
+    registered") and leaves the process unstable. A process serves one store,
+    hence one engine; tests run each engine in its own process.
+    """
+    return [name for name in ENGINES if importlib.util.find_spec(name) is not None]

@@ -1,0 +1,80 @@
+"""Shared fixtures: real stores (LadybugDB/Kuzu + LanceDB) in temporary homes.
+
+Initialising a store embeds the core relations with the real model, which
+costs seconds; one template home is built per test session and copied for
+each test that needs a fresh store.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from alaya_engine.cli import app
+from alaya_engine.engine import Engine
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def template_home(tmp_path_factory) -> Path:
+    home = tmp_path_factory.mktemp("template") / "home"
+    Engine.init(home)
+    return home
+
+
+@pytest.fixture
+def home(template_home, tmp_path) -> Path:
+    """A fresh, initialised store of its own."""
+    target = tmp_path / "home"
+    shutil.copytree(template_home, target)
+    return target
+
+
+@dataclass
+class CliResult:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self):
+        return json.loads(self.stdout)
+
+
+@pytest.fixture
+def cli(home):
+    """Run ``alaya --home <home> ...`` in-process and capture both streams separately."""
+    runner = CliRunner()
+
+    def run(*args: str, input: bytes | str | None = None, use_home: Path | None = None) -> CliResult:
+        result = runner.invoke(app, ["--home", str(use_home or home), *args], input=input)
+        return CliResult(result.exit_code, result.stdout, result.stderr)
+
+    return run
+
+
+def write_session(folder: Path, session_id: str = "session-20260331-062900", **overrides) -> Path:
+    """A small valid seed-format session file."""
+    document = {
+        "id": session_id,
+        "timestamp": 1774938540000,
+        "channel": "telegram",
+        "agent": "main",
+        "turns": [
+            {"role": "user", "content": "为什么没收到通知？", "timestamp": 1774938540000},
+            {"role": "assistant", "content": "我来检查 Gateway 配置：plugins.allow 里漏了 telegram。",
+             "timestamp": 1774938545000, "tool_calls": [{"name": "exec", "arguments": {"command": "cat gw.json"}}]},
+            {"role": "tool", "tool_name": "exec", "content": "{\"plugins\": {\"allow\": []}}", "timestamp": 1774938546000},
+        ],
+        "metadata": {"duration_ms": 6000, "model": "claude-sonnet-4.5", "tokens": 120},
+    }
+    document.update(overrides)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id.replace('/', '_')}.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path

