@@ -40,13 +40,3 @@ def _fsync_dir(folder: Path) -> None:
     finally:
         os.close(fd)
 
-
-def remove_stale_temp_files(folder: Path) -> int:
-    """Delete temp files a killed writer left behind; returns how many."""
-    removed = 0
-    if not folder.is_dir():
-        return 0
-    for tmp in folder.rglob(".*.tmp"):
-        tmp.unlink(missing_ok=True)
-        removed += 1
-    return removed

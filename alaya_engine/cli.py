@@ -169,6 +169,16 @@ def demo(
     print_demo(_console(), report)
 
 
+@app.command()
+def tui(ctx: typer.Context) -> None:
+    """Open the Alaya explorer (a terminal app) on this store."""
+    from alaya_tui.app import AlayaApp
+
+    from .engine import Engine
+
+    AlayaApp(Engine.open(_home(ctx))).run()
+
+
 def main() -> None:
     app()
 

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import atomic_write_json, atomic_write_text, remove_stale_temp_files
+from ..atomic import atomic_write_json, atomic_write_text
 from ..domain import Session
 from ..paths import disk_usage
 from .formats import parse_session_json
@@ -67,6 +67,3 @@ class RawStore:
     def stats(self) -> RawStats:
         """Session count, and bytes of everything under ``raw/`` (sessions, summaries, contexts)."""
         return RawStats(sessions=sum(1 for _ in self.iter_paths()), bytes=disk_usage(self.sessions_dir.parent))
-
-    def clean_temp_files(self) -> int:
-        return remove_stale_temp_files(self.sessions_dir.parent)

@@ -1,0 +1,70 @@
+"""The status screen: the three layers' figures from ``Engine.status()``, the same call as ``alaya status``."""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from alaya_engine.engine import Engine, StatusReport
+from alaya_engine.errors import AlayaError
+from alaya_engine.views import human_bytes
+
+from ..widgets.layer_panel import LayerPanel
+
+
+def layer_rows(report: StatusReport) -> dict[str, list[tuple[str, str]]]:
+    """The rows of each panel; kept apart from widgets so tests can compare them with the JSON."""
+    l3, l2, l1 = report.l3, report.l2, report.l1
+    return {
+        "l3": [("Sessions", f"{l3['sessions']:,}"), ("Size", human_bytes(l3["bytes"])),
+               ("Oldest", l3["oldest"] or "-"), ("Newest", l3["newest"] or "-")],
+        "l2": [("Engine", l2["engine"]), ("Cards", f"{l2['cards']:,}"),
+               *[(f"  {kind}", f"{count:,}") for kind, count in l2["cards_by_type"].items()],
+               ("Sessions", f"{l2['sessions']:,}"), ("Links", f"{l2['links']:,}"), ("Size", human_bytes(l2["bytes"]))],
+        "l1": [("Model", l1["embedding"]["name"]), ("Dimensions", str(l1["embedding"]["dimension"])),
+               ("Card vectors", f"{l1['cards']:,}"),
+               *[(f"  {tier}", f"{count:,}") for tier, count in l1["by_tier"].items()],
+               ("Relation vectors", f"{l1['relations']:,}"), ("Size", human_bytes(l1["bytes"]))],
+    }
+
+
+class StatusScreen(Screen):
+    BINDINGS = [("r", "refresh", "Refresh")]
+
+    def __init__(self, engine: Engine):
+        super().__init__()
+        self.engine = engine
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(str(self.engine.layout.home), id="home-path")
+        with Horizontal(id="layers"):
+            yield LayerPanel("L3 raw", id="l3")
+            yield LayerPanel("L2 graph", id="l2")
+            yield LayerPanel("L1 vectors", id="l1")
+        yield Static("", id="status-error")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.load_status()
+
+    @work(thread=True, exclusive=True)
+    def load_status(self) -> None:
+        """The graph query runs in a worker thread, never on the event loop."""
+        try:
+            report = self.engine.status()
+        except AlayaError as error:
+            self.app.call_from_thread(self.query_one("#status-error", Static).update, f"⚠ {error.message}")
+            return
+        self.app.call_from_thread(self._show, report)
+
+    def _show(self, report: StatusReport) -> None:
+        for layer, rows in layer_rows(report).items():
+            self.query_one(f"#{layer}", LayerPanel).show(rows)
+        self.query_one("#status-error", Static).update("")

@@ -1,0 +1,1 @@
+"""Reusable widgets shared by the screens."""

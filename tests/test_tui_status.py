@@ -1,0 +1,40 @@
+"""The explorer's status screen shows exactly what ``alaya status --json`` reports."""
+
+from __future__ import annotations
+
+from conftest import write_session
+
+from alaya_engine.engine import Engine
+from alaya_tui.app import AlayaApp
+from alaya_tui.screens.status import StatusScreen
+from alaya_tui.widgets.layer_panel import LayerPanel
+
+
+async def test_status_screen_matches_the_cli_json(home, tmp_path, cli):
+    cli("ingest", str(write_session(tmp_path, "s-1")), str(write_session(tmp_path, "s-2")))
+    expected = cli("status", "--json").json()
+    app = AlayaApp(Engine.open(home))
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, StatusScreen)
+        l3 = dict(app.screen.query_one("#l3", LayerPanel).rows)
+        l2 = dict(app.screen.query_one("#l2", LayerPanel).rows)
+        l1 = dict(app.screen.query_one("#l1", LayerPanel).rows)
+    assert l3["Sessions"] == str(expected["l3"]["sessions"]) == "2"
+    assert l3["Oldest"] == expected["l3"]["oldest"]
+    assert l2["Sessions"] == str(expected["l2"]["sessions"]) and l2["Engine"] == expected["l2"]["engine"]
+    assert l1["Relation vectors"] == str(expected["l1"]["relations"]) == "7"
+
+
+async def test_refresh_picks_up_new_sessions(home, tmp_path):
+    engine = Engine.open(home)
+    app = AlayaApp(engine)
+    async with app.run_test() as pilot:
+        await app.workers.wait_for_complete()
+        assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == "0"
+        engine.ingest([str(write_session(tmp_path, "late-arrival"))])
+        await pilot.press("r")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == "1"
