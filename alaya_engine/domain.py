@@ -20,9 +20,12 @@ class Turn:
     timestamp: int | None = None
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     tool_name: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Keys a source carries beyond the seed's (e.g. LoCoMo's ``speaker``, ``dia_id``), kept verbatim."""
 
     def to_json(self) -> dict[str, Any]:
-        document: dict[str, Any] = {"role": self.role, "content": self.content, "timestamp": self.timestamp}
+        document: dict[str, Any] = {**self.extra, "role": self.role, "content": self.content,
+                                    "timestamp": self.timestamp}
         if self.tool_calls:
             document["tool_calls"] = self.tool_calls
         if self.tool_name:
@@ -125,3 +128,69 @@ class InitReport:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass
+class Card:
+    """A knowledge card (seed 3.2); ``source`` says where it came from: distill, memex, manual."""
+
+    id: str
+    title: str
+    content: str
+    type: str
+    tags: list[str]
+    importance: float
+    source_sessions: list[str]
+    created_at: int
+    """Milliseconds since the epoch, UTC, like every time in L3."""
+    updated_at: int
+    temperature: float = 1.0
+    tier: str = "HOT"
+    source: str = "distill"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> "Card":
+        return cls(**{key: document[key] for key in cls.__dataclass_fields__ if key in document})
+
+    def embedding_text(self) -> str:
+        """What gets embedded: the title and the content, no boilerplate around them."""
+        return f"{self.title}\n{self.content}"
+
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.embedding_text().encode("utf-8")).hexdigest()
+
+    def search_text(self) -> str:
+        """What full-text search indexes: title, tags and content, so exact identifiers are found."""
+        return "\n".join([self.title, " ".join(self.tags), self.content])
+
+
+@dataclass
+class Link:
+    """A typed edge: card → card, or card → session for ``EXTRACTED_FROM``."""
+
+    source: str
+    target: str
+    relation: str
+    weight: float = 1.0
+    reason: str = ""
+    created_at: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> "Link":
+        return cls(**{key: document[key] for key in cls.__dataclass_fields__ if key in document})
+
+
+def card_id_for(session_id: str, title: str) -> str:
+    """Deterministic, so re-running a distillation that crashed half-way never duplicates a card."""
+    digest = hashlib.sha256(f"{session_id}\0{title}".encode("utf-8")).hexdigest()
+    return f"card-{digest[:16]}"
+
+
+def millis_now() -> int:
+    return int(datetime.now(timezone.utc).timestamp() * 1000)

@@ -17,11 +17,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from . import __version__
 from .atomic import atomic_write_json, atomic_write_text
 from .config import default_config, load_config
-from .domain import IngestOutcome, IngestReport, InitReport
+from .domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
 from .embedding import embedder_identity, make_embedder
 from .errors import RUNTIME, AlayaError
 from .graph.store import GraphStore
@@ -30,8 +31,14 @@ from .logs import setup_logging
 from .paths import Layout, disk_usage, resolve_home
 from .raw.formats import parse_session_bytes
 from .raw.store import RawStore
-from .relations import CORE_RELATIONS
+from .relations import CORE_RELATIONS, directed, is_core, normalise_relation, relation_embedding_text
 from .sources import SessionSource, expand_sources
+
+if TYPE_CHECKING:
+    from .distill.pipeline import DistillReport
+    from .recall.result import RecallResult
+    from .schema_info import NodeTypesReport, RelationsReport
+    from .trace import TraceReport
 
 STORE_FORMAT = 1
 log = logging.getLogger(__name__)
@@ -62,6 +69,8 @@ class Engine:
         self.raw = RawStore(layout.sessions, layout.contexts)
         self.lock = StoreLock(layout.lock_file, config["lock"]["wait_seconds"])
         self._graph_store: GraphStore | None = None
+        self._embedder = None
+        self._card_index = None
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None) -> "Engine":
@@ -118,20 +127,18 @@ class Engine:
                           embedding=name, dimension=dimension)
 
     def _init_vectors(self) -> None:
-        from .vectors.store import VectorStore
-
         embedder = self.embedder()
-        if embedder.dimension != self.manifest["embedding"]["dimension"]:
-            raise AlayaError("embedding_dimension_mismatch", "embedding provider dimension does not match embedding.dimensions")
-        vectors = VectorStore(self.layout.vectors_dir, embedder.dimension)
+        vectors = self.vectors()
         vectors.create_tables()
         names = list(CORE_RELATIONS)
-        texts = [f"{name.replace('_', ' ').lower()}: {CORE_RELATIONS[name]}" for name in names]
-        vectors.upsert_relations(names, embedder.embed(texts), is_core=True,
+        vectors.upsert_relations(names, embedder.embed([relation_embedding_text(name) for name in names]), is_core=True,
                                  examples=[[CORE_RELATIONS[name]] for name in names])
 
     def embedder(self):
-        return make_embedder(self.config["embedding"], cache_dir=self.layout.cache)
+        """The store's embedding provider, loaded once per engine and only when something is embedded."""
+        if self._embedder is None:
+            self._embedder = make_embedder(self.config["embedding"], cache_dir=self.layout.cache)
+        return self._embedder
 
     @contextmanager
     def _graph(self) -> Iterator[GraphStore]:
@@ -186,6 +193,125 @@ class Engine:
         return IngestOutcome(source=source.name, status=status, session_id=session.id, path=str(path),
                              turns=len(session.turns), tokens=session.tokens, duration_ms=session.duration_ms,
                              channel=session.channel)
+
+    def distill(self, session_ids: list[str] | None = None, force: bool = False, dry_run: bool = False,
+                progress: ProgressCallback | None = None, distiller=None) -> "DistillReport":
+        """Distill the given sessions, or every session not yet distilled from its current content."""
+        from .distill.factory import make_distiller
+        from .distill.pipeline import DistillPipeline
+        from .raw.distilled import DistilledStore
+
+        with self._graph() as graph:
+            rows = graph.sessions_for_distill()
+            if session_ids:
+                known = {row[0]: row for row in rows}
+                missing = [sid for sid in session_ids if sid not in known]
+                if missing:
+                    raise AlayaError("unknown_session", f"no session {missing[0]!r} in this store; "
+                                                        "list sessions with: alaya status, or ingest it first")
+                targets = [known[sid] for sid in dict.fromkeys(session_ids)]
+            else:
+                targets = [row for row in rows if force or row[2] != row[1]]
+            pipeline = DistillPipeline(
+                raw=self.raw,
+                records=DistilledStore(self.layout.distilled, self.layout.contexts),
+                graph=graph,
+                vectors=self.vectors(),
+                embedder=self.embedder(),
+                distiller=distiller or make_distiller(self.config["distill"], self.layout.home, self.layout.cache),
+                similar_threshold=self.config["distill"]["similar_threshold"],
+            )
+            return pipeline.run(targets, force=force, dry_run=dry_run, progress=progress)
+
+    def vectors(self):
+        from .vectors.store import VectorStore
+
+        return VectorStore(self.layout.vectors_dir, self.manifest["embedding"]["dimension"])
+
+    def recall(self, request: dict) -> "RecallResult":
+        """Navigate memory (seed 4.4): the same call behind ``alaya recall``, the TUI and the server.
+
+        Concepts are embedded before the store lock is taken, so a cold model never holds up other processes.
+        """
+        import numpy as np
+
+        from .recall.access import AccessLog
+        from .recall.index import CardIndex
+        from .recall.query import build_query
+        from .recall.relation_space import RelationSpace
+        from .recall.run import run_recall
+
+        query = build_query(request, self.config["recall"])
+        embedder = self.embedder()
+        queries = embedder.embed(query.concepts) if query.concepts else np.zeros((0, embedder.dimension), np.float32)
+        if self._card_index is None:
+            self._card_index = CardIndex(self.vectors())
+        names, relation_vectors = self._card_index.store.relation_vectors()
+        with self._graph() as graph:
+            result = run_recall(query, queries, graph=graph, index=self._card_index,
+                                space=RelationSpace(names, relation_vectors), embedder=embedder,
+                                settings=self.config["recall"])
+        AccessLog(self.layout.access_log).record(
+            millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes])
+        return result
+
+    def schema_relations(self) -> "RelationsReport":
+        from .schema_info import relations_report
+
+        with self._graph() as graph:
+            links = graph.counts()["links_by_relation"]
+        return relations_report(links, [name for name in self.vectors().relation_names() if not is_core(name)])
+
+    def schema_node_types(self) -> "NodeTypesReport":
+        from .schema_info import NodeTypesReport
+
+        with self._graph() as graph:
+            counts = graph.counts()
+        return NodeTypesReport(cards_by_type=counts["cards_by_type"], sessions=counts["sessions"])
+
+    def trace(self, card_id: str) -> "TraceReport":
+        """A card, its source sessions and the turns it came from."""
+        from .trace import TraceReport, read_context
+
+        with self._graph() as graph:
+            card = graph.cards([card_id]).get(card_id)
+            if card is None:
+                raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
+            sessions = graph.sessions(list(card["source_sessions"] or []))
+        for session in sessions:
+            session["path"] = str(self.layout.home / session["path"])
+        card = {**card, "created_at": card["created_at"].isoformat() + "Z", "updated_at": card["updated_at"].isoformat() + "Z"}
+        context = read_context(self.layout.contexts / f"{card_id}-context.json")
+        return TraceReport(card=card, sessions=sessions, context_turns=context)
+
+    def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
+             weight: float = 1.0) -> list[Link]:
+        """A manual edge (seed 4.8): journaled in L3 first, both directions for symmetric relations."""
+        from .raw.journal import Journal
+
+        name = normalise_relation(relation)
+        if name == "EXTRACTED_FROM":
+            raise AlayaError("bad_relation", "EXTRACTED_FROM links a card to its session and is made by distill only")
+        if source == target:
+            raise AlayaError("self_link", f"cannot link card {source} to itself")
+        if not 0.0 <= weight <= 1.0:
+            raise AlayaError("bad_weight", f"weight must be between 0 and 1, got {weight}")
+        embedder = self.embedder() if not is_core(name) else None
+        with self._graph() as graph:
+            known = graph.cards([source, target])
+            for card_id in (source, target):
+                if card_id not in known:
+                    raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
+            links = directed(Link(source, target, name, weight, reason, millis_now()))
+            Journal(self.layout.journal).append("link.add", links[0].created_at, links=[l.to_json() for l in links])
+            for item in links:
+                graph.merge_link(item)
+        if embedder is not None:
+            vectors = self.vectors()
+            if name not in vectors.relation_names():
+                vectors.upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
+                                         is_core=False, examples=[[reason] if reason else []])
+        return links
 
     def status(self) -> StatusReport:
         """Counts per layer and sizes on disk (reads L1 counts without importing LanceDB)."""

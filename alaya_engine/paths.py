@@ -44,6 +44,16 @@ class Layout:
         return self.raw / "contexts"
 
     @property
+    def distilled(self) -> Path:
+        """One record per distilled session: the cards and links, replayable without a model."""
+        return self.raw / "distilled"
+
+    @property
+    def journal(self) -> Path:
+        """Append-only changes after distillation (manual links, merges, ...), replayed in order."""
+        return self.raw / "journal"
+
+    @property
     def graph_dir(self) -> Path:
         return self.home / "graph"
 
@@ -54,6 +64,11 @@ class Layout:
     @property
     def vectors_dir(self) -> Path:
         return self.home / "lancedb"
+
+    @property
+    def access_log(self) -> Path:
+        """Append-only record of what each recall returned, folded into counters later."""
+        return self.home / "stats" / "access.jsonl"
 
     @property
     def prompts(self) -> Path:

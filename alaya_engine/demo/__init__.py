@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
+from ..distill.pipeline import DistillReport
 from ..domain import IngestReport, InitReport
 from ..engine import Engine, StatusReport
 
@@ -28,19 +29,21 @@ class DemoReport:
     home: str
     init: InitReport
     ingest: IngestReport
+    distill: DistillReport
     status: StatusReport
 
     def to_json(self) -> dict:
         return {"home": self.home, "init": self.init.to_json(), "ingest": self.ingest.to_json(),
-                "status": self.status.to_json()}
+                "distill": self.distill.to_json(), "status": self.status.to_json()}
 
 
 def build_demo(home: Path | None = None, fresh: bool = False) -> DemoReport:
-    """Initialise the demo home (idempotent) and ingest every shipped sample session."""
+    """Initialise the demo home (idempotent), ingest every shipped sample session and distill them (offline)."""
     target = resolve_demo_home(home)
     if fresh and (target / "store.json").exists():
         shutil.rmtree(target)
     init = Engine.init(target)
     engine = Engine.open(target)
     ingest = engine.ingest([str(sample_sessions_dir())])
-    return DemoReport(home=str(target), init=init, ingest=ingest, status=engine.status())
+    distill = engine.distill()
+    return DemoReport(home=str(target), init=init, ingest=ingest, distill=distill, status=engine.status())

@@ -11,9 +11,6 @@ importing this module stays cheap for the CLI's fast path.
 
 from __future__ import annotations
 
-import os
-import random
-import threading
 import time
 from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -23,16 +20,19 @@ import httpx
 
 from alaya_engine.embedding.base import normalise_rows
 from alaya_engine.errors import RUNTIME, USAGE, AlayaError
+from alaya_engine.http_common import (
+    TRANSIENT_ERRORS,
+    LazyClient,
+    backoff_delay,
+    excerpt,
+    is_transient_status,
+    read_api_key,
+    rejected,
+    retry_after,
+)
 
 if TYPE_CHECKING:
     import numpy as np
-
-_BACKOFF_CAP_S = 8.0
-_RETRY_AFTER_CAP_S = 30.0
-_EXCERPT_CHARS = 200
-
-# Failures where the same request may well succeed a moment later.
-_TRANSIENT_ERRORS = (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError)
 
 
 class OpenAIEmbedder:
@@ -72,26 +72,16 @@ class OpenAIEmbedder:
         self._base_url = base_url.rstrip("/")
         self._model = model
         self._api_key_env = api_key_env or None
+        self._api_key = read_api_key(
+            self._api_key_env, environ, code="embedding_api_key_missing", config_key="embedding.api_key_env"
+        )
         self._batch_size = batch_size
         self._max_concurrency = max_concurrency
-        self._timeout_s = timeout_s
         self._max_retries = max_retries
         self._send_dimensions = send_dimensions
         self._backoff_base_s = backoff_base_s
         self._sleep = sleep
-        self._client: httpx.Client | None = None
-        self._client_lock = threading.Lock()
-        self._api_key = ""
-        if self._api_key_env:
-            env = os.environ if environ is None else environ
-            self._api_key = env.get(self._api_key_env, "").strip()
-            if not self._api_key:
-                raise AlayaError(
-                    "embedding_api_key_missing",
-                    f"environment variable {self._api_key_env} is not set; "
-                    "export it or change embedding.api_key_env in config.json",
-                    USAGE,
-                )
+        self._client = LazyClient(api_key=self._api_key, timeout_s=timeout_s, max_connections=max_concurrency)
 
     def __repr__(self) -> str:
         # Spelled out so the API key can never leak through a debug print.
@@ -104,7 +94,7 @@ class OpenAIEmbedder:
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         batches = [texts[i : i + self._batch_size] for i in range(0, len(texts), self._batch_size)]
-        client = self._http_client()
+        client = self._client.get()
         with ThreadPoolExecutor(max_workers=min(self._max_concurrency, len(batches))) as pool:
             futures = [pool.submit(self._embed_batch, client, batch) for batch in batches]
             try:
@@ -122,23 +112,7 @@ class OpenAIEmbedder:
 
     def close(self) -> None:
         """Release pooled connections; a later :meth:`embed` opens new ones."""
-        with self._client_lock:
-            if self._client is not None:
-                self._client.close()
-                self._client = None
-
-    def _http_client(self) -> httpx.Client:
-        """The shared client, created on first use so construction stays cheap."""
-        with self._client_lock:
-            if self._client is None:
-                headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
-                self._client = httpx.Client(
-                    headers=headers,
-                    timeout=self._timeout_s,
-                    limits=httpx.Limits(max_connections=self._max_concurrency),
-                    follow_redirects=True,
-                )
-            return self._client
+        self._client.close()
 
     def _embed_batch(self, client: httpx.Client, batch: list[str]) -> list[list[float]]:
         """POST one batch, retrying transient failures; returns vectors in batch order."""
@@ -150,9 +124,9 @@ class OpenAIEmbedder:
         for attempt in range(attempts):
             try:
                 response = client.post(f"{self._base_url}/embeddings", json=body)
-            except _TRANSIENT_ERRORS as exc:
+            except TRANSIENT_ERRORS as exc:
                 failure = f"{type(exc).__name__} {exc}".strip()
-                delay = self._backoff(attempt)
+                delay = backoff_delay(self._backoff_base_s, attempt)
             except (httpx.HTTPError, httpx.InvalidURL) as exc:
                 raise AlayaError(
                     "embedding_unavailable",
@@ -163,12 +137,20 @@ class OpenAIEmbedder:
                 status = response.status_code
                 if response.is_success:
                     return self._parse(response, len(batch))
-                if status != 429 and status < 500:
-                    raise self._rejected(response)
-                failure = f"HTTP {status} {self._excerpt(response)}".strip()
-                delay = self._retry_after(response)
+                detail = excerpt(response, self._api_key)
+                if not is_transient_status(status):
+                    raise rejected(
+                        f"embedding endpoint {self._base_url}",
+                        status,
+                        detail,
+                        code="embedding_rejected",
+                        api_key_env=self._api_key_env,
+                        config_key="embedding.api_key_env",
+                    )
+                failure = f"HTTP {status} {detail}".strip()
+                delay = retry_after(response)
                 if delay is None:
-                    delay = self._backoff(attempt)
+                    delay = backoff_delay(self._backoff_base_s, attempt)
             if attempt + 1 < attempts:
                 self._sleep(delay)
         raise AlayaError(
@@ -176,20 +158,6 @@ class OpenAIEmbedder:
             f"embedding endpoint {self._base_url} failed after {attempts} attempts: {failure}",
             RUNTIME,
         )
-
-    def _backoff(self, attempt: int) -> float:
-        """Exponential delay capped at 8 s, with up to 10% jitter so batches don't retry in lockstep."""
-        delay = min(_BACKOFF_CAP_S, self._backoff_base_s * 2**attempt)
-        return delay * random.uniform(1.0, 1.1)
-
-    @staticmethod
-    def _retry_after(response: httpx.Response) -> float | None:
-        """The server's ``Retry-After`` in seconds, capped; None if absent or an HTTP date."""
-        try:
-            seconds = float(response.headers["Retry-After"])
-        except (KeyError, ValueError):
-            return None
-        return min(max(seconds, 0.0), _RETRY_AFTER_CAP_S)
 
     def _parse(self, response: httpx.Response, expected: int) -> list[list[float]]:
         """Vectors from a success body, ordered by ``data[i].index`` and checked for size."""
@@ -213,19 +181,6 @@ class OpenAIEmbedder:
                 )
         return vectors
 
-    def _rejected(self, response: httpx.Response) -> AlayaError:
-        """A non-retryable 4xx, with a hint at the usual cause of 401/403."""
-        message = (
-            f"embedding endpoint {self._base_url} rejected the request: "
-            f"HTTP {response.status_code} {self._excerpt(response)}".rstrip()
-        )
-        if response.status_code in (401, 403):
-            if self._api_key_env:
-                message += f"; check the API key in environment variable {self._api_key_env}"
-            else:
-                message += "; the endpoint wants an API key: set embedding.api_key_env in config.json"
-        return AlayaError("embedding_rejected", message, RUNTIME)
-
     def _bad_response(self, detail: str) -> AlayaError:
         return AlayaError(
             "embedding_bad_response",
@@ -233,25 +188,3 @@ class OpenAIEmbedder:
             RUNTIME,
         )
 
-    def _excerpt(self, response: httpx.Response) -> str:
-        """The server's error message on one line, ≤200 chars, with the API key redacted.
-
-        Some servers echo the rejected key back in their error text.
-        """
-        text = response.text
-        try:
-            payload = response.json()
-        except ValueError:
-            payload = None
-        if isinstance(payload, dict):
-            error = payload.get("error")
-            if isinstance(error, dict) and error.get("message"):
-                text = str(error["message"])
-            elif error or payload.get("detail") or payload.get("message"):
-                text = str(error or payload.get("detail") or payload.get("message"))
-        if self._api_key:
-            text = text.replace(self._api_key, "***")
-        text = " ".join(text.split())
-        if len(text) > _EXCERPT_CHARS:
-            text = text[: _EXCERPT_CHARS - 1] + "…"
-        return text

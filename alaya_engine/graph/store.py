@@ -12,9 +12,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..domain import Session
+from ..domain import Card, Link, Session
 from ..errors import RUNTIME, AlayaError
-from ..relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE
+from ..relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, is_core
 from .engines import load_engine
 
 CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
@@ -24,7 +24,8 @@ _NODE_TABLES = (
     "created_at TIMESTAMP, updated_at TIMESTAMP, source_sessions STRING[], tags STRING[], "
     "temperature DOUBLE, tier STRING, importance DOUBLE, source STRING, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING, timestamp TIMESTAMP, channel STRING, agent STRING, "
-    "summary STRING, turns INT64, tokens INT64, content_hash STRING, path STRING, PRIMARY KEY(id))",
+    "summary STRING, turns INT64, tokens INT64, content_hash STRING, path STRING, "
+    "distilled_hash STRING, distilled_at TIMESTAMP, PRIMARY KEY(id))",
 )
 _EDGE_PROPERTIES = "weight DOUBLE, created_at TIMESTAMP, reason STRING"
 
@@ -34,6 +35,10 @@ _OPEN_PATHS: set[Path] = set()
 def naive_utc(moment: datetime) -> datetime:
     """The graph stores naive timestamps; ours are always UTC."""
     return moment.astimezone(timezone.utc).replace(tzinfo=None)
+
+
+def from_millis(millis: int) -> datetime:
+    return naive_utc(datetime.fromtimestamp(millis / 1000, tz=timezone.utc))
 
 
 class GraphStore:
@@ -100,6 +105,92 @@ class GraphStore:
     def session_hash(self, session_id: str) -> str | None:
         rows = self.query("MATCH (s:Session {id: $id}) RETURN s.content_hash", {"id": session_id})
         return rows[0][0] if rows else None
+
+    def sessions_for_distill(self) -> list[tuple[str, str, str | None]]:
+        """(id, content_hash, distilled_hash) of every session, oldest first."""
+        return [tuple(row) for row in self.query(
+            "MATCH (s:Session) RETURN s.id, s.content_hash, s.distilled_hash ORDER BY s.timestamp, s.id")]
+
+    def session_path(self, session_id: str) -> str | None:
+        rows = self.query("MATCH (s:Session {id: $id}) RETURN s.path", {"id": session_id})
+        return rows[0][0] if rows else None
+
+    def mark_distilled(self, session_id: str, session_hash: str, when: int) -> None:
+        self.query("MATCH (s:Session {id: $id}) SET s.distilled_hash = $hash, s.distilled_at = $at",
+                   {"id": session_id, "hash": session_hash, "at": from_millis(when)})
+
+    def cards_extracted_from(self, session_id: str) -> list[str]:
+        rows = self.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id", {"id": session_id})
+        return [row[0] for row in rows]
+
+    def card_sessions(self) -> dict[str, str]:
+        """Card id → the first session it came from (cards with no session are left out)."""
+        rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")
+        return {card_id: sessions[0] for card_id, sessions in rows if sessions}
+
+    def delete_cards(self, card_ids: list[str]) -> None:
+        """Remove cards with all their edges (one indexed lookup per id; ``IN $ids`` would scan)."""
+        for card_id in card_ids:
+            self.query("MATCH (c:Card {id: $id}) DETACH DELETE c", {"id": card_id})
+
+    def upsert_card(self, card: Card) -> None:
+        self.query(
+            "MERGE (c:Card {id: $id}) SET c.title = $title, c.content = $content, c.type = $type, "
+            "c.created_at = $created_at, c.updated_at = $updated_at, c.source_sessions = $sessions, c.tags = $tags, "
+            "c.temperature = $temperature, c.tier = $tier, c.importance = $importance, c.source = $source",
+            {"id": card.id, "title": card.title, "content": card.content, "type": card.type,
+             "created_at": from_millis(card.created_at), "updated_at": from_millis(card.updated_at),
+             "sessions": card.source_sessions, "tags": card.tags, "temperature": card.temperature,
+             "tier": card.tier, "importance": card.importance, "source": card.source},
+        )
+
+    def merge_link(self, link: Link) -> None:
+        """Create or update one edge; the relation name picks the table (a whitelist, never a parameter)."""
+        parameters = {"a": link.source, "b": link.target, "weight": link.weight, "reason": link.reason,
+                      "created_at": from_millis(link.created_at)}
+        target = "Session" if link.relation in CARD_TO_SESSION else "Card"
+        if is_core(link.relation):
+            pattern = f"(a)-[r:{link.relation}]->(b)"
+        else:
+            pattern = f"(a)-[r:{CUSTOM_TABLE} {{type: $type}}]->(b)"
+            parameters["type"] = link.relation
+        self.query(f"MATCH (a:Card {{id: $a}}), (b:{target} {{id: $b}}) MERGE {pattern} "
+                   "SET r.weight = $weight, r.reason = $reason, r.created_at = $created_at", parameters)
+
+    def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
+        """Card-to-card edges around ``card_ids`` as (from, relation, to, weight).
+
+        Outgoing edges as stored, plus incoming ``CAUSES``/``CAUSED_BY`` edges read as their inverse
+        (Y CAUSES X means X CAUSED_BY Y), so a causal question can be asked from either end.
+        """
+        if not card_ids:
+            return []
+        rows = self.query("UNWIND $ids AS x MATCH (a:Card {id: x})-[r]->(b:Card) "
+                          "RETURN a.id, label(r), r.type, b.id, r.weight", {"ids": card_ids})
+        edges = [(a, custom or label, b, weight if weight is not None else 1.0) for a, label, custom, b, weight in rows]
+        inverse = {"CAUSES": "CAUSED_BY", "CAUSED_BY": "CAUSES"}
+        rows = self.query("UNWIND $ids AS x MATCH (a:Card {id: x})<-[r:CAUSES|CAUSED_BY]-(b:Card) "
+                          "RETURN a.id, label(r), b.id, r.weight", {"ids": card_ids})
+        edges.extend((a, inverse[label], b, weight if weight is not None else 1.0) for a, label, b, weight in rows)
+        return edges
+
+    def cards(self, card_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The cards with these ids (unknown ids are simply absent), by id."""
+        if not card_ids:
+            return {}
+        rows = self.query(
+            "UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN c.id, c.title, c.content, c.type, c.tags, c.tier, "
+            "c.source, c.temperature, c.source_sessions, c.importance, c.created_at, c.updated_at",
+            {"ids": card_ids})
+        keys = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
+                "importance", "created_at", "updated_at")
+        return {row[0]: dict(zip(keys, row)) for row in rows}
+
+    def sessions(self, session_ids: list[str]) -> list[dict[str, Any]]:
+        rows = self.query("UNWIND $ids AS x MATCH (s:Session {id: x}) RETURN s.id, s.timestamp, s.channel, s.path",
+                          {"ids": session_ids})
+        return [{"id": sid, "timestamp": moment.isoformat() + "Z", "channel": channel, "path": path}
+                for sid, moment, channel, path in rows]
 
     def counts(self) -> dict[str, Any]:
         """Cards per type, sessions, and links per relation (custom ones by their own name)."""

@@ -16,6 +16,7 @@ from ..domain import Session, Turn, estimate_tokens
 from ..errors import AlayaError
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+TURN_KEYS = frozenset({"role", "content", "timestamp", "tool_calls", "tool_name"})
 ROLE_ALIASES = {"user": "user", "assistant": "assistant", "tool": "tool", "toolResult": "tool",
                 "tool_result": "tool", "system": "system"}
 
@@ -116,8 +117,9 @@ def _parse_turn(raw: Any, index: int) -> Turn:
     tool_name = raw.get("tool_name")
     if tool_name is not None and not isinstance(tool_name, str):
         raise refuse(f"{where}.tool_name must be a string")
+    extra = {key: value for key, value in raw.items() if key not in TURN_KEYS}
     return Turn(role=role, content=content, timestamp=_to_millis(raw.get("timestamp"), f"{where}.timestamp"),
-                tool_calls=tool_calls, tool_name=tool_name)
+                tool_calls=tool_calls, tool_name=tool_name, extra=extra)
 
 
 def _text_of_parts(parts: list, where: str) -> str:

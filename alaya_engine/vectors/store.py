@@ -12,6 +12,7 @@ write by the store's single writer.
 from __future__ import annotations
 
 import json
+import logging
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,11 +22,14 @@ from ..atomic import atomic_write_json
 if TYPE_CHECKING:
     import numpy as np
 
+    from ..domain import Card
+
 CARD_VECTORS = "card_vectors"
 CARD_META = "card_meta"
 RELATIONS = "relations"
 TIERS = ("HOT", "WARM", "COLD")
 STATS_FILE = "stats.json"
+log = logging.getLogger(__name__)
 
 
 def _schemas(dimension: int) -> dict[str, Any]:
@@ -38,7 +42,7 @@ def _schemas(dimension: int) -> dict[str, Any]:
             ("id", pa.string()), ("card_id", pa.string()), ("content_hash", pa.string()),
             ("temperature", pa.float64()), ("tier", pa.string()), ("last_accessed", pa.int64()),
             ("access_count", pa.int64()), ("created_at", pa.int64()), ("title", pa.string()),
-            ("tags", pa.list_(pa.string())), ("type", pa.string()),
+            ("tags", pa.list_(pa.string())), ("type", pa.string()), ("text", pa.string()),
         ]),
         RELATIONS: pa.schema([
             ("relation", pa.string()), ("vector", vector), ("frequency", pa.int64()), ("is_core", pa.bool_()),
@@ -91,12 +95,110 @@ class VectorStore:
         table = self._db.open_table(RELATIONS)
         return sorted(table.to_arrow().column("relation").to_pylist())
 
+    def relation_vectors(self) -> tuple[list[str], "np.ndarray"]:
+        table = self._db.open_table(RELATIONS).to_arrow()
+        return table.column("relation").to_pylist(), self._matrix(table)
+
+    def set_relation_frequencies(self, frequencies: dict[str, int]) -> None:
+        """Update usage counts only (a partial merge: the vectors are not rewritten)."""
+        import pyarrow as pa
+
+        known = set(self.relation_names())
+        rows = {name: count for name, count in frequencies.items() if name in known}
+        if not rows:
+            return
+        update = pa.table({"relation": list(rows), "frequency": pa.array(list(rows.values()), pa.int64()),
+                           "updated_at": pa.array([int(time.time() * 1000)] * len(rows), pa.int64())})
+        self._db.open_table(RELATIONS).merge_insert("relation").when_matched_update_all().execute(update)
+
+    def upsert_cards(self, cards: list["Card"], vectors: "np.ndarray") -> None:
+        """One batched write per table: vectors replaced by id; metadata inserted, or its text columns updated.
+
+        Counters (``access_count``, ``last_accessed``) of an existing card are never reset here.
+        """
+        import pyarrow as pa
+
+        if not cards:
+            return
+        schemas = _schemas(self.dimension)
+        ids = [card.id for card in cards]
+        self._db.open_table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+            .execute(pa.table({"id": ids, "vector": [row.tolist() for row in vectors],
+                               "tier": [card.tier for card in cards], "type": [card.type for card in cards]},
+                              schema=schemas[CARD_VECTORS]))
+        meta = pa.table({
+            "id": ids, "card_id": ids, "content_hash": [card.content_hash() for card in cards],
+            "temperature": [card.temperature for card in cards], "tier": [card.tier for card in cards],
+            "last_accessed": [0] * len(cards), "access_count": [0] * len(cards),
+            "created_at": [card.created_at for card in cards], "title": [card.title for card in cards],
+            "tags": [card.tags for card in cards], "type": [card.type for card in cards],
+            "text": [card.search_text() for card in cards],
+        }, schema=schemas[CARD_META])
+        table = self._db.open_table(CARD_META)
+        table.merge_insert("id").when_not_matched_insert_all().execute(meta)
+        table.merge_insert("id").when_matched_update_all().execute(
+            meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
+        self.write_stats()
+
+    def delete_cards(self, card_ids: list[str]) -> None:
+        if not card_ids:
+            return
+        predicate = "id IN ({})".format(", ".join("'" + card_id.replace("'", "''") + "'" for card_id in card_ids))
+        self._db.open_table(CARD_VECTORS).delete(predicate)
+        self._db.open_table(CARD_META).delete(predicate)
+        self.write_stats()
+
+    def vectors_version(self) -> int:
+        return self._db.open_table(CARD_VECTORS).version
+
+    def full_text_search(self, text: str, limit: int) -> list[str]:
+        """Card ids best matching ``text`` by full-text search (COLD cards included), best first."""
+        table = self._db.open_table(CARD_META)
+        if not self._has_fts_index(table):
+            return []
+        try:
+            hits = table.search(text, query_type="fts").select(["id", "_score"]).limit(limit).to_arrow()
+        except (ValueError, RuntimeError, OSError) as exc:
+            log.warning("full-text search failed for %r: %s", text[:80], exc)
+            return []
+        return hits.column("id").to_pylist()
+
+    def refresh_full_text_index(self) -> None:
+        """Build the FTS index once; later, fold new rows into it (they are searchable before that too)."""
+        table = self._db.open_table(CARD_META)
+        if not table.count_rows():
+            return
+        if self._has_fts_index(table):
+            table.optimize()
+        else:
+            from lancedb.index import FTS
+
+            table.create_index("text", config=FTS(base_tokenizer="icu"))
+
+    @staticmethod
+    def _has_fts_index(table) -> bool:
+        return any(index.index_type == "FTS" for index in table.list_indices())
+
+    def active_vectors(self) -> tuple[list[str], "np.ndarray"]:
+        """Ids and the vector matrix of every HOT/WARM card (COLD cards have no row here)."""
+        table = self._db.open_table(CARD_VECTORS).to_arrow()
+        return table.column("id").to_pylist(), self._matrix(table)
+
+    def _matrix(self, table) -> "np.ndarray":
+        """The ``vector`` column as one float32 ``(rows, dimension)`` array, without a Python loop."""
+        import numpy as np
+
+        if not table.num_rows:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        flat = table.column("vector").combine_chunks().values.to_numpy(zero_copy_only=False)
+        return flat.reshape(table.num_rows, self.dimension).astype(np.float32, copy=False)
+
     def write_stats(self) -> None:
         meta = self._db.open_table(CARD_META)
         by_tier = dict.fromkeys(TIERS, 0)
         if meta.count_rows():
-            for tier, count in meta.to_arrow().column("tier").value_counts().to_pylist():
-                by_tier[tier] = count
+            for entry in meta.to_arrow().column("tier").value_counts().to_pylist():
+                by_tier[entry["values"]] = entry["counts"]
         atomic_write_json(self.folder / STATS_FILE, {
             "cards": self._db.open_table(CARD_VECTORS).count_rows(),
             "by_tier": by_tier,

@@ -1,0 +1,248 @@
+"""The distill pipeline: distiller output → L3 record → graph → vectors → session marked done.
+
+A session counts as distilled only when its ``Session`` node carries the hash
+of the content it was distilled from, and that mark is set last. A crash at
+any point therefore leaves either no record (the session is distilled again)
+or a record without the mark (the record is replayed: same card ids, MERGE
+semantics, no duplicates and no second model call).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..domain import Card, Link, Session, card_id_for, millis_now
+from ..errors import AlayaError
+from ..raw.distilled import DistilledRecord, DistilledStore
+from ..raw.store import RawStore
+from ..relations import directed, is_core, relation_embedding_text
+from .base import Distillation, Distiller
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..embedding.base import Embedder
+    from ..graph.store import GraphStore
+    from ..vectors.store import VectorStore
+
+log = logging.getLogger(__name__)
+
+FLUSH_EVERY = 32
+"""Sessions per batched L1 write (LanceDB makes a version per write)."""
+MAX_SIMILAR_PER_CARD = 3
+
+
+@dataclass
+class SessionOutcome:
+    session_id: str
+    status: str
+    """``distilled``, ``resumed`` (an L3 record replayed), ``skipped`` (nothing to extract), ``failed``,
+    ``up_to_date`` or, with ``--dry-run``, ``would_distill``."""
+    cards: list[dict] = field(default_factory=list)
+    links: list[dict] = field(default_factory=list)
+    dropped_links: int = 0
+    reason: str | None = None
+
+    def to_json(self) -> dict:
+        return {"session_id": self.session_id, "status": self.status, "cards": self.cards, "links": self.links,
+                "dropped_links": self.dropped_links, "reason": self.reason}
+
+
+@dataclass
+class DistillReport:
+    sessions: list[SessionOutcome]
+    distiller: str
+    dry_run: bool = False
+
+    def count(self, status: str) -> int:
+        return sum(1 for outcome in self.sessions if outcome.status == status)
+
+    @property
+    def failed(self) -> int:
+        return self.count("failed")
+
+    def to_json(self) -> dict:
+        return {
+            "distiller": self.distiller,
+            "dry_run": self.dry_run,
+            "sessions_distilled": self.count("distilled") + self.count("resumed"),
+            "sessions_skipped": self.count("skipped"),
+            "sessions_failed": self.failed,
+            "cards_created": sum(len(o.cards) for o in self.sessions if o.status != "up_to_date"),
+            "links_created": sum(len(o.links) for o in self.sessions if o.status != "up_to_date"),
+            "sessions": [outcome.to_json() for outcome in self.sessions],
+        }
+
+
+class SimilarityIndex:
+    """Every active card vector, plus the cards this run adds, for ``SIMILAR_TO`` across sessions."""
+
+    def __init__(self, ids: list[str], matrix: "np.ndarray", session_of: dict[str, str]):
+        self.ids = list(ids)
+        self.matrix = matrix
+        self.session_of = dict(session_of)
+        self._pending: list["np.ndarray"] = []
+
+    def add(self, session_id: str, ids: list[str], vectors: "np.ndarray") -> None:
+        self.ids.extend(ids)
+        self._pending.append(vectors)
+        self.session_of.update(dict.fromkeys(ids, session_id))
+
+    def similar(self, session_id: str, vector: "np.ndarray", threshold: float) -> list[tuple[str, float]]:
+        """Up to ``MAX_SIMILAR_PER_CARD`` cards of *other* sessions at or above ``threshold`` cosine."""
+        import numpy as np
+
+        if self._pending:
+            self.matrix = np.vstack([self.matrix, *self._pending])
+            self._pending = []
+        if not self.ids:
+            return []
+        scores = self.matrix @ vector
+        found: list[tuple[str, float]] = []
+        for index in np.argsort(-scores):
+            if scores[index] < threshold or len(found) == MAX_SIMILAR_PER_CARD:
+                break
+            other = self.ids[index]
+            if self.session_of.get(other) != session_id and other not in dict(found):
+                found.append((other, float(scores[index])))
+        return found
+
+
+class DistillPipeline:
+    def __init__(self, *, raw: RawStore, records: DistilledStore, graph: "GraphStore", vectors: "VectorStore",
+                 embedder: "Embedder", distiller: Distiller, similar_threshold: float):
+        self.raw = raw
+        self.records = records
+        self.graph = graph
+        self.vectors = vectors
+        self.embedder = embedder
+        self.distiller = distiller
+        self.similar_threshold = similar_threshold
+        self._known_relations = set(vectors.relation_names())
+        self._pending: list[tuple[DistilledRecord, "np.ndarray"]] = []
+        ids, matrix = vectors.active_vectors()
+        self.index = SimilarityIndex(ids, matrix, graph.card_sessions())
+
+    def run(self, targets: list[tuple[str, str, str | None]], force: bool, dry_run: bool,
+            progress: Callable[[int, int], None] | None = None) -> DistillReport:
+        outcomes = []
+        for done, (session_id, content_hash, distilled_hash) in enumerate(targets, start=1):
+            outcomes.append(self._one(session_id, content_hash, distilled_hash, force, dry_run))
+            if len(self._pending) >= FLUSH_EVERY:
+                self._flush()
+            if progress:
+                progress(done, len(targets))
+        self._flush()
+        if not dry_run and any(o.status in ("distilled", "resumed") for o in outcomes):
+            self.vectors.set_relation_frequencies(self.graph.counts()["links_by_relation"])
+            self.vectors.refresh_full_text_index()
+        return DistillReport(outcomes, distiller=self.distiller.name, dry_run=dry_run)
+
+    def _one(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool,
+             dry_run: bool) -> SessionOutcome:
+        record = self.records.read(session_id)
+        if record is not None and record.session_hash == content_hash and not force:
+            if distilled_hash == content_hash:
+                return _outcome(record, "up_to_date")
+            vectors = self.embedder.embed([card.embedding_text() for card in record.cards])
+            self.index.add(session_id, [card.id for card in record.cards], vectors)
+            if not dry_run:
+                self._apply(record, vectors)
+            return _outcome(record, "resumed")
+        session = self.raw.read(self.raw.find(session_id))
+        try:
+            distillation = self.distiller.distill(session)
+        except AlayaError as error:
+            log.warning("distill failed for %s: %s", session_id, error.message)
+            return SessionOutcome(session_id, "failed", reason=error.message)
+        record, vectors = self._record(session, content_hash, distillation)
+        if dry_run:
+            return _outcome(record, "would_distill")
+        self.records.write(record, session)
+        self._apply(record, vectors)
+        return _outcome(record, "distilled" if record.cards else "skipped")
+
+    def _record(self, session: Session, content_hash: str, distillation: Distillation
+                ) -> tuple[DistilledRecord, "np.ndarray"]:
+        """Give the drafts ids, turn contexts and every link, including SIMILAR_TO to other sessions' cards."""
+        now = millis_now()
+        cards, card_turns, ids_by_title = [], {}, {}
+        valid_turns = range(len(session.turns))
+        for draft in distillation.cards:
+            card = Card(id=card_id_for(session.id, draft.title), title=draft.title, content=draft.content,
+                        type=draft.type, tags=draft.tags, importance=draft.importance,
+                        source_sessions=[session.id], created_at=now, updated_at=now)
+            cards.append(card)
+            card_turns[card.id] = sorted({t for t in draft.turns if t in valid_turns}) or list(valid_turns)
+            ids_by_title[draft.title] = card.id
+        links = [Link(card.id, session.id, "EXTRACTED_FROM", created_at=now) for card in cards]
+        for draft in distillation.links:
+            source, target = ids_by_title.get(draft.from_title), ids_by_title.get(draft.to_title)
+            if source and target and source != target:
+                links.extend(directed(Link(source, target, draft.relation, draft.weight, draft.reason, now)))
+        vectors = self.embedder.embed([card.embedding_text() for card in cards])
+        for card, vector in zip(cards, vectors):
+            for other, score in self.index.similar(session.id, vector, self.similar_threshold):
+                links.extend(directed(Link(card.id, other, "SIMILAR_TO", round(score, 4),
+                                            f"embedding cosine similarity {score:.2f}", now)))
+        self.index.add(session.id, [card.id for card in cards], vectors)
+        record = DistilledRecord(session_id=session.id, session_hash=content_hash, distiller=self.distiller.name,
+                                 distilled_at=now, cards=cards, card_turns=card_turns, links=links,
+                                 dropped_links=distillation.dropped_links, skipped_reason=distillation.skipped_reason)
+        return record, vectors
+
+    def _apply(self, record: DistilledRecord, vectors: "np.ndarray") -> None:
+        """L2 now; L1 and the done-mark at the next flush. Cards this session no longer yields are removed."""
+        new_ids = {card.id for card in record.cards}
+        stale = [card_id for card_id in self.graph.cards_extracted_from(record.session_id) if card_id not in new_ids]
+        if stale:
+            self.graph.delete_cards(stale)
+            self.vectors.delete_cards(stale)
+            self.records.delete_contexts(stale)
+        for card in record.cards:
+            self.graph.upsert_card(card)
+        for link in record.links:
+            self.graph.merge_link(link)
+        self._embed_new_relations(record.links)
+        self._pending.append((record, vectors))
+
+    def _embed_new_relations(self, links: list[Link]) -> None:
+        fresh: dict[str, str] = {}
+        for link in links:
+            if not is_core(link.relation) and link.relation not in self._known_relations:
+                fresh.setdefault(link.relation, link.reason)
+        if fresh:
+            names = list(fresh)
+            texts = [relation_embedding_text(name, fresh[name]) for name in names]
+            self.vectors.upsert_relations(names, self.embedder.embed(texts), is_core=False,
+                                          examples=[[fresh[name]] if fresh[name] else [] for name in names])
+            self._known_relations.update(names)
+
+    def _flush(self) -> None:
+        import numpy as np
+
+        if not self._pending:
+            return
+        cards = [card for record, _ in self._pending for card in record.cards]
+        if cards:
+            self.vectors.upsert_cards(cards, np.vstack([vectors for _, vectors in self._pending if len(vectors)]))
+        for record, _ in self._pending:
+            self.graph.mark_distilled(record.session_id, record.session_hash, record.distilled_at)
+        self._pending = []
+
+
+def _outcome(record: DistilledRecord, status: str) -> SessionOutcome:
+    titles = {card.id: card.title for card in record.cards}
+    return SessionOutcome(
+        session_id=record.session_id,
+        status=status,
+        cards=[{"id": card.id, "title": card.title, "type": card.type} for card in record.cards],
+        links=[{"from": titles.get(link.source, link.source), "relation": link.relation,
+                "to": titles.get(link.target, link.target)}
+               for link in record.links if link.relation != "EXTRACTED_FROM"],
+        dropped_links=record.dropped_links,
+        reason=record.skipped_reason,
+    )

@@ -1,0 +1,31 @@
+"""The L3 journal: append-only records of changes that are not distillations.
+
+Manual links today; merges, forgetting and imports as they land. Each event
+is one JSON line appended with ``O_APPEND`` and fsynced before the graph is
+touched, so a rebuild replays the journal after the distilled records, in
+order. A torn last line (a crash mid-append) is skipped on replay.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from datetime import datetime, timezone
+from pathlib import Path
+
+
+class Journal:
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    def append(self, op: str, at: int, **payload) -> None:
+        month = datetime.fromtimestamp(at / 1000, tz=timezone.utc).strftime("%Y-%m")
+        self.folder.mkdir(parents=True, exist_ok=True)
+        line = json.dumps({"op": op, "at": at, **payload}, ensure_ascii=False) + "\n"
+        descriptor = os.open(self.folder / f"{month}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(descriptor, line.encode("utf-8"))
+            os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
+

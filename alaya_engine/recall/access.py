@@ -1,0 +1,57 @@
+"""The access log: one appended line per recall, so concurrent recalls never lose a count.
+
+Each recall appends ``{"at": ms, "cards": [[card_id, similarity], ...]}`` in a
+single ``write`` on an ``O_APPEND`` descriptor: the kernel places each write at
+the end of the file atomically, so many processes can record at once without
+a lock and without read-modify-write races. Introspect folds the log into the
+counters (``access_count``, ``last_accessed``) and the relevance term of the
+temperature.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+@dataclass
+class AccessStats:
+    count: int = 0
+    last_accessed: int = 0
+    similarities: list[float] = field(default_factory=list)
+
+
+class AccessLog:
+    def __init__(self, path: Path):
+        self.path = path
+
+    def record(self, at: int, hits: list[tuple[str, float]]) -> None:
+        if not hits:
+            return
+        line = json.dumps({"at": at, "cards": [[card_id, round(score, 4)] for card_id, score in hits]}) + "\n"
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+        try:
+            os.write(descriptor, line.encode("utf-8"))
+        finally:
+            os.close(descriptor)
+
+    def fold(self) -> dict[str, AccessStats]:
+        """Per-card statistics over the whole log (a torn last line from a crash is skipped)."""
+        stats: dict[str, AccessStats] = {}
+        if not self.path.exists():
+            return stats
+        with self.path.open(encoding="utf-8") as handle:
+            for line in handle:
+                try:
+                    entry = json.loads(line)
+                except json.JSONDecodeError:
+                    continue
+                for card_id, similarity in entry["cards"]:
+                    card = stats.setdefault(card_id, AccessStats())
+                    card.count += 1
+                    card.last_accessed = max(card.last_accessed, entry["at"])
+                    card.similarities.append(similarity)
+        return stats

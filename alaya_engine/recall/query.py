@@ -1,0 +1,103 @@
+"""A recall request, from any of the three ways in (free text, structured flags, stdin JSON).
+
+Free text becomes concepts like this: the whole text is always one concept,
+and when punctuation (``, ， 、 ; ； 。 ? ？ ! ！ /`` or a line break) splits it
+into two or more parts of at least two characters, each part is a concept
+too (at most :data:`MAX_CONCEPTS`). A node's concept distance is to its
+*nearest* concept, so a question and its parts each get their chance. The
+whole text also drives full-text search.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ..errors import AlayaError
+from ..relations import normalise_relation
+
+CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
+MAX_DEPTH = 3
+MAX_CONCEPTS = 8
+_SPLIT = re.compile(r"[,，、;；。?？!！/\n]+")
+_KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text"}
+
+
+@dataclass
+class RecallQuery:
+    concepts: list[str] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)
+    """Normalised names; empty means every relation."""
+    depth: int = 1
+    from_nodes: list[str] = field(default_factory=list)
+    top_k: int = 20
+    types: list[str] = field(default_factory=list)
+    max_results: int = 10
+    text: str | None = None
+    """The free text, when recall was asked in words; used for full-text search."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def split_free_text(text: str) -> list[str]:
+    whole = " ".join(text.split())
+    parts = [part.strip() for part in _SPLIT.split(text) if len(part.strip()) >= 2]
+    concepts = [whole] + (parts if len(parts) > 1 else [])
+    return list(dict.fromkeys(concepts))[:MAX_CONCEPTS]
+
+
+def bad_query(message: str) -> AlayaError:
+    return AlayaError("bad_query", message)
+
+
+def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
+    """Validate a JSON-shaped request; every rule names the field and the allowed values."""
+    if not isinstance(document, dict):
+        raise bad_query("the recall request must be a JSON object with 'concepts' and/or 'from_nodes'")
+    unknown = sorted(set(document) - _KEYS)
+    if unknown:
+        raise bad_query(f"unknown field '{unknown[0]}'; allowed: {', '.join(sorted(_KEYS))}")
+    text = document.get("text")
+    if text is not None and (not isinstance(text, str) or not text.strip()):
+        raise bad_query("'text' must be a non-empty string")
+    concepts = _strings(document, "concepts")
+    if text and not concepts:
+        concepts = split_free_text(text)
+    from_nodes = _strings(document, "from_nodes")
+    if not concepts and not from_nodes:
+        raise bad_query("nothing to recall: give free text, 'concepts' or 'from_nodes'")
+    types = _strings(document, "types")
+    for card_type in types:
+        if card_type not in CARD_TYPES:
+            raise bad_query(f"unknown type '{card_type}'; allowed: {', '.join(CARD_TYPES)}")
+    default_depth = 1 if from_nodes else defaults["graph_expand_depth"]
+    return RecallQuery(
+        concepts=concepts,
+        relations=[normalise_relation(name) for name in _strings(document, "relations")],
+        depth=_integer(document, "depth", default_depth, 0, MAX_DEPTH),
+        from_nodes=from_nodes,
+        top_k=_integer(document, "top_k", defaults["vector_top_k"], 1, 500),
+        types=types,
+        max_results=_integer(document, "max_results", defaults["max_results"], 1, 200),
+        text=text.strip() if text else None,
+    )
+
+
+def _strings(document: dict, key: str) -> list[str]:
+    value = document.get(key, [])
+    if isinstance(value, str):
+        value = [part for part in (piece.strip() for piece in value.split(",")) if part]
+    if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
+        raise bad_query(f"'{key}' must be a list of non-empty strings")
+    return [item.strip() for item in value]
+
+
+def _integer(document: dict, key: str, default: int, low: int, high: int) -> int:
+    value = document.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise bad_query(f"'{key}' must be an integer from {low} to {high}")
+    if not low <= value <= high:
+        raise bad_query(f"'{key}' is {value}; it must be from {low} to {high}")
+    return value

@@ -1,0 +1,89 @@
+"""The recall result: exactly the seed 4.4 structure, plus fields that only add information.
+
+The seed's fields (``card_id, title, content, score, h_distance, matched_rel,
+rel_similarity``; ``explorable[] rel, count, rel_sim_to_query``;
+``h_distance_avg``) are never renamed or dropped. The JSON Schema shipped in
+``alaya_engine/schemas/recall.schema.json`` pins the whole document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+CLOSE_ENOUGH = 0.3
+"""Below this average h-distance the seed calls the result close to the target."""
+
+
+@dataclass
+class RecallNode:
+    card_id: str
+    title: str
+    content: str
+    score: float
+    """1 − h_distance, so higher is better."""
+    h_distance: float
+    matched_rel: str | None
+    """The relation traversed to reach this card; None for a seed found by search."""
+    rel_similarity: float | None
+    """How well ``matched_rel`` answers the requested relations (1.0 exact); None for seeds."""
+    type: str
+    tags: list[str]
+    tier: str
+    depth: int
+    via: str | None
+    """The card this one was reached from; None for seeds."""
+    source: str
+    concept_distance: float
+    relation_distance: float
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Explorable:
+    rel: str
+    count: int
+    """Cards one step further along ``rel`` from the returned nodes, not yet in the result."""
+    rel_sim_to_query: float
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class RecallResult:
+    nodes: list[RecallNode]
+    explorable: list[Explorable]
+    query: dict
+    reason: str | None = None
+    """Why the result is empty, when it is."""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def h_distance_avg(self) -> float | None:
+        if not self.nodes:
+            return None
+        return round(sum(node.h_distance for node in self.nodes) / len(self.nodes), 4)
+
+    @property
+    def verdict(self) -> str:
+        average = self.h_distance_avg
+        if average is None:
+            return "nothing found"
+        if average < CLOSE_ENOUGH:
+            return "close to target"
+        if average < 0.5:
+            return "getting closer: navigate along an explorable relation"
+        return "far from target: rephrase the concepts or navigate further"
+
+    def to_json(self) -> dict:
+        return {
+            "nodes": [node.to_json() for node in self.nodes],
+            "explorable": [item.to_json() for item in self.explorable],
+            "h_distance_avg": self.h_distance_avg,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            "query": self.query,
+            "timings_ms": self.timings_ms,
+        }

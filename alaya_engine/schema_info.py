@@ -1,0 +1,62 @@
+"""``alaya schema``: which relations and node types the memory holds, and hints on custom relations (seed 4.5)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .relations import CORE_RELATIONS
+
+PROMOTE_AT = 100
+"""Uses above which a custom relation is worth promoting to a core one (seed 4.7.1)."""
+GENERIC_NAMES = frozenset({"RELATES_TO", "RELATED_TO", "LINKED_TO", "LINKS_TO", "ASSOCIATED_WITH", "CONNECTED_TO"})
+
+
+@dataclass
+class RelationUsage:
+    name: str
+    uses: int
+    is_core: bool
+    hint: str | None = None
+
+
+@dataclass
+class RelationsReport:
+    core: list[RelationUsage]
+    custom: list[RelationUsage]
+
+    @property
+    def total(self) -> int:
+        return sum(r.uses for r in self.core + self.custom)
+
+    def to_json(self) -> dict:
+        return {"core": [asdict(r) for r in self.core], "custom": [asdict(r) for r in self.custom],
+                "total_edges": self.total, "core_types": len(self.core), "custom_types": len(self.custom)}
+
+
+@dataclass
+class NodeTypesReport:
+    cards_by_type: dict[str, int]
+    sessions: int
+
+    def to_json(self) -> dict:
+        total = sum(self.cards_by_type.values())
+        return {"cards": {kind: {"count": count, "percent": round(100 * count / total, 1) if total else 0.0}
+                          for kind, count in self.cards_by_type.items()},
+                "total_cards": total, "sessions": self.sessions}
+
+
+def relations_report(links_by_relation: dict[str, int], known_custom: list[str]) -> RelationsReport:
+    core = [RelationUsage(name, links_by_relation.get(name, 0), True) for name in CORE_RELATIONS]
+    names = {name for name in links_by_relation if name not in CORE_RELATIONS} | set(known_custom)
+    custom = [RelationUsage(name, links_by_relation.get(name, 0), False, _hint(name, links_by_relation.get(name, 0)))
+              for name in names]
+    custom.sort(key=lambda usage: (-usage.uses, usage.name))
+    return RelationsReport(core, custom)
+
+
+def _hint(name: str, uses: int) -> str | None:
+    if name in GENERIC_NAMES:
+        return "generic, consider splitting"
+    if uses > PROMOTE_AT:
+        return "high freq → consider promoting"
+    return None

@@ -1,0 +1,25 @@
+"""``alaya trace``: from a card (识) back to the session turns it came from (业), seed 4.6."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass
+class TraceReport:
+    card: dict
+    sessions: list[dict]
+    """Each source session: id, time, channel, and the path of its full L3 file."""
+    context_turns: list[dict]
+    """The turns the card was distilled from, with their indices in the session."""
+
+    def to_json(self) -> dict:
+        return {"card": self.card, "sessions": self.sessions, "context_turns": self.context_turns}
+
+
+def read_context(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return json.loads(path.read_text(encoding="utf-8"))["turns"]
