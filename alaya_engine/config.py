@@ -67,6 +67,7 @@ DEFAULTS: dict[str, Any] = {
         "forget_days": 90,
     },
     "ingest": {"max_file_mb": 64},
+    "server": {"autostart": True, "idle_timeout": 900, "start_timeout": 30.0},
     "lock": {"wait_seconds": 10.0},
     "logging": {"level": "info", "file": "logs/alaya.log", "max_bytes": 1_000_000, "backups": 3},
 }

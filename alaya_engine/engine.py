@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import os
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -69,6 +70,7 @@ class Engine:
         self.raw = RawStore(layout.sessions, layout.contexts)
         self.lock = StoreLock(layout.lock_file, config["lock"]["wait_seconds"])
         self._graph_store: GraphStore | None = None
+        self._mutex = threading.RLock()
         self._embedder = None
         self._card_index = None
 
@@ -76,8 +78,7 @@ class Engine:
     def open(cls, home: str | os.PathLike | None = None) -> "Engine":
         """Open an initialised store; refuses a config that no longer matches the store."""
         layout = Layout(resolve_home(home))
-        if not layout.is_initialised():
-            raise AlayaError("not_initialised", f"no Alaya store at {layout.home}; run: alaya --home {layout.home} init")
+        layout.require_initialised()
         config = load_config(layout.config_file)
         manifest = _read_manifest(layout)
         _check_config_matches(config, manifest, layout)
@@ -141,8 +142,11 @@ class Engine:
         return self._embedder
 
     @contextmanager
-    def _graph(self) -> Iterator[GraphStore]:
-        """The open graph database, under the store lock, for the duration of one call."""
+    def hold(self) -> Iterator[GraphStore]:
+        """Own the store: the lock taken and the graph open until the outermost ``hold`` ends.
+
+        A one-shot command holds it for one call; the owner server for its whole life. Re-entrant.
+        """
         with self.lock:
             if self._graph_store is not None:
                 yield self._graph_store
@@ -154,14 +158,25 @@ class Engine:
                 self._graph_store.close()
                 self._graph_store = None
 
+    @contextmanager
+    def _graph(self) -> Iterator[GraphStore]:
+        """One step of work on the graph: the store held, and this process's other threads kept out.
+
+        Long jobs take this per step, so in the owner server recalls from other clients are answered
+        between the steps of an ingest or a distillation.
+        """
+        with self.hold() as graph, self._mutex:
+            yield graph
+
     def ingest(self, paths: list[str], replace: bool = False, stdin: bytes | None = None,
                progress: ProgressCallback | None = None) -> IngestReport:
         """Store sessions in L3 and create their Session nodes; refused inputs never stop the others."""
         sources, outcomes = expand_sources(paths, stdin)
         max_bytes = self.config["ingest"]["max_file_mb"] * 1_000_000
-        with self._graph() as graph:
+        with self.hold():
             for done, source in enumerate(sources, start=1):
-                outcomes.append(self._ingest_one(graph, source, max_bytes, replace))
+                with self._graph() as graph:
+                    outcomes.append(self._ingest_one(graph, source, max_bytes, replace))
                 if progress:
                     progress(done, len(sources))
         return IngestReport(outcomes)
@@ -201,8 +216,9 @@ class Engine:
         from .distill.pipeline import DistillPipeline
         from .raw.distilled import DistilledStore
 
-        with self._graph() as graph:
-            rows = graph.sessions_for_distill()
+        with self.hold() as graph:
+            with self._graph():
+                rows = graph.sessions_for_distill()
             if session_ids:
                 known = {row[0]: row for row in rows}
                 missing = [sid for sid in session_ids if sid not in known]
@@ -220,6 +236,7 @@ class Engine:
                 embedder=self.embedder(),
                 distiller=distiller or make_distiller(self.config["distill"], self.layout.home, self.layout.cache),
                 similar_threshold=self.config["distill"]["similar_threshold"],
+                step=self._graph,
             )
             return pipeline.run(targets, force=force, dry_run=dry_run, progress=progress)
 
@@ -227,6 +244,14 @@ class Engine:
         from .vectors.store import VectorStore
 
         return VectorStore(self.layout.vectors_dir, self.manifest["embedding"]["dimension"])
+
+    def card_index(self):
+        """The resident HOT/WARM vector matrix (reloaded only when L1 changes)."""
+        from .recall.index import CardIndex
+
+        if self._card_index is None:
+            self._card_index = CardIndex(self.vectors())
+        return self._card_index
 
     def recall(self, request: dict) -> "RecallResult":
         """Navigate memory (seed 4.4): the same call behind ``alaya recall``, the TUI and the server.
@@ -236,7 +261,6 @@ class Engine:
         import numpy as np
 
         from .recall.access import AccessLog
-        from .recall.index import CardIndex
         from .recall.query import build_query
         from .recall.relation_space import RelationSpace
         from .recall.run import run_recall
@@ -244,11 +268,10 @@ class Engine:
         query = build_query(request, self.config["recall"])
         embedder = self.embedder()
         queries = embedder.embed(query.concepts) if query.concepts else np.zeros((0, embedder.dimension), np.float32)
-        if self._card_index is None:
-            self._card_index = CardIndex(self.vectors())
-        names, relation_vectors = self._card_index.store.relation_vectors()
+        index = self.card_index()
+        names, relation_vectors = index.store.relation_vectors()
         with self._graph() as graph:
-            result = run_recall(query, queries, graph=graph, index=self._card_index,
+            result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
                                 settings=self.config["recall"])
         AccessLog(self.layout.access_log).record(

@@ -7,6 +7,9 @@ a traceback for a condition we anticipated.
 
 from __future__ import annotations
 
+import json
+import sys
+
 USAGE = 2
 """Exit code for bad input: the user can fix it by changing what they typed."""
 
@@ -25,3 +28,11 @@ class AlayaError(Exception):
 
     def to_json(self) -> dict:
         return {"error": {"code": self.code, "message": self.message}}
+
+
+def report_error(error: AlayaError, wants_json: bool) -> int:
+    """Print ``error`` the CLI way (JSON on stdout when asked, one line on stderr); returns the exit code."""
+    if wants_json:
+        print(json.dumps(error.to_json(), ensure_ascii=False))
+    print(f"error: {error.message}", file=sys.stderr)
+    return error.exit_code

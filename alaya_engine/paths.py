@@ -86,8 +86,27 @@ class Layout:
     def lock_file(self) -> Path:
         return self.home / "alaya.lock"
 
+    @property
+    def socket(self) -> Path:
+        """The owner server's Unix socket (mode 0600)."""
+        return self.home / "alaya.sock"
+
+    @property
+    def server_pid(self) -> Path:
+        return self.home / "server.pid"
+
+    @property
+    def server_log(self) -> Path:
+        return self.logs / "server.log"
+
     def is_initialised(self) -> bool:
         return self.manifest_file.is_file()
+
+    def require_initialised(self) -> None:
+        from .errors import AlayaError
+
+        if not self.is_initialised():
+            raise AlayaError("not_initialised", f"no Alaya store at {self.home}; run: alaya --home {self.home} init")
 
 
 def disk_usage(folder: Path) -> int:

@@ -1,10 +1,10 @@
-"""AlayaApp: takes an opened engine, so tests can hand it a prepared store."""
+"""AlayaApp: takes a backend (the owner server or an in-process engine), so tests can hand it a prepared store."""
 
 from __future__ import annotations
 
 from textual.app import App
 
-from alaya_engine.engine import Engine
+from alaya_engine.backend import Backend
 
 from .screens.status import StatusScreen
 from .styles import stylesheet
@@ -15,10 +15,10 @@ class AlayaApp(App):
     CSS_PATH = stylesheet("alaya.tcss")
     BINDINGS = [("q", "quit", "Quit")]
 
-    def __init__(self, engine: Engine):
+    def __init__(self, backend: Backend):
         super().__init__()
-        self.engine = engine
-        self.sub_title = str(engine.layout.home)
+        self.backend = backend
+        self.sub_title = str(backend.home)
 
     def on_mount(self) -> None:
-        self.push_screen(StatusScreen(self.engine))
+        self.push_screen(StatusScreen(self.backend))

@@ -8,6 +8,7 @@ each test that needs a fresh store.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,10 +16,22 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from alaya_engine.cli import app
+from alaya_engine.commands import app
 from alaya_engine.engine import Engine
 
 FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def in_process_by_default():
+    """Commands run in-process unless a test is about the owner server (those unset this themselves)."""
+    previous = os.environ.get("ALAYA_NO_SERVER")
+    os.environ["ALAYA_NO_SERVER"] = "1"
+    yield
+    if previous is None:
+        os.environ.pop("ALAYA_NO_SERVER", None)
+    else:
+        os.environ["ALAYA_NO_SERVER"] = previous
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +39,23 @@ def template_home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("template") / "home"
     Engine.init(home)
     return home
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory) -> Path:
+    """A store holding the shipped demo sessions, distilled offline."""
+    from alaya_engine.demo import build_demo
+
+    home = tmp_path_factory.mktemp("demo") / "home"
+    build_demo(home)
+    return home
+
+
+@pytest.fixture
+def demo_home(demo_template, tmp_path) -> Path:
+    target = tmp_path / "demo-home"
+    shutil.copytree(demo_template, target)
+    return target
 
 
 @pytest.fixture
@@ -46,8 +76,7 @@ class CliResult:
         return json.loads(self.stdout)
 
 
-@pytest.fixture
-def cli(home):
+def cli_for(home: Path):
     """Run ``alaya --home <home> ...`` in-process and capture both streams separately."""
     runner = CliRunner()
 
@@ -56,6 +85,16 @@ def cli(home):
         return CliResult(result.exit_code, result.stdout, result.stderr)
 
     return run
+
+
+@pytest.fixture
+def cli(home):
+    return cli_for(home)
+
+
+@pytest.fixture
+def demo_cli(demo_home):
+    return cli_for(demo_home)
 
 
 def write_session(folder: Path, session_id: str = "session-20260331-062900", **overrides) -> Path:

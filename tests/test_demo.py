@@ -7,7 +7,7 @@ import re
 
 from typer.testing import CliRunner
 
-from alaya_engine.cli import app
+from alaya_engine.commands import app
 from alaya_engine.demo import sample_sessions_dir
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from conftest import write_session
 
-from alaya_engine.engine import Engine
+from alaya_engine.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.screens.status import StatusScreen
 from alaya_tui.widgets.layer_panel import LayerPanel
@@ -13,7 +13,7 @@ from alaya_tui.widgets.layer_panel import LayerPanel
 async def test_status_screen_matches_the_cli_json(home, tmp_path, cli):
     cli("ingest", str(write_session(tmp_path, "s-1")), str(write_session(tmp_path, "s-2")))
     expected = cli("status", "--json").json()
-    app = AlayaApp(Engine.open(home))
+    app = AlayaApp(LocalBackend(home))
     async with app.run_test() as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -28,12 +28,12 @@ async def test_status_screen_matches_the_cli_json(home, tmp_path, cli):
 
 
 async def test_refresh_picks_up_new_sessions(home, tmp_path):
-    engine = Engine.open(home)
-    app = AlayaApp(engine)
+    backend = LocalBackend(home)
+    app = AlayaApp(backend)
     async with app.run_test() as pilot:
         await app.workers.wait_for_complete()
         assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == "0"
-        engine.ingest([str(write_session(tmp_path, "late-arrival"))])
+        backend.engine.ingest([str(write_session(tmp_path, "late-arrival"))])
         await pilot.press("r")
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -113,7 +114,9 @@ class SimilarityIndex:
 
 class DistillPipeline:
     def __init__(self, *, raw: RawStore, records: DistilledStore, graph: "GraphStore", vectors: "VectorStore",
-                 embedder: "Embedder", distiller: Distiller, similar_threshold: float):
+                 embedder: "Embedder", distiller: Distiller, similar_threshold: float,
+                 step: Callable[[], AbstractContextManager]):
+        """``step`` guards each write to the store; the distiller itself (maybe a slow LLM) runs outside it."""
         self.raw = raw
         self.records = records
         self.graph = graph
@@ -121,10 +124,12 @@ class DistillPipeline:
         self.embedder = embedder
         self.distiller = distiller
         self.similar_threshold = similar_threshold
+        self.step = step
         self._known_relations = set(vectors.relation_names())
         self._pending: list[tuple[DistilledRecord, "np.ndarray"]] = []
-        ids, matrix = vectors.active_vectors()
-        self.index = SimilarityIndex(ids, matrix, graph.card_sessions())
+        with step():
+            ids, matrix = vectors.active_vectors()
+            self.index = SimilarityIndex(ids, matrix, graph.card_sessions())
 
     def run(self, targets: list[tuple[str, str, str | None]], force: bool, dry_run: bool,
             progress: Callable[[int, int], None] | None = None) -> DistillReport:
@@ -132,13 +137,15 @@ class DistillPipeline:
         for done, (session_id, content_hash, distilled_hash) in enumerate(targets, start=1):
             outcomes.append(self._one(session_id, content_hash, distilled_hash, force, dry_run))
             if len(self._pending) >= FLUSH_EVERY:
-                self._flush()
+                with self.step():
+                    self._flush()
             if progress:
                 progress(done, len(targets))
-        self._flush()
-        if not dry_run and any(o.status in ("distilled", "resumed") for o in outcomes):
-            self.vectors.set_relation_frequencies(self.graph.counts()["links_by_relation"])
-            self.vectors.refresh_full_text_index()
+        with self.step():
+            self._flush()
+            if not dry_run and any(o.status in ("distilled", "resumed") for o in outcomes):
+                self.vectors.set_relation_frequencies(self.graph.counts()["links_by_relation"])
+                self.vectors.refresh_full_text_index()
         return DistillReport(outcomes, distiller=self.distiller.name, dry_run=dry_run)
 
     def _one(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool,
@@ -150,7 +157,8 @@ class DistillPipeline:
             vectors = self.embedder.embed([card.embedding_text() for card in record.cards])
             self.index.add(session_id, [card.id for card in record.cards], vectors)
             if not dry_run:
-                self._apply(record, vectors)
+                with self.step():
+                    self._apply(record, vectors)
             return _outcome(record, "resumed")
         session = self.raw.read(self.raw.find(session_id))
         try:
@@ -161,8 +169,9 @@ class DistillPipeline:
         record, vectors = self._record(session, content_hash, distillation)
         if dry_run:
             return _outcome(record, "would_distill")
-        self.records.write(record, session)
-        self._apply(record, vectors)
+        with self.step():
+            self.records.write(record, session)
+            self._apply(record, vectors)
         return _outcome(record, "distilled" if record.cards else "skipped")
 
     def _record(self, session: Session, content_hash: str, distillation: Distillation

@@ -26,6 +26,7 @@ def is_chinese(text: str, share: float = 0.3) -> bool:
 
 
 def title_width(text: str) -> float:
+    """Display width for title limits: CJK characters count 7/3."""
     cjk = len(CJK.findall(text))
     return len(text) - cjk + cjk * CJK_WEIGHT
 
@@ -37,7 +38,6 @@ STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 ITALIC = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
 LINK = re.compile(r"\[([^\]]+)\]\([^)]+\)")
 LIST_MARK = re.compile(r"^\s*(?:\d+[.)、]|[-*•+])\s+")
-ORDERED_MARK = re.compile(r"^\s*\d+[.)、]\s+")
 TABLE_ROW = re.compile(r"^\s*\|")
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^\s*#{1,6}\s+")
@@ -73,7 +73,6 @@ class Block:
     lead: str = ""
     """For list items: the paragraph that introduced the list (e.g. ``Root cause:``)."""
     list_id: int = -1
-    ordered: bool = False
 
 
 def split_blocks(text: str) -> list[Block]:
@@ -117,8 +116,7 @@ def split_blocks(text: str) -> list[Block]:
                     and not LIST_MARK.match(lines[index]):
                 item.append(lines[index].strip())
                 index += 1
-            blocks.append(Block("item", " ".join(item).strip(), list_state["lead"], list_state["id"],
-                                bool(ORDERED_MARK.match(line))))
+            blocks.append(Block("item", " ".join(item).strip(), list_state["lead"], list_state["id"]))
             continue
         if not line.strip():
             flush_paragraph()
@@ -174,14 +172,12 @@ def split_sentences(text: str) -> list[str]:
 @lru_cache(maxsize=None)
 def cue_pattern(cues: tuple[str, ...]) -> re.Pattern:
     """One regex for a cue tuple: word boundaries around English cues, none around Chinese ones."""
-    parts = []
-    for cue in sorted(cues, key=len, reverse=True):
-        if cue.startswith("re:"):
-            parts.append(cue[3:])
-        elif CJK.search(cue):
-            parts.append(re.escape(cue))
-        else:
-            parts.append(r"(?<![\w-])" + re.escape(cue) + r"(?![\w-])")
+    ordered = sorted(cues, key=len, reverse=True)
+    words = [re.escape(cue) for cue in ordered if not cue.startswith("re:") and not CJK.search(cue)]
+    parts = [cue[3:] for cue in ordered if cue.startswith("re:")]
+    parts += [re.escape(cue) for cue in ordered if not cue.startswith("re:") and CJK.search(cue)]
+    if words:
+        parts.append(r"(?<![\w-])(?:" + "|".join(words) + r")(?![\w-])")
     return re.compile("|".join(parts), re.IGNORECASE)
 
 
@@ -202,7 +198,7 @@ IDENTIFIER = re.compile(
     r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"                  # kebab: reports-worker
     r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"              # Camel: QueuePool
     r"|[a-z]+[A-Z]\w*"                                 # camel: maxMemory
-    r"|[A-Z][A-Z0-9]{2,}"                              # CAPS: OOM, CRON_TZ handled above
+    r"|[A-Z][A-Z0-9]{2,}"                              # CAPS: OOM, SIGKILL
     r")(?![\w/-])"
 )
 CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b", re.MULTILINE)
@@ -228,7 +224,7 @@ FILLER_WORDS = frozenset("""
 amazing awesome beautiful best better big bit cool definitely exciting fantastic feel feeling feels felt fun glad
 good great happy hey hi hope incredible lately love loved lovely nice pretty proud really sounds super sweet
 thank thanks totally true wonderful wow yep yeah guess mean means time times day days week weeks year years
-yesterday tomorrow tonight morning evening weekend month months ago recently lately soon later
+yesterday tomorrow tonight morning evening weekend month months ago recently lately soon later already
 going gonna tell told say said know knew think thought look looks looking take took come came give gave find
 found try tried work works worked start started help helped first second able whole real stuff everything
 someone everyone people person life world place part sense hard long little lot moment anyways anyway though
@@ -258,7 +254,7 @@ def identifiers(text: str) -> list[str]:
         found.extend(_names_in_code(span))
     plain = INLINE_CODE.sub(" ", text)
     found.extend(match.group(1).rstrip(".") for match in IDENTIFIER.finditer(plain))
-    return _unique(name for name in found if _good_identifier(name))
+    return unique(name for name in found if _good_identifier(name))
 
 
 def _names_in_code(span: str) -> list[str]:
@@ -287,10 +283,10 @@ def english_keywords(text: str, limit: int) -> list[str]:
     names = [word for word in CAPITALISED.findall(plain)
              if word.lower() not in STOPWORDS and word.lower() not in FILLER_WORDS]
     phrases = noun_phrases(plain)
-    counts = Counter(word.lower() for word in WORD.findall(plain) if _content_word(word))
+    counts = Counter(word.lower() for word in WORD.findall(plain) if is_content_word(word))
     frequent = [word for word, count in counts.most_common()
                 if (count > 1 or len(word) >= 6) and _phrase_word(word)]
-    found = _unique([*identifiers(text), *names, *[p for p in phrases if " " in p], *frequent])
+    found = unique([*identifiers(text), *names, *[p for p in phrases if " " in p], *frequent])
     return _drop_contained(found)[:limit]
 
 
@@ -307,7 +303,7 @@ def noun_phrases(plain: str) -> list[str]:
         current = []
     if current:
         runs.append(" ".join(current[-3:]))
-    return _unique(runs)
+    return unique(runs)
 
 
 def _phrase_word(word: str) -> bool:
@@ -318,13 +314,12 @@ def _phrase_word(word: str) -> bool:
 
 def _drop_contained(keywords: list[str]) -> list[str]:
     """Drop a single word already inside a longer keyword ("group" after "support group")."""
-    lowered = [keyword.lower() for keyword in keywords]
-    return [keyword for keyword, lower in zip(keywords, lowered)
-            if not any(re.search(rf"(?<!\w){re.escape(lower)}(?!\w)", other) for other in lowered
-                       if other != lower and len(other) > len(lower) and " " in other)]
+    phrases = [f" {keyword.lower()} " for keyword in keywords if " " in keyword]
+    return [keyword for keyword in keywords
+            if not any(f" {keyword.lower()} " in phrase and phrase.strip() != keyword.lower() for phrase in phrases)]
 
 
-def _content_word(word: str) -> bool:
+def is_content_word(word: str) -> bool:
     lower = word.lower()
     return len(lower) >= 4 and lower not in STOPWORDS and lower not in FILLER_WORDS and "'" not in lower
 
@@ -337,7 +332,7 @@ def chinese_keywords(text: str, limit: int) -> list[str]:
     names = identifiers(text)
     words = jieba.analyse.extract_tags(INLINE_CODE.sub(" ", text), topK=limit * 3, allowPOS=ZH_NOUN_TAGS)
     found = [word for word in words if _good_chinese_keyword(word, names)]
-    return _unique([*names[: max(2, limit // 2)], *found])[:limit]
+    return unique([*names[: max(2, limit // 2)], *found])[:limit]
 
 
 def _good_chinese_keyword(word: str, names: list[str]) -> bool:
@@ -362,7 +357,8 @@ def keywords(text: str, limit: int = 6) -> list[str]:
     return chinese_keywords(text, limit) if is_chinese(text, 0.15) else english_keywords(text, limit)
 
 
-def _unique(items) -> list[str]:
+def unique(items) -> list[str]:
+    """Items in first-seen order without case-insensitive repeats (never a set: order must not depend on hashing)."""
     seen: set[str] = set()
     result = []
     for item in items:
@@ -376,7 +372,7 @@ def _unique(items) -> list[str]:
 def content_words(text: str) -> set[str]:
     """Lower-case words (or CJK bigrams) for overlap tests between sentences."""
     plain = strip_markdown(text).lower()
-    words = {_stem(word) for word in WORD.findall(plain) if _content_word(word)}
+    words = {_stem(word) for word in WORD.findall(plain) if is_content_word(word)}
     cjk = "".join(CJK.findall(plain))
     words.update(cjk[i:i + 2] for i in range(len(cjk) - 1))
     words.update(name.lower() for name in identifiers(text))
@@ -406,13 +402,13 @@ NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 RELATIVE_DATE = re.compile(
     r"\b(?:(?P<prep>on|since|until|from|by|before|after)\s+)?(?:"
     r"(?P<yesterday>yesterday)|(?P<today>today|tonight|this morning|this afternoon|this evening)"
-    r"|(?P<tomorrow>tomorrow)|(?P<lastnight>last night)"
+    r"|(?P<tomorrow>tomorrow)|(?P<lastnight>last night)|(?P<otherday>the other day)"
     r"|(?P<season_dir>last|this|next)\s+(?P<season>summer|winter|spring|fall|autumn)"
     r"|(?P<dir>last|next|this)\s+(?P<unit>week(?:end)?|month|year|"
     + "|".join(WEEKDAYS) + r")"
     r"|(?P<count>\d+|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
     r"(?P<ago_unit>days?|weekends?|weeks?|months?|years?)\s+ago"
-    r")\b",
+    r")\b(?P<possessive>'s)?",
     re.IGNORECASE,
 )
 ZH_RELATIVE_DATE = re.compile(r"前天|昨天|昨晚|今天|今晚|明天|后天|上周[一二三四五六日天]?|下周[一二三四五六日天]?|上个月|下个月|去年|明年")
@@ -430,7 +426,7 @@ def resolve_dates(text: str, today: date) -> tuple[str, list[str]]:
     def english(match: re.Match) -> str:
         phrase, absolute = _english_date(match, today)
         found.append(absolute)
-        return phrase
+        return f"the {absolute}" if match.group("possessive") else phrase
 
     def chinese(match: re.Match) -> str:
         absolute = _chinese_date(match.group(0), today)
@@ -468,6 +464,9 @@ def _english_date(match: re.Match, today: date) -> tuple[str, str]:
         return _on(prep, long_date(today))
     if match.group("tomorrow"):
         return _on(prep, long_date(today + timedelta(days=1)))
+    if match.group("otherday"):
+        absolute = f"a few days before {long_date(today)}"
+        return f"{prep} {absolute}" if prep else absolute, absolute
     if match.group("ago_unit"):
         return _ago(match, today, prep)
     if match.group("season"):
@@ -481,13 +480,16 @@ def _on(prep: str | None, absolute: str, default: str = "on") -> tuple[str, str]
 
 def _ago(match: re.Match, today: date, prep: str | None) -> tuple[str, str]:
     unit = match.group("ago_unit").lower().rstrip("s")
-    if match.group("count").lower() in ("a few", "few"):
-        return f"{prep + ' ' if prep else ''}a few {unit}s before {long_date(today)}", f"a few {unit}s before {long_date(today)}"
+    if match.group("count").lower() == "a few":
+        absolute = f"a few {unit}s before {long_date(today)}"
+        return f"{prep} {absolute}" if prep else absolute, absolute
     count = NUMBERS.get(match.group("count").lower()) or int(match.group("count"))
     if unit == "day":
         return _on(prep, long_date(today - timedelta(days=count)))
-    if unit in ("week", "weekend"):
-        return _on(prep, f"the {unit} of {long_date(today - timedelta(weeks=count))}", "in")
+    if unit == "week":
+        return _on(prep, f"the week of {long_date(today - timedelta(weeks=count))}", "in")
+    if unit == "weekend":
+        return _on(prep, f"the weekend of {long_date(today + timedelta(days=5 - today.weekday(), weeks=-count))}")
     if unit == "month":
         month = _shift_month(today, -count)
         return _on(prep, f"{month:%B %Y}", "in")
@@ -501,7 +503,7 @@ def _named_period(direction: str, unit: str, today: date, prep: str | None) -> t
     if unit == "week":
         return _on(prep, f"the week of {long_date(today + timedelta(weeks=step))}", "in")
     if unit == "weekend":
-        saturday = _weekday(today, 5, step if step else 1) if today.weekday() < 5 or step else today
+        saturday = today + timedelta(days=5 - today.weekday(), weeks=step)
         return _on(prep, f"the weekend of {long_date(saturday)}")
     if unit == "month":
         return _on(prep, f"{_shift_month(today, step):%B %Y}", "in")
@@ -556,11 +558,16 @@ def _chinese_date(phrase: str, today: date) -> str:
 
 # ---------------------------------------------------------------- titles
 
-CLAUSE_BREAKS = {". ": 1.0, "。": 1.0, "! ": 1.0, "！": 1.0, "; ": 1.0, "；": 1.0, " — ": 0.95, " – ": 0.95,
-                 ": ": 0.9, "：": 0.9, ", so ": 0.9, ", which ": 0.9, ", because ": 0.9, " because ": 0.85,
-                 ", but ": 0.9, " but ": 0.85, "，": 0.85, ", and ": 0.8, " and ": 0.75, ", ": 0.7, " - ": 0.8,
-                 " (": 0.6, "（": 0.6}
-"""Where a title may be cut, and how good a cut each is (weights the length kept)."""
+CLAUSE_BREAKS = {
+    ", because ": 1.6, " because ": 1.5, "，因为": 1.6, ", so that ": 1.3, "，所以": 1.2,
+    ". ": 1.0, "。": 1.0, "! ": 1.0, "！": 1.0, "; ": 1.0, "；": 1.0, " — ": 0.95, " – ": 0.95, " - ": 0.95,
+    ": ": 0.9, "：": 0.9, ", so ": 0.9, ", which ": 0.9, ", but ": 0.9, " but ": 0.85, "，": 0.85,
+    ", and ": 0.8, " and ": 0.75, ", ": 0.7, " (": 0.6, "（": 0.6,
+}
+"""Where a title may be cut and how good each cut is (it weights the length kept).
+
+Cutting before a reason ("…, because …") is preferred: a title names the thing, the card gives the why.
+"""
 PHRASE_CUT = 0.75
 WORD_CUT = 0.55
 CHINESE_WORD_CUT = 0.45
@@ -569,7 +576,7 @@ PHRASE_STARTS = frozenset("in for with to at on by from during after before beca
 TRAILING_WORDS = frozenset("a an the and or but of to in on at for with from by as is are was were so that "
                            "which this its their his her my your our than then into will be been has have had can "
                            "could would should not very more most between about over under after before during "
-                           "without within through like just also".split())
+                           "without within through like just also instead too again now here there".split())
 
 
 PARENTHETICAL = re.compile(r"\s+\([^()]*\)|\s*（[^（）]*）")
@@ -583,39 +590,62 @@ def shorten(text: str, limit: float = 70) -> str:
     text = _trim_end(PARENTHETICAL.sub("", text))
     if title_width(text) <= limit:
         return text
-    cuts = [(title_width(head) * weight, head) for separator, weight in CLAUSE_BREAKS.items()
-            for head in _heads_before(text, separator, limit)]
+    depths = _bracket_depths(text)
+    cuts = [(title_width(head) * (weight + _new_clause_bonus(text, head, separator)), head)
+            for separator, weight in CLAUSE_BREAKS.items() for head in _heads_before(text, depths, separator, limit)]
     word_cut, at_phrase = _cut_words(text, limit)
     weight = PHRASE_CUT if at_phrase else CHINESE_WORD_CUT if is_chinese(text) else WORD_CUT
     cuts.append((title_width(word_cut) * weight, word_cut))
     return max(cuts, key=lambda cut: cut[0])[1]
 
 
-def _heads_before(text: str, separator: str, limit: float) -> list[str]:
+NEW_CLAUSE = re.compile(r"\s*(?:I|he|she|we|they|it|my|his|her|our|their|[A-Z][\w-]*(?:'s)?)\b")
+
+
+def _new_clause_bonus(text: str, head: str, separator: str) -> float:
+    """A comma or 'and' followed by a new subject ends a whole clause: as good a cut as a semicolon."""
+    if separator not in (", ", " and ", ", and "):
+        return 0.0
+    rest = text[len(head):].lstrip(",").lstrip()
+    rest = rest[4:] if rest.startswith("and ") else rest
+    return 0.2 if NEW_CLAUSE.match(rest) else 0.0
+
+
+def _heads_before(text: str, depths: list[int], separator: str, limit: float) -> list[str]:
     """Texts before a top-level ``separator`` that fit and are not too short to say much."""
     heads = []
-    for position in _top_level(text, separator):
+    for position in _top_level(text, depths, separator):
         if separator == ". " and re.search(r"(?:\.|\be\.g|\bi\.e|\bvs|\betc)$", text[:position]):
             continue
         head = _trim_end(text[:position])
         if title_width(head) > limit:
             break
-        if title_width(head) >= limit * 0.35:
+        if title_width(head) >= limit * 0.3:
             heads.append(head)
     return heads
 
 
-def _top_level(text: str, separator: str) -> list[int]:
-    """Positions of ``separator`` outside brackets and quotes."""
-    positions = []
+def _bracket_depths(text: str) -> list[int]:
+    """How deep inside brackets or quotes each character is."""
+    depths = []
     depth = 0
-    for index, char in enumerate(text):
+    for char in text:
+        if char in ")]}）」”" and depth:
+            depth -= 1
+        depths.append(depth)
         if char in "([{（「“":
             depth += 1
-        elif char in ")]}）」”" and depth:
-            depth -= 1
-        elif depth == 0 and index and text.startswith(separator, index):
-            positions.append(index)
+    return depths
+
+
+def _top_level(text: str, depths: list[int], separator: str) -> list[int]:
+    """Positions of ``separator`` outside brackets and quotes."""
+    positions = []
+    position = text.find(separator, 1)
+    while position > 0:
+        if depths[position] == 0:
+            positions.append(position)
+        position = text.find(separator, position + 1)
     return positions
 
 

@@ -1,4 +1,4 @@
-"""The status screen: the three layers' figures from ``Engine.status()``, the same call as ``alaya status``."""
+"""The status screen: the three layers' figures from the ``status`` call, the same document ``alaya status --json`` prints."""
 
 from __future__ import annotations
 
@@ -8,16 +8,16 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from alaya_engine.engine import Engine, StatusReport
+from alaya_engine.backend import Backend
 from alaya_engine.errors import AlayaError
 from alaya_engine.views import human_bytes
 
 from ..widgets.layer_panel import LayerPanel
 
 
-def layer_rows(report: StatusReport) -> dict[str, list[tuple[str, str]]]:
+def layer_rows(report: dict) -> dict[str, list[tuple[str, str]]]:
     """The rows of each panel; kept apart from widgets so tests can compare them with the JSON."""
-    l3, l2, l1 = report.l3, report.l2, report.l1
+    l3, l2, l1 = report["l3"], report["l2"], report["l1"]
     return {
         "l3": [("Sessions", f"{l3['sessions']:,}"), ("Size", human_bytes(l3["bytes"])),
                ("Oldest", l3["oldest"] or "-"), ("Newest", l3["newest"] or "-")],
@@ -34,13 +34,13 @@ def layer_rows(report: StatusReport) -> dict[str, list[tuple[str, str]]]:
 class StatusScreen(Screen):
     BINDINGS = [("r", "refresh", "Refresh")]
 
-    def __init__(self, engine: Engine):
+    def __init__(self, backend: Backend):
         super().__init__()
-        self.engine = engine
+        self.backend = backend
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(str(self.engine.layout.home), id="home-path")
+        yield Static(str(self.backend.home), id="home-path")
         with Horizontal(id="layers"):
             yield LayerPanel("L3 raw", id="l3")
             yield LayerPanel("L2 graph", id="l2")
@@ -56,15 +56,15 @@ class StatusScreen(Screen):
 
     @work(thread=True, exclusive=True)
     def load_status(self) -> None:
-        """The graph query runs in a worker thread, never on the event loop."""
+        """The request runs in a worker thread, never on the event loop."""
         try:
-            report = self.engine.status()
+            report = self.backend.call("status")
         except AlayaError as error:
             self.app.call_from_thread(self.query_one("#status-error", Static).update, f"⚠ {error.message}")
             return
         self.app.call_from_thread(self._show, report)
 
-    def _show(self, report: StatusReport) -> None:
+    def _show(self, report: dict) -> None:
         for layer, rows in layer_rows(report).items():
             self.query_one(f"#{layer}", LayerPanel).show(rows)
         self.query_one("#status-error", Static).update("")

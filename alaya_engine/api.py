@@ -1,0 +1,92 @@
+"""The engine API as named methods over JSON documents.
+
+The CLI (in-process or through the owner server), the server itself and the
+MCP server all call :func:`call`, so every face of Alaya gets the very same
+document for the same request: what ``--json`` prints is what a person's
+screen is rendered from.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .errors import AlayaError
+
+if TYPE_CHECKING:
+    from .engine import Engine
+
+Progress = Callable[[int, int], None] | None
+Handler = Callable[["Engine", dict, Progress], dict]
+METHODS: dict[str, Handler] = {}
+WRITES = frozenset({"ingest", "distill", "link"})
+"""Methods that change the store (the server runs them one at a time)."""
+
+
+def method(name: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        METHODS[name] = handler
+        return handler
+
+    return register
+
+
+def call(engine: "Engine", name: str, params: dict[str, Any], progress: Progress = None) -> dict:
+    handler = METHODS.get(name)
+    if handler is None:
+        raise AlayaError("unknown_method", f"unknown method '{name}'; known: {', '.join(sorted(METHODS))}")
+    if not isinstance(params, dict):
+        raise AlayaError("bad_request", "params must be a JSON object")
+    return handler(engine, params, progress)
+
+
+@method("ingest")
+def _ingest(engine: "Engine", params: dict, progress: Progress) -> dict:
+    stdin = base64.b64decode(params["stdin_b64"]) if params.get("stdin_b64") is not None else None
+    report = engine.ingest(list(params.get("paths", [])), replace=bool(params.get("replace")), stdin=stdin,
+                           progress=progress)
+    fresh = [o.session_id for o in report.outcomes if o.status in ("ingested", "replaced", "unchanged")]
+    distilled = None
+    if fresh and (params.get("distill") or engine.config["distill"]["auto_distill"]):
+        distilled = engine.distill(fresh, progress=progress).to_json()
+    return {**report.to_json(), "distill": distilled}
+
+
+@method("distill")
+def _distill(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.distill(params.get("sessions") or None, force=bool(params.get("force")),
+                          dry_run=bool(params.get("dry_run")), progress=progress).to_json()
+
+
+@method("recall")
+def _recall(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.recall(params.get("request", {})).to_json()
+
+
+@method("status")
+def _status(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.status().to_json()
+
+
+@method("schema")
+def _schema(engine: "Engine", params: dict, progress: Progress) -> dict:
+    relations, node_types = bool(params.get("relations")), bool(params.get("node_types"))
+    document = {}
+    if relations or not node_types:
+        document["relations"] = engine.schema_relations().to_json()
+    if node_types or not relations:
+        document["node_types"] = engine.schema_node_types().to_json()
+    return document
+
+
+@method("trace")
+def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.trace(str(params.get("card_id", ""))).to_json()
+
+
+@method("link")
+def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
+    links = engine.link(params["source"], params["target"], params.get("relation", "RELATES_TO"),
+                        params.get("reason", ""), float(params.get("weight", 1.0)))
+    return {"links": [item.to_json() for item in links]}

@@ -1,0 +1,317 @@
+"""Bulk loading: many cards, links and vectors into a store that has no cards yet, in a few big writes.
+
+The distill pipeline writes the graph row by row (``MERGE`` per card and per
+edge), which is right for a handful of cards per session but takes minutes
+for 100k cards. Here the graph is loaded with ``COPY <table> FROM $arrow``
+(measured with LadybugDB 0.22: 100k nodes + 300k edges in ~6 s), all inside
+one graph transaction, and L1 with one LanceDB ``add`` per table, followed by
+the full-text index and ``stats.json``. Used by the benchmarks now and meant
+for ``alaya rebuild`` later (which replays L3 into a fresh home).
+
+The result is the store the pipeline would have written from the same input:
+
+- cards: the ``Card`` columns ``GraphStore.upsert_card`` sets; ``card_meta`` rows
+  as ``VectorStore.upsert_cards`` writes them (``text`` = ``card.search_text()``,
+  counters 0 unless ``access`` gives them); ``card_vectors`` rows for every card
+  that is not COLD (COLD cards have no row there, see ``vectors/store.py``);
+- links: stored exactly as given, one edge each. Pass both directions of
+  symmetric relations, as ``relations.directed`` makes them. A repeated
+  (source, target, relation) keeps its last occurrence, like ``MERGE … SET``;
+  a repeated card id keeps its last card and vector, like an upsert;
+- custom relation names (anything not core, stored in the ``CUSTOM`` table
+  with ``type``) are embedded into the ``relations`` table if new, with the
+  reason of their first link, and relation frequencies are updated, as after
+  a distillation.
+
+What it refuses, before writing anything: a store that already holds cards
+(``store_not_empty``); a vector matrix of the wrong shape; a link whose end is
+neither one of the given cards nor (for ``EXTRACTED_FROM``) a session that
+exists or is given in ``sessions``. The graph part commits or rolls back as a
+whole; if L1 fails afterwards the home is half loaded: start again from a
+fresh home (a rebuild always builds into one).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .domain import Card, Link
+from .errors import RUNTIME, AlayaError
+from .relations import CARD_TO_SESSION, CUSTOM_TABLE, is_core, relation_embedding_text
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+
+    from .engine import Engine
+    from .graph.store import GraphStore
+
+log = logging.getLogger(__name__)
+
+CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
+TIERS = ("HOT", "WARM", "COLD")
+SESSION_COLUMNS = ("id", "timestamp", "channel", "agent", "summary", "turns", "tokens", "content_hash", "path",
+                   "distilled_hash", "distilled_at")
+"""Keys of a ``sessions`` row: the ``Session`` node columns; ``timestamp``/``distilled_at`` in epoch milliseconds."""
+
+
+def bulk_load(engine: "Engine", cards: list[Card], links: list[Link], vectors: "np.ndarray", *,
+              sessions: list[dict[str, Any]] | None = None,
+              access: dict[str, tuple[int, int]] | None = None,
+              timings: dict[str, float] | None = None) -> None:
+    """Load ``cards`` (with ``vectors[i]`` the embedding of ``cards[i]``) and ``links`` into a store with no cards.
+
+    ``sessions``: ``Session`` nodes to create first (dicts keyed by :data:`SESSION_COLUMNS`; missing keys are
+    null), so ``EXTRACTED_FROM`` links can point at them; ids already in the graph are refused.
+    ``access``: card id → (access_count, last_accessed ms) for ``card_meta`` (default 0, 0).
+    ``timings``: if given, filled with the seconds each step took.
+    """
+    import numpy as np
+
+    steps = _Steps(timings)
+    dimension = engine.manifest["embedding"]["dimension"]
+    matrix = np.asarray(vectors, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape != (len(cards), dimension):
+        raise AlayaError("bad_vectors", f"vectors must be a ({len(cards)}, {dimension}) matrix, one row per card; "
+                                        f"got shape {matrix.shape}")
+    cards, matrix = _last_card_wins(cards, matrix)
+    for card in cards:
+        if card.type not in CARD_TYPES:
+            raise AlayaError("bad_card", f"card {card.id} has type {card.type!r}; allowed: {', '.join(CARD_TYPES)}")
+        if card.tier not in TIERS:
+            raise AlayaError("bad_card", f"card {card.id} has tier {card.tier!r}; allowed: {', '.join(TIERS)}")
+    links = list({(link.source, link.target, link.relation): link for link in links}.values())
+    sessions = list(sessions or [])
+    store = engine.vectors()
+    steps.lap("validate")
+    with engine._graph() as graph:
+        _refuse_non_empty(graph, store)
+        _check_links(graph, cards, links, sessions)
+        steps.lap("check store")
+        _load_graph(graph, cards, links, sessions, steps)
+        new_relations = _new_custom_relations(links, store)
+        if new_relations:
+            names = list(new_relations)
+            store.upsert_relations(names, engine.embedder().embed(
+                [relation_embedding_text(name, new_relations[name]) for name in names]), is_core=False,
+                examples=[[new_relations[name]] if new_relations[name] else [] for name in names])
+        store.set_relation_frequencies(graph.counts()["links_by_relation"])
+        steps.lap("relations")
+        _load_vectors(store, cards, matrix, access or {})
+        steps.lap("vectors")
+        store.refresh_full_text_index()
+        steps.lap("full-text index")
+        store.write_stats()
+    log.info("bulk loaded %d cards, %d links, %d sessions in %.1f s", len(cards), len(links), len(sessions),
+             steps.total)
+
+
+def _last_card_wins(cards: list[Card], matrix: "np.ndarray") -> tuple[list[Card], "np.ndarray"]:
+    last = {card.id: position for position, card in enumerate(cards)}
+    if len(last) == len(cards):
+        return list(cards), matrix
+    keep = sorted(last.values())
+    return [cards[position] for position in keep], matrix[keep]
+
+
+def _refuse_non_empty(graph: "GraphStore", store) -> None:
+    from .vectors.store import CARD_META, CARD_VECTORS
+
+    in_graph = graph.query("MATCH (c:Card) RETURN count(c)")[0][0]
+    in_l1 = sum(store._db.open_table(name).count_rows() for name in (CARD_VECTORS, CARD_META))
+    if in_graph or in_l1:
+        raise AlayaError("store_not_empty", f"bulk loading needs a store with no cards; this one has {in_graph} in "
+                                            f"the graph and {in_l1} rows in L1. Load into a freshly initialised home")
+
+
+def _check_links(graph: "GraphStore", cards: list[Card], links: list[Link], sessions: list[dict]) -> None:
+    card_ids = {card.id for card in cards}
+    existing = {row[0] for row in graph.query("MATCH (s:Session) RETURN s.id")}
+    given = [row.get("id") for row in sessions]
+    if any(not isinstance(sid, str) or not sid for sid in given):
+        raise AlayaError("bad_session", "every session row needs a non-empty string 'id'")
+    clash = next((sid for sid in given if sid in existing), None) or _first_repeat(given)
+    if clash:
+        raise AlayaError("session_conflict", f"session {clash} is given twice or already in the graph")
+    session_ids = existing | set(given)
+    for link in links:
+        targets, kind = (session_ids, "session") if link.relation in CARD_TO_SESSION else (card_ids, "card")
+        if link.source not in card_ids:
+            raise AlayaError("bad_link", f"{link.relation} link from unknown card {link.source!r}")
+        if link.target not in targets:
+            raise AlayaError("bad_link", f"{link.relation} link from {link.source} to unknown {kind} {link.target!r}")
+
+
+def _first_repeat(values: Iterable[str]) -> str | None:
+    seen: set[str] = set()
+    for value in values:
+        if value in seen:
+            return value
+        seen.add(value)
+    return None
+
+
+def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessions: list[dict], steps) -> None:
+    """Every COPY in one transaction: the graph gets all of it or none of it."""
+    graph.query("BEGIN TRANSACTION")
+    try:
+        if sessions:
+            _copy(graph, "Session", _session_columns(sessions))
+        steps.lap("graph sessions")
+        _copy(graph, "Card", _card_columns(cards))
+        steps.lap("graph cards")
+        by_table: dict[str, list[Link]] = {}
+        for link in links:
+            by_table.setdefault(link.relation if is_core(link.relation) else CUSTOM_TABLE, []).append(link)
+        for table, members in by_table.items():
+            _copy(graph, table, _link_columns(members, custom=table == CUSTOM_TABLE), rel=True)
+        steps.lap("graph links")
+        graph.query("COMMIT")
+        steps.lap("graph commit")
+    except BaseException:
+        graph.query("ROLLBACK")
+        raise
+
+
+def _copy(graph: "GraphStore", table: str, columns: dict[str, "pa.Array"], rel: bool = False) -> None:
+    """COPY one table from Arrow, its columns in the table's own order (a rel table: FROM and TO keys first)."""
+    import pyarrow as pa
+
+    declared = [row[1] for row in graph.query(f"CALL table_info('{table}') RETURN *")]
+    order = (["from", "to"] if rel else []) + declared
+    missing = [name for name in order if name not in columns]
+    if missing:
+        raise AlayaError("schema_mismatch", f"bulk load does not know how to fill {table}.{missing[0]}; "
+                                            "update alaya_engine/bulk.py for the new schema", RUNTIME)
+    arrow = pa.table({name: columns[name] for name in order})
+    if arrow.num_rows:
+        graph.query(f"COPY {table} FROM $rows", {"rows": arrow})
+
+
+def _timestamps(millis: list[int | None]) -> "pa.Array":
+    """Naive UTC timestamps, as the graph stores them (GraphStore.from_millis)."""
+    import pyarrow as pa
+
+    return pa.array([None if value is None else int(value) * 1000 for value in millis], pa.int64()) \
+        .cast(pa.timestamp("us"))
+
+
+def _strings(values: list) -> "pa.Array":
+    import pyarrow as pa
+
+    return pa.array(values, pa.string())
+
+
+def _string_lists(values: list) -> "pa.Array":
+    import pyarrow as pa
+
+    return pa.array([list(value or []) for value in values], pa.list_(pa.string()))
+
+
+def _card_columns(cards: list[Card]) -> dict[str, "pa.Array"]:
+    import pyarrow as pa
+
+    return {
+        "id": _strings([card.id for card in cards]),
+        "title": _strings([card.title for card in cards]),
+        "content": _strings([card.content for card in cards]),
+        "type": _strings([card.type for card in cards]),
+        "created_at": _timestamps([card.created_at for card in cards]),
+        "updated_at": _timestamps([card.updated_at for card in cards]),
+        "source_sessions": _string_lists([card.source_sessions for card in cards]),
+        "tags": _string_lists([card.tags for card in cards]),
+        "temperature": pa.array([float(card.temperature) for card in cards], pa.float64()),
+        "tier": _strings([card.tier for card in cards]),
+        "importance": pa.array([float(card.importance) for card in cards], pa.float64()),
+        "source": _strings([card.source for card in cards]),
+    }
+
+
+def _session_columns(sessions: list[dict]) -> dict[str, "pa.Array"]:
+    import pyarrow as pa
+
+    unknown = sorted({key for row in sessions for key in row} - set(SESSION_COLUMNS))
+    if unknown:
+        raise AlayaError("bad_session", f"unknown session field {unknown[0]!r}; allowed: {', '.join(SESSION_COLUMNS)}")
+    column = {name: [row.get(name) for row in sessions] for name in SESSION_COLUMNS}
+    return {
+        **{name: _strings(column[name]) for name in ("id", "channel", "agent", "summary", "content_hash", "path",
+                                                     "distilled_hash")},
+        "timestamp": _timestamps(column["timestamp"]),
+        "distilled_at": _timestamps(column["distilled_at"]),
+        "turns": pa.array(column["turns"], pa.int64()),
+        "tokens": pa.array(column["tokens"], pa.int64()),
+    }
+
+
+def _link_columns(links: list[Link], custom: bool) -> dict[str, "pa.Array"]:
+    import pyarrow as pa
+
+    columns = {
+        "from": _strings([link.source for link in links]),
+        "to": _strings([link.target for link in links]),
+        "weight": pa.array([float(link.weight) for link in links], pa.float64()),
+        "created_at": _timestamps([link.created_at for link in links]),
+        "reason": _strings([link.reason for link in links]),
+    }
+    if custom:
+        columns["type"] = _strings([link.relation for link in links])
+    return columns
+
+
+def _new_custom_relations(links: list[Link], store) -> dict[str, str]:
+    """Custom relation names not yet in the ``relations`` table → the reason of their first link."""
+    known = set(store.relation_names())
+    fresh: dict[str, str] = {}
+    for link in links:
+        if not is_core(link.relation) and link.relation not in known:
+            fresh.setdefault(link.relation, link.reason)
+    return fresh
+
+
+def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[str, tuple[int, int]]) -> None:
+    """One ``add`` per table, with the on-disk schemas; COLD cards get metadata but no vector row."""
+    import numpy as np
+    import pyarrow as pa
+
+    from .vectors.store import CARD_META, CARD_VECTORS
+
+    vectors_table = store._db.open_table(CARD_VECTORS)
+    active = [position for position, card in enumerate(cards) if card.tier != "COLD"]
+    flat = pa.array(np.ascontiguousarray(matrix[active]).reshape(-1), pa.float32())
+    vectors_table.add(pa.table({
+        "id": _strings([cards[p].id for p in active]),
+        "vector": pa.FixedSizeListArray.from_arrays(flat, store.dimension),
+        "tier": _strings([cards[p].tier for p in active]),
+        "type": _strings([cards[p].type for p in active]),
+    }, schema=vectors_table.schema))
+    meta_table = store._db.open_table(CARD_META)
+    ids = [card.id for card in cards]
+    counters = [access.get(card_id, (0, 0)) for card_id in ids]
+    meta_table.add(pa.table({
+        "id": ids, "card_id": ids, "content_hash": [card.content_hash() for card in cards],
+        "temperature": [float(card.temperature) for card in cards], "tier": [card.tier for card in cards],
+        "last_accessed": [int(last) for _, last in counters], "access_count": [int(count) for count, _ in counters],
+        "created_at": [card.created_at for card in cards], "title": [card.title for card in cards],
+        "tags": [list(card.tags) for card in cards], "type": [card.type for card in cards],
+        "text": [card.search_text() for card in cards],
+    }, schema=meta_table.schema))
+
+
+class _Steps:
+    def __init__(self, timings: dict[str, float] | None):
+        self.timings = timings if timings is not None else {}
+        self.started = self.last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.timings[name] = round(now - self.last, 3)
+        self.last = now
+
+    @property
+    def total(self) -> float:
+        return time.perf_counter() - self.started
+

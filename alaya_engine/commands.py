@@ -1,0 +1,348 @@
+"""The full ``alaya`` command line (Typer), a thin layer over the engine API.
+
+Every store command sends one request through a backend — the owner server,
+or the engine in-process with ``--no-server`` — and prints the JSON document
+it gets back, either as is (``--json``) or rendered for a person. Errors never
+show a traceback: one line on stderr, exit code 2 for bad input and 1 for
+runtime failures, and with ``--json`` the same error as ``{"error": {...}}``
+on stdout.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from . import __version__
+from .errors import RUNTIME, USAGE, AlayaError, report_error
+
+log = logging.getLogger(__name__)
+
+
+class AlayaGroup(TyperGroup):
+    """Runs a command and maps every failure to one line and an exit code."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = list(sys.argv[1:] if args is None else args)
+        wants_json = "--json" in args
+        try:
+            result = super().main(args=args, prog_name=prog_name or "alaya", standalone_mode=False, **extra)
+            code = result if isinstance(result, int) else 0
+        except AlayaError as error:
+            code = report_error(error, wants_json)
+        except typer.TyperException as error:
+            context = getattr(error, "ctx", None)
+            hint = f"; see: {context.command_path} --help" if context else ""
+            code = report_error(AlayaError("usage", f"{error.format_message().rstrip('.')}{hint}", USAGE),
+                                wants_json)
+        except typer.Exit as exit_:
+            code = exit_.exit_code
+        except (typer.Abort, KeyboardInterrupt):
+            print("aborted", file=sys.stderr)
+            code = 130
+        except Exception as error:  # the last line of defence: log the traceback, show one line
+            log.exception("unexpected failure")
+            code = report_error(AlayaError("internal", f"unexpected {type(error).__name__}: {error}; "
+                                                       "details are in the log file", RUNTIME), wants_json)
+        sys.exit(code)
+
+
+app = typer.Typer(
+    cls=AlayaGroup,
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+    help="Alaya: local-first long-term memory for AI agents (L3 raw sessions, L2 graph, L1 vectors).",
+)
+server_app = typer.Typer(help="Manage the store's owner server (pid, uptime, requests, memory).",
+                         no_args_is_help=True)
+app.add_typer(server_app, name="server")
+
+JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON (a stable contract).")]
+CsvOption = Optional[str]
+
+
+@app.callback()
+def _global(
+    ctx: typer.Context,
+    home: Annotated[Optional[str], typer.Option("--home", metavar="PATH",
+                                                 help="Store folder (default: $ALAYA_HOME or ~/.alaya).")] = None,
+    no_server: Annotated[bool, typer.Option("--no-server", help="Run in this process under the store lock instead "
+                                                                "of through the owner server (also ALAYA_NO_SERVER=1).")] = False,
+) -> None:
+    ctx.obj = {"home": home, "no_server": no_server}
+
+
+def _call(ctx: typer.Context, method: str, params: dict | None = None, label: str | None = None,
+          as_json: bool = False) -> dict:
+    """Run one engine method through the right backend, with a progress bar for long jobs on a terminal."""
+    from .backend import open_backend
+    from .views import progress_bar
+
+    backend = open_backend(ctx.obj["home"], ctx.obj["no_server"])
+    with progress_bar(label or method.capitalize(), enabled=bool(label) and not as_json) as advance:
+        return backend.call(method, params or {}, advance)
+
+
+def _emit(document: dict) -> None:
+    print(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+
+
+def _show(document: dict, as_json: bool, view: str) -> None:
+    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_engine.views`."""
+    if as_json:
+        return _emit(document)
+    from rich.console import Console
+
+    from . import views
+
+    getattr(views, view)(Console(highlight=False, soft_wrap=True), document)
+
+
+@app.command()
+def version(as_json: JsonFlag = False) -> None:
+    """Print Alaya's version."""
+    _emit({"version": __version__}) if as_json else print(f"alaya {__version__}")
+
+
+@app.command()
+def init(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Create the store: folders, config.json, graph schema, LanceDB tables, core relation embeddings."""
+    from .engine import Engine
+
+    _show(Engine.init(ctx.obj["home"]).to_json(), as_json, "print_init")
+
+
+@app.command()
+def ingest(
+    ctx: typer.Context,
+    paths: Annotated[list[str], typer.Argument(help="Session files (JSON or OpenClaw JSONL), folders, or - for stdin.")],
+    replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored session whose content changed.")] = False,
+    distill_too: Annotated[bool, typer.Option("--distill", help="Distill what was ingested (also on when "
+                                                                  "distill.auto_distill is true).")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Store sessions in L3 (atomically) and create their Session nodes in the graph."""
+    stdin = base64.b64encode(sys.stdin.buffer.read()).decode() if "-" in paths else None
+    absolute = [path if path == "-" else os.path.abspath(os.path.expanduser(path)) for path in paths]
+    document = _call(ctx, "ingest", {"paths": absolute, "replace": replace, "distill": distill_too,
+                                     "stdin_b64": stdin}, "Ingesting", as_json)
+    _show(document, as_json, "print_ingest")
+    for outcome in document["files"]:
+        if outcome["error"]:
+            print(f"error: {outcome['source']}: {outcome['error']['message']}", file=sys.stderr)
+    if document["refused"]:
+        codes = {o["error"]["code"] for o in document["files"] if o["error"]}
+        raise typer.Exit(RUNTIME if codes == {"io_error"} else USAGE)
+
+
+@app.command()
+def distill(
+    ctx: typer.Context,
+    session: Annotated[Optional[list[str]], typer.Option("--session", metavar="ID",
+                                                         help="Distill this session (repeatable).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Distill again, replacing exactly those sessions' cards "
+                                                        "and links.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the cards and links it would create; "
+                                                            "write nothing.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Turn sessions into knowledge cards and typed links (default: every session not yet distilled)."""
+    document = _call(ctx, "distill", {"sessions": session or [], "force": force, "dry_run": dry_run},
+                     "Distilling", as_json)
+    _show(document, as_json, "print_distill")
+    for outcome in document["sessions"]:
+        if outcome["status"] == "failed":
+            print(f"error: {outcome['session_id']}: {outcome['reason']}", file=sys.stderr)
+    if document["sessions_failed"]:
+        raise typer.Exit(RUNTIME)
+
+
+@app.command()
+def recall(
+    ctx: typer.Context,
+    text: Annotated[Optional[str], typer.Argument(help="Free text; split into concepts (see README).")] = None,
+    concepts: Annotated[CsvOption, typer.Option("--concepts", help="Comma-separated concepts.")] = None,
+    rel: Annotated[CsvOption, typer.Option("--rel", help="Comma-separated relations to follow.")] = None,
+    depth: Annotated[Optional[int], typer.Option("--depth", help="Graph hops, 0–3.")] = None,
+    from_nodes: Annotated[CsvOption, typer.Option("--from-nodes", help="Continue from these card ids.")] = None,
+    top_k: Annotated[Optional[int], typer.Option("--top-k", help="Seeds from search.")] = None,
+    types: Annotated[CsvOption, typer.Option("--types", help="Only these card types.")] = None,
+    max_results: Annotated[Optional[int], typer.Option("--max-results", help="Cards to return.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance (seed 4.4).
+
+    With nothing but --json on the command line, the request is read as JSON from stdin.
+    """
+    from .recall_request import request_from_options, request_from_stdin
+
+    request = request_from_options(text=text, concepts=concepts, relations=rel, depth=depth, from_nodes=from_nodes,
+                                   top_k=top_k, types=types, max_results=max_results)
+    if not request and not sys.stdin.isatty():
+        request = request_from_stdin(sys.stdin.read())
+    _show(_call(ctx, "recall", {"request": request}), as_json, "print_recall")
+
+
+@app.command()
+def schema(
+    ctx: typer.Context,
+    relations: Annotated[bool, typer.Option("--relations", help="Relation types with their usage.")] = False,
+    node_types: Annotated[bool, typer.Option("--node-types", help="Card types and session count.")] = False,
+    json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="NAME",
+                                                       help="Print the JSON Schema of a --json contract (recall).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Show the data model: relation types (core and emergent), node types, or a JSON Schema (seed 4.5)."""
+    if json_schema:
+        from .schemas import json_schema as load_schema
+
+        return _emit(load_schema(json_schema))
+    _show(_call(ctx, "schema", {"relations": relations, "node_types": node_types}), as_json, "print_schema")
+
+
+@app.command()
+def trace(ctx: typer.Context, card_id: Annotated[str, typer.Argument(help="A card id, e.g. from recall.")],
+          as_json: JsonFlag = False) -> None:
+    """Trace a card back to its source sessions and the turns it came from (seed 4.6)."""
+    _show(_call(ctx, "trace", {"card_id": card_id}), as_json, "print_trace")
+
+
+@app.command()
+def link(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="Card id the edge starts from.")],
+    target: Annotated[str, typer.Argument(help="Card id the edge points to.")],
+    rel: Annotated[str, typer.Option("--rel", help="Relation type (custom names allowed).")] = "RELATES_TO",
+    reason: Annotated[str, typer.Option("--reason", help="Why the two cards are related.")] = "",
+    weight: Annotated[float, typer.Option("--weight", help="Strength, 0–1.")] = 1.0,
+    as_json: JsonFlag = False,
+) -> None:
+    """Add a relation by hand (seed 4.8); symmetric relations get both directions."""
+    document = _call(ctx, "link", {"source": source, "target": target, "relation": rel, "reason": reason,
+                                   "weight": weight})
+    _show(document, as_json, "print_link")
+
+
+@app.command()
+def status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Counts per layer: sessions, cards per type, links per relation, vectors per tier, sizes on disk."""
+    _show(_call(ctx, "status"), as_json, "print_status")
+
+
+@app.command()
+def skill() -> None:
+    """Print the agent skill (SKILL.md) that teaches an agent to use Alaya."""
+    from .skills import skill_text
+
+    sys.stdout.write(skill_text())
+
+
+@app.command()
+def demo(
+    demo_home: Annotated[Optional[Path], typer.Option("--demo-home", metavar="PATH",
+                                                      help="Where to build it (default: $ALAYA_DEMO_HOME or ~/.alaya-demo).")] = None,
+    fresh: Annotated[bool, typer.Option("--fresh", help="Delete an earlier demo store first.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Build a demo memory from sample sessions shipped with Alaya (offline), then show it."""
+    from .demo import build_demo
+
+    _show(build_demo(demo_home, fresh=fresh).to_json(), as_json, "print_demo")
+
+
+@app.command()
+def tui(ctx: typer.Context) -> None:
+    """Open the Alaya explorer (a terminal app) on this store."""
+    from alaya_tui.app import AlayaApp
+
+    from .backend import open_backend
+
+    AlayaApp(open_backend(ctx.obj["home"], ctx.obj["no_server"])).run()
+
+
+@app.command()
+def serve(
+    ctx: typer.Context,
+    foreground: Annotated[bool, typer.Option("--foreground", help="Run in this terminal instead of detached.")] = False,
+) -> None:
+    """Start the owner server for this store (it also starts on demand)."""
+    from .paths import Layout, resolve_home
+
+    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout.require_initialised()
+    if foreground:
+        from .server.service import OwnerServer
+
+        raise typer.Exit(OwnerServer(layout.home).run())
+    from .server.client import connect, read_server_settings
+
+    client = connect(layout.home, autostart=True, timeout=read_server_settings(layout.home)[1])
+    _show_server(client.call("server.status"), as_json=False)
+
+
+@server_app.command("status")
+def server_status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Is a server running for this store, and how is it doing."""
+    from .server.client import ServerClient
+
+    client = ServerClient(_store_home(ctx))
+    if not client.answers():
+        document = {"running": False, "home": str(client.home)}
+    else:
+        document = {"running": True, **client.call("server.status")}
+    _show_server(document, as_json)
+
+
+@server_app.command("stop")
+def server_stop(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Stop the server after the requests in flight."""
+    from .server.client import ServerClient, wait_until_gone
+
+    client = ServerClient(_store_home(ctx))
+    stopped = client.answers() and client.call("server.stop")
+    if stopped:
+        wait_until_gone(client)
+    document = {"stopped": bool(stopped), "home": str(client.home)}
+    _emit(document) if as_json else print("✓ server stopped" if stopped else "no server was running")
+
+
+@server_app.command("restart")
+def server_restart(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Stop the server (if any) and start a fresh one."""
+    from .server.client import ServerClient, read_server_settings, start_server, wait_until_gone
+
+    client = ServerClient(_store_home(ctx))
+    if client.answers():
+        client.call("server.stop")
+        wait_until_gone(client)
+    fresh = start_server(client.home, read_server_settings(client.home)[1])
+    _show_server({"running": True, **fresh.call("server.status")}, as_json)
+
+
+def _store_home(ctx: typer.Context) -> Path:
+    from .paths import Layout, resolve_home
+
+    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout.require_initialised()
+    return layout.home
+
+
+def _show_server(document: dict, as_json: bool) -> None:
+    if as_json:
+        return _emit(document)
+    if not document.get("running", True):
+        print(f"no server running for {document['home']}")
+        return
+    print(f"alaya server {document['version']} · pid {document['pid']} · {document['home']}\n"
+          f"up {document['uptime_s']:.0f} s · {document['requests_served']} requests · "
+          f"{document['rss_mb']:.0f} MB resident (peak {document['peak_rss_mb']:.0f} MB)")

@@ -1,0 +1,32 @@
+"""Wire format: newline-delimited JSON, one request per connection.
+
+Request  ``{"v": 1, "id": 1, "method": "recall", "params": {...}, "client_version": "0.1.0"}``
+Progress ``{"v": 1, "id": 1, "progress": [done, total]}`` (zero or more, for long jobs)
+Response ``{"v": 1, "id": 1, "result": {...}}`` — the same document ``--json`` prints — or
+         ``{"v": 1, "id": 1, "error": {"code": ..., "message": ..., "exit_code": 2}}``.
+
+Kept free of heavy imports: the client's fast path loads this and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, BinaryIO
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 64 * 1024 * 1024
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+
+
+def read_message(stream: BinaryIO) -> dict[str, Any] | None:
+    """The next message, or None at end of stream; raises ValueError on a malformed line."""
+    line = stream.readline(MAX_LINE)
+    if not line:
+        return None
+    message = json.loads(line)
+    if not isinstance(message, dict):
+        raise ValueError("a message must be a JSON object")
+    return message

@@ -1,0 +1,306 @@
+"""The offline distiller: card types, sources, links, tags, cuts and determinism on realistic sessions."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import subprocess
+import sys
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from alaya_engine.distill import text
+from alaya_engine.distill.base import CARD_TYPES
+from alaya_engine.distill.offline import OfflineDistiller
+from alaya_engine.domain import Session, Turn
+from alaya_engine.raw.formats import parse_session_bytes
+
+DEMO_SESSIONS = Path(__file__).parents[1] / "alaya_engine" / "demo" / "sessions"
+LOCOMO_SESSIONS = Path(__file__).parents[2] / "shared" / "data" / "locomo" / "sessions"
+MARCH_2 = 1772417700000
+TITLE_LIMIT = 70
+
+
+def turn(role: str, content: str, **extra) -> Turn:
+    return Turn(role=role, content=content, **extra)
+
+
+def english_oom_session() -> Session:
+    return Session(id="oom-en", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "billing-api pods keep restarting since yesterday's deploy, kubectl says CrashLoopBackOff. "
+                     "Logs look clean. Can you check what's killing them?"),
+        turn("assistant", "Checking the pod's last state.",
+             tool_calls=[{"name": "exec", "arguments": {"command": "kubectl describe pod billing-api-7d9f"}}]),
+        turn("tool", "Last State:  Terminated\n  Reason:  OOMKilled\n  Exit Code:  137\n"
+                     "Limits:  memory: 512Mi\nJAVA_TOOL_OPTIONS: -Xmx1g", tool_name="exec"),
+        turn("assistant", "Root cause: the JVM heap `-Xmx1g` is larger than the container memory limit `512Mi`, "
+                          "so the kernel OOM killer kills the java process as soon as the heap grows, which is why "
+                          "the pod exits with code 137 and the logs stay clean.\n\n"
+                          "Fix: drop the fixed `-Xmx` and set `-XX:MaxRAMPercentage=75` so the heap follows "
+                          "the limit."),
+        turn("user", "ok. should we do that for every JVM service?"),
+        turn("assistant", "Decision: we'll use `-XX:MaxRAMPercentage=75` on every JVM service instead of a fixed "
+                          "`-Xmx`, because a fixed heap breaks the moment someone lowers the memory limit and "
+                          "the OOM killer takes the pod down again."),
+        turn("user", "great, write the rule down"),
+        turn("assistant", "Rules for JVM services on Kubernetes:\n\n"
+                          "1. Always set a memory limit on the container.\n"
+                          "2. Never set a fixed `-Xmx`; use `-XX:MaxRAMPercentage=75` so the heap follows "
+                          "the memory limit.\n"
+                          "3. When a pod exits with 137, check `kubectl describe pod` for `OOMKilled` first."),
+    ])
+
+
+def chinese_cron_session() -> Session:
+    return Session(id="cron-zh", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "每天早上 8 点的数据库备份，这两天变成下午 4 点才跑，crontab 里写的是 `0 8 * * *`。怎么回事？"),
+        turn("assistant", "先看一下系统时区。",
+             tool_calls=[{"name": "exec", "arguments": {"command": "timedatectl"}}]),
+        turn("tool", "Time zone: Etc/UTC (UTC, +0000)", tool_name="exec"),
+        turn("assistant", "原因：新机器重装后系统时区是 `Etc/UTC`，cron 按系统时区解释 `0 8 * * *`，"
+                          "所以备份任务实际在北京时间 16:00 执行。注意 Ubuntu 的 cron 不支持 `CRON_TZ`，"
+                          "写了也不会报错，调度仍然按 UTC 计算。"),
+        turn("user", "那怎么改比较好？"),
+        turn("assistant", "决定改用 systemd timer，因为 `OnCalendar=*-*-* 08:00:00 Asia/Shanghai` 可以直接写时区，"
+                          "不用修改服务器的系统时区，也不会再出现备份时间错位的问题。"),
+        turn("user", "好，把规则记下来"),
+        turn("assistant", "规则：\n\n"
+                          "1. 服务器统一使用 UTC 时区，不修改系统时区\n"
+                          "2. 每次新建定时任务，先用 `systemd-analyze calendar` 验证触发时间\n"
+                          "3. 按北京时间执行的定时任务一律用 systemd timer，不用 cron"),
+    ])
+
+
+def small_talk_session() -> Session:
+    lines = [
+        ("user", "hey! nothing to fix today, just wanted to say thanks for all the help over the last weeks 😄"),
+        ("assistant", "Ha, that's really kind of you, thank you! A quiet day is the best kind of day."),
+        ("user", "agreed. have a nice weekend and see you next week!"),
+        ("assistant", "You too, have a great weekend! Take care and talk soon."),
+    ]
+    return Session(id="chat", timestamp=MARCH_2, turns=[turn(role, content) for role, content in lines * 8])
+
+
+def distill(session: Session, **options):
+    return OfflineDistiller(**options).distill(session)
+
+
+def card_of(result, card_type: str):
+    matches = [card for card in result.cards if card.type == card_type]
+    assert matches, f"no {card_type} card in {[(c.type, c.title) for c in result.cards]}"
+    return matches[0]
+
+
+def links_of(result, relation: str) -> list[tuple[str, str]]:
+    return [(link.from_title, link.to_title) for link in result.links if link.relation == relation]
+
+
+# ---------------------------------------------------------------- an English devops session
+
+
+def test_english_session_gives_a_gotcha_that_names_the_error_and_the_cause():
+    result = distill(english_oom_session())
+    gotcha = card_of(result, "gotcha")
+    assert "OOMKilled" in gotcha.content or "137" in gotcha.content
+    assert "-Xmx1g" in gotcha.content and "512Mi" in gotcha.content
+    assert "MaxRAMPercentage" in gotcha.content, "the fix belongs on the gotcha card"
+    assert {0, 3} <= set(gotcha.turns), "the question that asked and the turn with the answer"
+    assert "-Xmx1g" in gotcha.tags or "512Mi" in gotcha.tags or "OOM" in gotcha.tags
+
+
+def test_english_session_gives_a_decision_caused_by_the_gotcha_and_a_pattern():
+    result = distill(english_oom_session())
+    gotcha, decision, pattern = (card_of(result, kind) for kind in ("gotcha", "decision", "pattern"))
+    assert "MaxRAMPercentage" in decision.content and "because" in decision.content
+    assert 5 in decision.turns
+    assert "Always set a memory limit" in pattern.content and 7 in pattern.turns
+    assert "JVM" in pattern.title
+    assert (decision.title, gotcha.title) in links_of(result, "CAUSED_BY")
+
+
+def test_temporal_next_links_consecutive_cards_in_session_order():
+    result = distill(english_oom_session())
+    titles = [card.title for card in result.cards]
+    assert links_of(result, "TEMPORAL_NEXT") == list(zip(titles, titles[1:]))
+    first_turns = [min(card.turns) for card in result.cards]
+    assert first_turns == sorted(first_turns)
+
+
+def test_links_name_existing_cards_and_leave_pipeline_relations_alone():
+    for session in (english_oom_session(), chinese_cron_session()):
+        result = distill(session)
+        titles = {card.title for card in result.cards}
+        assert len(titles) == len(result.cards), "titles are unique within a session"
+        for link in result.links:
+            assert link.from_title in titles and link.to_title in titles
+            assert link.relation not in ("SIMILAR_TO", "EXTRACTED_FROM")
+            assert link.reason
+
+
+# ---------------------------------------------------------------- a Chinese session
+
+
+def test_chinese_session_gives_gotcha_decision_pattern_with_sources_and_links():
+    result = distill(chinese_cron_session())
+    gotcha, decision, pattern = (card_of(result, kind) for kind in ("gotcha", "decision", "pattern"))
+    assert "Etc/UTC" in gotcha.content and "CRON_TZ" in gotcha.content
+    assert {0, 3} <= set(gotcha.turns)
+    assert "systemd timer" in decision.content and 5 in decision.turns
+    assert "systemd-analyze calendar" in pattern.content
+    assert (decision.title, gotcha.title) in links_of(result, "CAUSED_BY")
+    assert all(text.title_width(card.title) <= TITLE_LIMIT for card in result.cards)
+
+
+def test_chinese_tags_are_words_not_single_characters():
+    result = distill(chinese_cron_session())
+    tags = [tag for card in result.cards for tag in card.tags]
+    chinese_tags = [tag for tag in tags if re.search(r"[\u4e00-\u9fff]", tag)]
+    assert chinese_tags, tags
+    assert all(len(tag) >= 2 for tag in chinese_tags), chinese_tags
+    assert "时区" in tags or "定时任务" in tags
+    assert any(tag in ("Etc/UTC", "CRON_TZ", "systemd-analyze calendar") for tag in tags)
+
+
+# ---------------------------------------------------------------- skipping, cutting, determinism
+
+
+def test_small_talk_gives_no_cards_and_says_why():
+    long_chat = small_talk_session()
+    assert long_chat.tokens >= 200
+    result = distill(long_chat)
+    assert result.cards == [] and result.links == []
+    assert result.skipped_reason == "no reusable knowledge found"
+
+
+def test_short_sessions_are_skipped_with_the_token_count():
+    demo = parse_session_bytes((DEMO_SESSIONS / "session-20260417-100000.json").read_bytes(), 10**8)
+    result = distill(demo)
+    assert result.cards == []
+    assert result.skipped_reason == (f"session has {demo.tokens} tokens, below distill.min_session_tokens (200)")
+    assert distill(english_oom_session(), min_session_tokens=10**6).skipped_reason.startswith("session has")
+
+
+def test_max_cards_keeps_the_most_important_in_session_order():
+    full = distill(english_oom_session())
+    assert len(full.cards) >= 3
+    ranked = sorted(full.cards, key=lambda card: -card.importance)
+    cut = distill(english_oom_session(), max_cards_per_session=2)
+    assert len(cut.cards) == 2
+    assert {card.title for card in cut.cards} == {card.title for card in ranked[:2]}
+    assert [card.title for card in cut.cards] == [card.title for card in full.cards if card in cut.cards]
+    assert all(link.from_title in {c.title for c in cut.cards} for link in cut.links)
+
+
+def test_same_session_gives_the_same_cards():
+    session = chinese_cron_session()
+    first = distill(session)
+    second = distill(copy.deepcopy(session))
+    assert [card.to_json() for card in first.cards] == [card.to_json() for card in second.cards]
+    assert [link.to_json() for link in first.links] == [link.to_json() for link in second.links]
+
+
+@pytest.mark.slow
+def test_output_does_not_depend_on_hash_randomisation():
+    """Sets must never decide order: two processes with different hash seeds agree byte for byte."""
+    code = ("import json, sys; from pathlib import Path; from alaya_engine.raw.formats import parse_session_bytes; "
+            "from alaya_engine.distill.offline import OfflineDistiller; "
+            "r = OfflineDistiller().distill(parse_session_bytes(Path(sys.argv[1]).read_bytes(), 10**8)); "
+            "print(json.dumps([[c.to_json() for c in r.cards], [l.to_json() for l in r.links]], ensure_ascii=False))")
+    path = DEMO_SESSIONS / "session-20260304-064000.json"
+    outputs = {subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=True,
+                              env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
+    assert len(outputs) == 1
+
+
+# ---------------------------------------------------------------- text helpers
+
+
+def test_relative_dates_become_absolute():
+    day = date(2023, 5, 8)
+    resolved, found = text.resolve_dates("I went hiking yesterday and we move next month; 昨天 也去了", day)
+    assert "on 7 May 2023" in resolved and "in June 2023" in resolved and "2023-05-07" in resolved
+    assert found[0] == "7 May 2023"
+    assert text.resolve_dates("see `date.today()`", day)[0] == "see `date.today()`", "code is left alone"
+
+
+def test_titles_are_cut_at_clause_breaks():
+    long = ("Gina launched an ad campaign for her clothing store in the hope of growing the business "
+            "before the summer sale starts")
+    short = text.shorten(long, 70)
+    assert text.title_width(short) <= 70 and short.startswith("Gina launched an ad campaign")
+    assert not short.endswith((" in", " the", " of", " for"))
+
+
+# ---------------------------------------------------------------- conversations between people
+
+
+def test_people_facts_are_rewritten_in_the_third_person_with_absolute_dates():
+    said = [("Ann", "Hi Bob! Yesterday I adopted a rescue dog named Pixel, my kids love him already."),
+            ("Bob", "That's wonderful! What breed is he?"),
+            ("Ann", "He's a beagle mix. I'm planning to take him to the beach in Brighton next month."),
+            ("Bob", "Nice. I started a pottery class last week, my first bowl collapsed but it was fun.")]
+    turns = [turn("user" if who == "Ann" else "assistant", what, extra={"speaker": who}) for who, what in said]
+    result = distill(Session(id="people", timestamp=1683554160000, turns=turns), min_session_tokens=0)
+    titles = " | ".join(card.title for card in result.cards)
+    assert "Ann adopted a rescue dog named Pixel (7 May 2023)" in titles
+    assert any("Bob started a pottery class" in card.title for card in result.cards)
+    adopted = next(card for card in result.cards if "Pixel" in card.title)
+    assert adopted.type == "concept" and "Ann" in adopted.tags
+    assert "on 7 may 2023" in adopted.content.lower() and "Ann's kids love" in adopted.content
+    assert all(" I " not in f" {card.title} " for card in result.cards)
+
+
+# ---------------------------------------------------------------- the shipped demo and LoCoMo
+
+
+def demo_results() -> list[tuple[str, Session, object]]:
+    sessions = [(path.name, parse_session_bytes(path.read_bytes(), 10**8)) for path in sorted(DEMO_SESSIONS.iterdir())]
+    distiller = OfflineDistiller()
+    return [(name, session, distiller.distill(session)) for name, session in sessions]
+
+
+def test_demo_sessions_give_cards_of_every_type_with_short_unique_titles():
+    results = demo_results()
+    assert len(results) == 16
+    types = set()
+    for name, session, result in results:
+        if session.tokens < 200:
+            assert result.skipped_reason and not result.cards, name
+            continue
+        assert result.cards, f"{name}: {result.skipped_reason}"
+        titles = [card.title for card in result.cards]
+        assert len(set(titles)) == len(titles), name
+        for card in result.cards:
+            types.add(card.type)
+            assert card.type in CARD_TYPES
+            assert 0 < text.title_width(card.title) <= TITLE_LIMIT, card.title
+            assert card.content.strip() and card.tags and 0.0 <= card.importance <= 1.0
+            assert card.turns and all(0 <= index < len(session.turns) for index in card.turns)
+            assert not any(len(tag) == 1 for tag in card.tags), card.tags
+    assert types == set(CARD_TYPES)
+
+
+@pytest.mark.skipif(not LOCOMO_SESSIONS.is_dir(), reason="LoCoMo data not present")
+def test_locomo_cards_name_the_speaker_and_resolve_yesterday():
+    distiller = OfflineDistiller()
+    checked = 0
+    for path in sorted(LOCOMO_SESSIONS.glob("session-26-*.json"))[:8]:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        session = parse_session_bytes(path.read_bytes(), 10**8)
+        for turn_, raw_turn in zip(session.turns, raw["turns"]):
+            turn_.extra = {"speaker": raw_turn["speaker"]}
+        speakers = {raw_turn["speaker"] for raw_turn in raw["turns"]}
+        result = distiller.distill(session)
+        assert result.cards, path.name
+        for card in result.cards:
+            assert any(name in card.title for name in speakers), card.title
+            assert text.title_width(card.title) <= TITLE_LIMIT + 12, card.title
+            mentions_yesterday = any("yesterday" in session.turns[i].content.lower() for i in card.turns)
+            if mentions_yesterday and "yesterday" not in card.content.lower():
+                checked += 1
+                assert re.search(r"\d{1,2} [A-Z][a-z]+ \d{4}", card.content), card.content
+    assert checked >= 1

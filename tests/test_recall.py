@@ -1,0 +1,152 @@
+"""Recall on a hand-built graph with known vectors: the h formula, depth, relations, from_nodes, COLD cards."""
+
+from __future__ import annotations
+
+
+import jsonschema
+import numpy as np
+import pytest
+
+from alaya_engine.domain import Card, Link
+from alaya_engine.engine import Engine
+from alaya_engine.errors import AlayaError
+from alaya_engine.recall.index import CardIndex
+from alaya_engine.recall.query import build_query
+from alaya_engine.recall.relation_space import RelationSpace
+from alaya_engine.recall.run import run_recall
+from alaya_engine.schemas import json_schema
+
+DIM = 512
+SCHEMA = json_schema("recall")
+SETTINGS = {"alpha": 0.5, "beta": 0.3, "gamma": 0.2, "min_similarity": 0.25, "min_rel_similarity": 0.3,
+            "vector_top_k": 20, "graph_expand_depth": 1, "max_results": 10}
+
+
+def basis(index: int) -> np.ndarray:
+    vector = np.zeros(DIM, dtype=np.float32)
+    vector[index] = 1.0
+    return vector
+
+
+def card(card_id: str, card_type: str = "gotcha", tier: str = "HOT") -> Card:
+    return Card(id=card_id, title=f"title of {card_id}", content=f"content of {card_id}", type=card_type,
+                tags=[card_id], importance=0.5, source_sessions=[], created_at=0, updated_at=0, tier=tier)
+
+
+@pytest.fixture
+def memory(home):
+    """A ─CAUSED_BY→ B ─DEPENDS_ON→ C ─TEMPORAL_NEXT→ E (COLD), A ─LED_TO→ D, A ─SIMILAR_TO↔ F (decision).
+
+    Vectors: A..D and F are orthogonal unit vectors; E has none (COLD). LED_TO's relation vector is built
+    to have cosine 0.8 with CAUSED_BY's.
+    """
+    engine = Engine.open(home)
+    vectors = engine.vectors()
+    cards = {"A": card("A"), "B": card("B"), "C": card("C"), "D": card("D"),
+             "E": card("E", tier="COLD"), "F": card("F", "decision")}
+    cards["E"].content = "Docker 容器内存溢出 because no memory limit was set"
+    with engine._graph() as graph:
+        for item in cards.values():
+            graph.upsert_card(item)
+        for source, relation, target in (("A", "CAUSED_BY", "B"), ("B", "DEPENDS_ON", "C"), ("A", "LED_TO", "D"),
+                                         ("C", "TEMPORAL_NEXT", "E"), ("A", "SIMILAR_TO", "F"),
+                                         ("F", "SIMILAR_TO", "A")):
+            graph.merge_link(Link(source, target, relation, 1.0, "test", 0))
+    warm = ["A", "B", "C", "D", "F"]
+    vectors.upsert_cards([cards[c] for c in warm], np.vstack([basis(i) for i in range(len(warm))]))
+    names, relation_vectors = vectors.relation_vectors()
+    caused_by = relation_vectors[names.index("CAUSED_BY")]
+    orthogonal = basis(DIM - 1) - caused_by * caused_by[DIM - 1]
+    orthogonal /= np.linalg.norm(orthogonal)
+    vectors.upsert_relations(["LED_TO"], (0.8 * caused_by + 0.6 * orthogonal)[None, :], is_core=False, examples=[[]])
+    return engine
+
+
+def recall(engine: Engine, queries: np.ndarray, **request) -> dict:
+    query = build_query({"concepts": ["placeholder"], **request}, SETTINGS)
+    names, relation_vectors = engine.vectors().relation_vectors()
+    with engine._graph() as graph:
+        result = run_recall(query, queries, graph=graph, index=CardIndex(engine.vectors()),
+                            space=RelationSpace(names, relation_vectors), embedder=engine.embedder(),
+                            settings=SETTINGS)
+    document = result.to_json()
+    jsonschema.validate(document, SCHEMA)
+    return document
+
+
+def by_id(document: dict) -> dict:
+    return {node["card_id"]: node for node in document["nodes"]}
+
+
+def test_h_formula_and_relation_filter(memory):
+    document = recall(memory, basis(0)[None, :], relations=["CAUSED_BY"], depth=1)
+    nodes = by_id(document)
+    assert set(nodes) == {"A", "B", "D"}
+    assert nodes["A"]["h_distance"] == 0.0 and nodes["A"]["matched_rel"] is None and nodes["A"]["depth"] == 0
+    assert nodes["B"] == {**nodes["B"], "matched_rel": "CAUSED_BY", "rel_similarity": 1.0, "via": "A", "depth": 1,
+                          "concept_distance": 1.0, "relation_distance": 0.0}
+    assert nodes["B"]["h_distance"] == pytest.approx(0.5 * 1.0 + 0.3 * 0.0 + 0.2 * 0.1)
+    assert nodes["D"]["matched_rel"] == "LED_TO" and nodes["D"]["rel_similarity"] == pytest.approx(0.8, abs=1e-3)
+    assert nodes["D"]["h_distance"] == pytest.approx(0.5 + 0.3 * 0.2 + 0.02, abs=1e-3)
+    assert [node["card_id"] for node in document["nodes"]] == ["A", "B", "D"]
+    assert nodes["A"]["score"] == 1.0 and nodes["B"]["score"] == pytest.approx(1 - nodes["B"]["h_distance"])
+    assert document["h_distance_avg"] == pytest.approx(sum(n["h_distance"] for n in document["nodes"]) / 3, abs=1e-4)
+
+
+def test_explorable_counts_paths_beyond_the_result(memory):
+    document = recall(memory, basis(0)[None, :], relations=["CAUSED_BY"], depth=1)
+    explorable = {item["rel"]: item for item in document["explorable"]}
+    assert set(explorable) == {"DEPENDS_ON", "SIMILAR_TO"}
+    assert explorable["DEPENDS_ON"]["count"] == 1 and explorable["SIMILAR_TO"]["count"] == 1
+    assert all(item["rel_sim_to_query"] < 1.0 for item in document["explorable"])
+
+
+def test_depth_limits_and_cold_cards_are_reachable(memory):
+    shallow = by_id(recall(memory, basis(0)[None, :], depth=2))
+    assert "C" in shallow and shallow["C"]["depth"] == 2 and "E" not in shallow
+    deep = by_id(recall(memory, basis(0)[None, :], depth=3))
+    assert deep["E"]["tier"] == "COLD" and deep["E"]["depth"] == 3 and deep["E"]["via"] == "C"
+    assert 0.0 <= deep["E"]["concept_distance"] <= 2.0
+    only_seeds = by_id(recall(memory, basis(0)[None, :], depth=0))
+    assert set(only_seeds) == {"A"}
+
+
+def test_from_nodes_continues_navigation(memory):
+    document = recall(memory, np.zeros((0, DIM), np.float32), from_nodes=["B"], relations=["DEPENDS_ON"], depth=1)
+    nodes = by_id(document)
+    assert set(nodes) == {"C"}
+    assert nodes["C"]["via"] == "B" and nodes["C"]["concept_distance"] == 1.0
+    with pytest.raises(AlayaError) as caught:
+        recall(memory, np.zeros((0, DIM), np.float32), from_nodes=["nope"], depth=1)
+    assert caught.value.code == "unknown_card"
+
+
+def test_types_filter(memory):
+    assert set(by_id(recall(memory, basis(0)[None, :], types=["decision"], depth=1))) == {"F"}
+
+
+def test_unknown_relation_suggests_the_nearest(memory):
+    with pytest.raises(AlayaError) as caught:
+        recall(memory, basis(0)[None, :], relations=["CAUSED_B"])
+    assert caught.value.code == "unknown_relation" and "did you mean CAUSED_BY" in caught.value.message
+
+
+@pytest.mark.parametrize(("request_document", "message"), [
+    ({"concepts": ["x"], "depth": 4}, "'depth' is 4; it must be from 0 to 3"),
+    ({"concepts": ["x"], "depth": "2"}, "'depth' must be an integer"),
+    ({"concepts": "x", "types": ["bug"]}, "unknown type 'bug'"),
+    ({}, "nothing to recall"),
+    ({"concept": ["x"]}, "unknown field 'concept'"),
+    ([1, 2], "must be a JSON object"),
+])
+def test_bad_requests(request_document, message):
+    with pytest.raises(AlayaError) as caught:
+        build_query(request_document, SETTINGS)
+    assert caught.value.code == "bad_query" and message in caught.value.message
+
+
+def test_free_text_is_split_into_concepts():
+    query = build_query({"text": "Gateway 重启，Telegram 消息丢失; plugins.allow"}, SETTINGS)
+    assert query.concepts == ["Gateway 重启，Telegram 消息丢失; plugins.allow", "Gateway 重启", "Telegram 消息丢失",
+                              "plugins.allow"]
+    assert build_query({"text": "why did nginx return 502"}, SETTINGS).concepts == ["why did nginx return 502"]

@@ -1,0 +1,160 @@
+"""The owner server: autostart, sharing, crashes on either side, idle exit, versions, permissions."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def server_env(**extra: str) -> dict:
+    env = {key: value for key, value in os.environ.items() if key != "ALAYA_NO_SERVER"}
+    return {**env, **extra}
+
+
+def alaya(home: Path, *args: str, env: dict | None = None, input: str | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args],
+                          capture_output=True, text=True, timeout=180, env=env or server_env(), input=input)
+
+
+def server_pid(home: Path) -> int | None:
+    path = home / "server.pid"
+    return json.loads(path.read_text())["pid"] if path.exists() else None
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}").exists() and "zombie" not in Path(f"/proc/{pid}/status").read_text().lower()
+
+
+def wait_for(predicate, timeout: float = 30.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.fixture
+def served(demo_home):
+    """A demo store whose server (if any) is stopped when the test ends."""
+    yield demo_home
+    pid = server_pid(demo_home)
+    if pid and alive(pid):
+        os.kill(pid, signal.SIGTERM)
+        wait_for(lambda: not alive(pid), 30)
+
+
+def test_first_command_autostarts_a_private_server_that_later_commands_reuse(served):
+    first = alaya(served, "recall", "--json", "gateway restart")
+    assert first.returncode == 0, first.stderr
+    pid = server_pid(served)
+    assert pid and alive(pid)
+    assert stat.S_IMODE((served / "alaya.sock").stat().st_mode) == 0o600
+    second = alaya(served, "status", "--json")
+    assert second.returncode == 0 and json.loads(second.stdout)["l2"]["cards"] > 0
+    status = json.loads(alaya(served, "server", "status", "--json").stdout)
+    assert status["pid"] == pid and status["requests_served"] >= 3 and status["rss_mb"] > 0
+
+
+def test_two_clients_at_once_and_a_bad_request_does_not_stop_the_server(served):
+    assert alaya(served, "status", "--json").returncode == 0
+    pid = server_pid(served)
+    clients = [subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "recall", "--json",
+                                 query], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
+               for query in ("docker oom", "nginx 502", "pgbouncer pool")]
+    for client in clients:
+        out, err = client.communicate(timeout=120)
+        assert client.returncode == 0, err
+        assert json.loads(out)["nodes"]
+    bad = alaya(served, "recall", "--json", "--from-nodes", "card-does-not-exist")
+    assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["code"] == "unknown_card"
+    assert alaya(served, "recall", "--json", "cron timezone").returncode == 0
+    assert server_pid(served) == pid and alive(pid)
+
+
+def test_a_client_killed_mid_request_leaves_the_server_serving(served):
+    assert alaya(served, "status", "--json").returncode == 0
+    pid = server_pid(served)
+    job = subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "distill", "--force",
+                            "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env())
+    time.sleep(1.0)
+    job.kill()
+    job.wait()
+    result = alaya(served, "recall", "--json", "docker memory limit")
+    assert result.returncode == 0, result.stderr
+    assert server_pid(served) == pid and alive(pid)
+
+
+def test_sigkill_leaves_a_stale_socket_that_the_next_command_replaces(served):
+    assert alaya(served, "status", "--json").returncode == 0
+    pid = server_pid(served)
+    os.kill(pid, signal.SIGKILL)
+    assert wait_for(lambda: not alive(pid))
+    assert (served / "alaya.sock").exists() and (served / "server.pid").exists()
+    result = alaya(served, "recall", "--json", "nginx 502")
+    assert result.returncode == 0, result.stderr
+    assert server_pid(served) not in (None, pid)
+
+
+def test_idle_server_exits_and_cleans_up(served):
+    config = json.loads((served / "config.json").read_text())
+    config["server"]["idle_timeout"] = 2
+    (served / "config.json").write_text(json.dumps(config))
+    assert alaya(served, "status", "--json").returncode == 0
+    pid = server_pid(served)
+    assert wait_for(lambda: not alive(pid), 30)
+    assert not (served / "alaya.sock").exists() and not (served / "server.pid").exists()
+
+
+def test_version_mismatch_restarts_the_idle_server(served):
+    old = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import alaya_engine
+        alaya_engine.__version__ = "0.0.1-old"
+        from alaya_engine.server.service import OwnerServer
+        from pathlib import Path
+        raise SystemExit(OwnerServer(Path({str(served)!r})).run())
+    """)], env=server_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    assert wait_for(lambda: (served / "server.pid").exists(), 60)
+    result = alaya(served, "recall", "--json", "gateway restart")
+    assert result.returncode == 0, result.stderr
+    assert old.wait(timeout=60) == 0
+    new = json.loads(alaya(served, "server", "status", "--json").stdout)
+    assert new["pid"] != old.pid and new["version"] == __import__("alaya_engine").__version__
+
+
+def test_no_server_runs_in_process_and_names_a_server_that_holds_the_store(served):
+    in_process = alaya(served, "status", "--json", env=server_env(ALAYA_NO_SERVER="1"))
+    assert in_process.returncode == 0 and not (served / "server.pid").exists()
+    assert alaya(served, "status", "--json").returncode == 0
+    config = json.loads((served / "config.json").read_text())
+    config["lock"]["wait_seconds"] = 0.5
+    (served / "config.json").write_text(json.dumps(config))
+    blocked = alaya(served, "--no-server", "status", "--json")
+    assert blocked.returncode == 1
+    assert json.loads(blocked.stdout)["error"]["code"] == "store_locked"
+    assert "alaya serve (owner server" in blocked.stderr
+
+
+def test_a_home_writable_by_others_is_refused(served):
+    served.chmod(0o777)
+    try:
+        result = subprocess.run([sys.executable, "-m", "alaya_engine.server", "--home", str(served)],
+                                capture_output=True, text=True, timeout=120, env=server_env())
+    finally:
+        served.chmod(0o700)
+    assert result.returncode == 1 and "writable by others" in result.stderr and "chmod 700" in result.stderr
