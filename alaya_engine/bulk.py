@@ -172,7 +172,10 @@ def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessi
         graph.query("COMMIT")
         steps.lap("graph commit")
     except BaseException:
-        graph.query("ROLLBACK")
+        try:
+            graph.query("ROLLBACK")
+        except RuntimeError as exc:  # keep the original error, not the rollback's
+            log.warning("rollback after a failed bulk load failed: %s", exc)
         raise
 
 

@@ -8,7 +8,8 @@ measured, and removed. Rows per store:
 - ``Engine.recall`` end to end in this process, warm (one warm-up call first),
   *including* the query embedding: free-text questions, and structured
   depth-2 navigations with a relation filter (``CAUSED_BY``); the note gives
-  the median of the engine's own ``search``/``graph``/``rank`` laps;
+  the median of the engine's own ``search``/``graph``/``rank`` laps, and of the time ``outside`` them
+  (query embedding, opening and closing the graph, reading the relation vectors, the access log);
 - the whole process ``python -m alaya_engine.cli --home H recall --json "..."``
   (``ALAYA_NO_SERVER=1``): what an agent pays per call today;
 - references: the query embedding alone, and a plain numpy brute-force cosine
@@ -43,19 +44,20 @@ def _ms(started: float) -> float:
 
 
 def _recall_rows(engine: Engine, label: str, kind: str, requests: list[dict]) -> Row:
-    samples, laps = [], {"search": [], "graph": [], "rank": []}
+    samples, laps = [], {"search": [], "graph": [], "rank": [], "outside": []}
     found = 0
     for request in requests:
         started = time.perf_counter()
         result = engine.recall(request)
         samples.append(_ms(started))
         found += bool(result.nodes)
-        for name in laps:
+        for name in ("search", "graph", "rank"):
             laps[name].append(result.timings_ms.get(name, 0.0))
+        laps["outside"].append(samples[-1] - result.timings_ms.get("total", 0.0))
     p50, p95 = median_p95(samples)
     inside = " / ".join(f"{name} {statistics.median(values):.0f}" for name, values in laps.items())
     return Row(NAME, f"{label}: recall {kind} (in-process)", p50, "ms p50",
-               f"p95 {p95:.0f} ms over {len(samples)} queries; engine laps (median ms) {inside}; "
+               f"p95 {p95:.0f} ms over {len(samples)} queries; median ms {inside}; "
                f"{found}/{len(samples)} non-empty")
 
 

@@ -8,7 +8,6 @@ type. PATH may be a session file or a folder of them (``.json``/``.jsonl``).
 from __future__ import annotations
 
 import argparse
-import json
 import textwrap
 import time
 from collections import Counter
@@ -32,15 +31,7 @@ def session_files(paths: list[str]) -> list[Path]:
 
 
 def load_session(path: Path) -> Session:
-    """Parse a session; keep per-turn speakers from the raw JSON if the parser dropped them."""
-    data = path.read_bytes()
-    session = parse_session_bytes(data, 10**9)
-    if path.suffix == ".json":
-        raw_turns = json.loads(data).get("turns", [])
-        for turn, raw in zip(session.turns, raw_turns):
-            if isinstance(raw, dict) and raw.get("speaker") and not getattr(turn, "extra", {}).get("speaker"):
-                turn.extra = {**getattr(turn, "extra", {}), "speaker": raw["speaker"]}
-    return session
+    return parse_session_bytes(path.read_bytes(), 10**9)
 
 
 def show(path: Path, session: Session, result: Distillation) -> None:

