@@ -5,15 +5,20 @@ vectors composed from really embedded topic phrases) in a temporary folder,
 measured, and removed. Rows per store:
 
 - the build time (steps and sizes on disk in the note);
-- ``Engine.recall`` end to end in this process, warm (one warm-up call first),
-  *including* the query embedding: free-text questions, and structured
-  depth-2 navigations with a relation filter (``CAUSED_BY``); the note gives
-  the median of the engine's own ``search``/``graph``/``rank`` laps, and of the time ``outside`` them
-  (query embedding, opening and closing the graph, reading the relation vectors, the access log);
-- the whole process ``python -m alaya_engine.cli --home H recall --json "..."``
-  (``ALAYA_NO_SERVER=1``): what an agent pays per call today;
-- references: the query embedding alone, and a plain numpy brute-force cosine
-  top-20 over the same card matrix (the floor for the vector step).
+- ``Engine.recall`` end to end in this process, warm, with the store held
+  open the way the owner server holds it, *including* the query embedding:
+  free-text questions, and structured depth-2 navigations with a relation
+  filter (``CAUSED_BY``); the note gives the median of the engine's own
+  ``search``/``graph``/``rank`` laps, and of the time ``outside`` them (query
+  embedding, reading the relation vectors, the access log);
+- the whole process ``python -m alaya_engine.cli --home H recall --json "..."``,
+  once with a warm owner server and once with ``ALAYA_NO_SERVER=1`` (what an
+  agent paid per call before the server);
+- recall through the server while a long job (ingest and distill of generated
+  sessions) runs on it, against the same recalls on the idle server;
+- references: the client path's import time, the query embedding alone, and
+  a plain numpy brute-force cosine top-20 over the same card matrix (the
+  floor for the vector step).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -61,8 +67,10 @@ def _recall_rows(engine: Engine, label: str, kind: str, requests: list[dict]) ->
                f"{found}/{len(samples)} non-empty")
 
 
-def _cli_rows(home: Path, label: str, texts: list[str]) -> Row:
-    env = {**os.environ, "ALAYA_NO_SERVER": "1"}
+def _cli_row(home: Path, label: str, texts: list[str], server: bool) -> Row:
+    env = {key: value for key, value in os.environ.items() if key != "ALAYA_NO_SERVER"}
+    if not server:
+        env["ALAYA_NO_SERVER"] = "1"
     samples = []
     for text in texts:
         argv = [sys.executable, "-m", "alaya_engine.cli", "--home", str(home), "recall", "--json", text]
@@ -70,8 +78,74 @@ def _cli_rows(home: Path, label: str, texts: list[str]) -> Row:
         subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         samples.append(_ms(started))
     p50, p95 = median_p95(samples)
-    return Row(NAME, f"{label}: alaya recall --json (whole process)", p50, "ms p50",
-               f"p95 {p95:.0f} ms over {len(samples)} runs, ALAYA_NO_SERVER=1")
+    how = "warm owner server" if server else "--no-server (in-process)"
+    return Row(NAME, f"{label}: alaya recall --json (whole process, {how})", p50, "ms p50",
+               f"p95 {p95:.0f} ms over {len(samples)} runs")
+
+
+def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, job_sessions: int) -> list[Row]:
+    """Whole-process recall against a warm server, then recall latency while the server runs a long job."""
+    from alaya_engine.server.client import ServerClient, start_server, wait_until_gone
+
+    from .ingest import generate_sessions
+
+    client = start_server(home, timeout=120)
+    try:
+        client.call("recall", {"request": {"text": "warm up"}})
+        rows = [_cli_row(home, label, texts[:cli_runs], server=True)]
+        idle = _client_recalls(client, texts)
+        paths = generate_sessions(home.parent / "job-sessions", job_sessions)
+        job_error: list[BaseException] = []
+
+        def long_job() -> None:
+            try:
+                client.call("ingest", {"paths": paths, "distill": True})
+            except BaseException as error:  # reported in the row, never lost in the thread
+                job_error.append(error)
+
+        worker = threading.Thread(target=long_job)
+        started = time.perf_counter()
+        worker.start()
+        busy = []
+        while worker.is_alive():
+            busy.extend(_client_recalls(client, texts[:5]))
+        worker.join()
+        job_seconds = time.perf_counter() - started
+        idle_p50, idle_p95 = median_p95(idle)
+        busy_p50, busy_p95 = median_p95(busy or [float("nan")])
+        rows.append(Row(NAME, f"{label}: recall via server, idle", idle_p50, "ms p50", f"p95 {idle_p95:.0f} ms"))
+        rows.append(Row(NAME, f"{label}: recall via server during a long job", busy_p50, "ms p50",
+                        f"p95 {busy_p95:.0f} ms over {len(busy)} recalls while ingest+distill of {job_sessions} "
+                        f"sessions ran ({job_seconds:.0f} s){'; job failed: ' + str(job_error[0]) if job_error else ''}"))
+    finally:
+        client.call("server.stop")
+        wait_until_gone(ServerClient(home), 60)
+    return rows
+
+
+def _client_recalls(client, texts: list[str]) -> list[float]:
+    samples = []
+    for text in texts:
+        started = time.perf_counter()
+        client.call("recall", {"request": {"text": text}})
+        samples.append(_ms(started))
+    return samples
+
+
+def _client_import_row(runs: int) -> Row:
+    """What the thin client's imports cost beyond starting Python (no numpy, LanceDB, model, rich)."""
+    def wall(code: str) -> float:
+        samples = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-c", code], check=True)
+            samples.append(_ms(started))
+        return statistics.median(samples)
+
+    floor = wall("pass")
+    client = wall("import alaya_engine.cli, alaya_engine.server.client, alaya_engine.recall_request")
+    return Row(NAME, "client path imports (beyond python -c pass)", client - floor, "ms p50",
+               f"python -c pass {floor:.0f} ms")
 
 
 def _reference_rows(engine: Engine, label: str, texts: list[str]) -> list[Row]:
@@ -89,7 +163,7 @@ def _reference_rows(engine: Engine, label: str, texts: list[str]) -> list[Row]:
     brute_samples = []
     for query in queries:
         started = time.perf_counter()
-        best = (matrix @ query.T).max(axis=1)
+        best = np.max([matrix @ vector for vector in query], axis=0)
         top = np.argpartition(-best, top_k - 1)[:top_k]
         [ids[index] for index in top[np.argsort(-best[top])]]
         brute_samples.append(_ms(started))
@@ -119,11 +193,13 @@ def measure_store(size: int, queries: int, cli_runs: int) -> list[Row]:
                     f"lancedb {sizes['lancedb'] / 1e6:.0f} MB")]
         engine = Engine.open(home)
         texts = free_text_queries(queries + cli_runs)
-        engine.recall({"text": "warm-up: docker container OOM kill"})
-        rows.append(_recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]))
-        rows.append(_recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries)))
-        rows.append(_cli_rows(home, label, texts[queries:]))
-        rows.extend(_reference_rows(engine, label, texts[:queries]))
+        with engine.hold():
+            engine.recall({"text": "warm-up: docker container OOM kill"})
+            rows.append(_recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]))
+            rows.append(_recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries)))
+            rows.extend(_reference_rows(engine, label, texts[:queries]))
+        rows.append(_cli_row(home, label, texts[queries:], server=False))
+        rows.extend(_server_rows(home, label, texts[:queries], cli_runs, job_sessions=100 if queries > 20 else 30))
     return rows
 
 
@@ -131,7 +207,7 @@ def run(quick: bool) -> list[Row]:
     sizes = (1_000, 10_000) if quick else (10_000, 100_000)
     queries = 20 if quick else 50
     cli_runs = 5 if quick else 10
-    rows = []
+    rows = [_client_import_row(cli_runs)]
     for size in sizes:
         rows.extend(measure_store(size, queries, cli_runs))
     return rows

@@ -10,15 +10,17 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..errors import RUNTIME, AlayaError
 from .protocol import PROTOCOL_VERSION, encode, read_message
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 NO_SERVER_ENV = "ALAYA_NO_SERVER"
 POLL_SECONDS = 0.05
@@ -88,6 +90,8 @@ def read_server_settings(home: Path) -> tuple[bool, float]:
 
 def start_server(home: Path, timeout: float) -> ServerClient:
     """Start a detached server (own session, output to logs/server.log) and wait until it answers."""
+    import subprocess
+
     client = ServerClient(home)
     log_path = home / "logs" / "server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)

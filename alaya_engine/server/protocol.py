@@ -11,7 +11,10 @@ Kept free of heavy imports: the client's fast path loads this and nothing else.
 from __future__ import annotations
 
 import json
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 64 * 1024 * 1024
