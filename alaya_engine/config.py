@@ -47,7 +47,7 @@ DEFAULTS: dict[str, Any] = {
         "min_session_tokens": 200,
         "max_cards_per_session": 10,
         "auto_distill": False,
-        "similar_threshold": 0.8,
+        "similar_threshold": 0.65,
         "timeout_s": 60.0,
     },
     "recall": {
