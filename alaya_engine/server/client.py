@@ -13,7 +13,8 @@ import socket
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+TYPE_CHECKING = False
+"""Not ``typing.TYPE_CHECKING``: importing ``typing`` costs ~7 ms on every client start."""
 
 from .. import __version__
 from ..errors import RUNTIME, AlayaError
