@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
-WRITES = frozenset({"ingest", "distill", "link"})
+WRITES = frozenset({"ingest", "distill", "link", "introspect"})
 """Methods that change the store (the server runs them one at a time)."""
 
 
@@ -57,6 +57,11 @@ def _ingest(engine: "Engine", params: dict, progress: Progress) -> dict:
 def _distill(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.distill(params.get("sessions") or None, force=bool(params.get("force")),
                           dry_run=bool(params.get("dry_run")), progress=progress).to_json()
+
+
+@method("introspect")
+def _introspect(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.introspect(params.get("steps") or None, dry_run=bool(params.get("dry_run")), progress=progress)
 
 
 @method("recall")

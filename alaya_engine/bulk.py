@@ -291,17 +291,7 @@ def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[s
         "tier": _strings([cards[p].tier for p in active]),
         "type": _strings([cards[p].type for p in active]),
     }, schema=vectors_table.schema))
-    meta_table = store._db.open_table(CARD_META)
-    ids = [card.id for card in cards]
-    counters = [access.get(card_id, (0, 0)) for card_id in ids]
-    meta_table.add(pa.table({
-        "id": ids, "card_id": ids, "content_hash": [card.content_hash() for card in cards],
-        "temperature": [float(card.temperature) for card in cards], "tier": [card.tier for card in cards],
-        "last_accessed": [int(last) for _, last in counters], "access_count": [int(count) for count, _ in counters],
-        "created_at": [card.created_at for card in cards], "title": [card.title for card in cards],
-        "tags": [list(card.tags) for card in cards], "type": [card.type for card in cards],
-        "text": [card.search_text() for card in cards],
-    }, schema=meta_table.schema))
+    store._db.open_table(CARD_META).add(store.meta_rows(cards, access))
 
 
 class _Steps:

@@ -168,6 +168,19 @@ def distill(
 
 
 @app.command()
+def introspect(
+    ctx: typer.Context,
+    step: Annotated[Optional[list[str]], typer.Option("--step", metavar="STEP",
+                                                      help="Run only this step (repeatable): distill, cooldown.")] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; write nothing.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Look after the memory (seed 4.7): distill new sessions, then recompute temperatures and tiers."""
+    _show(_call(ctx, "introspect", {"steps": step or [], "dry_run": dry_run}, "Introspecting", as_json),
+          as_json, "print_introspect")
+
+
+@app.command()
 def recall(
     ctx: typer.Context,
     text: Annotated[Optional[str], typer.Argument(help="Free text; split into concepts (see README).")] = None,

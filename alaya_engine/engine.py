@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .trace import TraceReport
 
 STORE_FORMAT = 1
+INTROSPECT_STEPS = ("distill", "cooldown")
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
@@ -277,6 +278,35 @@ class Engine:
         AccessLog(self.layout.access_log).record(
             millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes])
         return result
+
+    def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
+                   progress: ProgressCallback | None = None, now: int | None = None) -> dict:
+        """Seed 4.7, the steps that exist so far, in order: distill new sessions, then cool down.
+
+        Consolidate and forget come with the next steps of introspect; until then they are not run.
+        """
+        import time
+
+        from .introspect.cooldown import cool_down
+        from .recall.access import AccessLog
+
+        chosen = steps or list(INTROSPECT_STEPS)
+        unknown = [name for name in chosen if name not in INTROSPECT_STEPS]
+        if unknown:
+            raise AlayaError("bad_step", f"unknown introspect step '{unknown[0]}'; available: "
+                                         f"{', '.join(INTROSPECT_STEPS)}")
+        started = time.perf_counter()
+        report: dict = {"dry_run": dry_run, "steps": {}}
+        with self.hold() as graph:
+            if "distill" in chosen:
+                report["steps"]["distill"] = self.distill(dry_run=dry_run, progress=progress).to_json()
+            if "cooldown" in chosen:
+                report["steps"]["cooldown"] = cool_down(
+                    vectors=self.vectors(), graph=graph, embedder=self.embedder(),
+                    access_log=AccessLog(self.layout.access_log), settings=self.config["temperature"],
+                    now=now or millis_now(), dry_run=dry_run, step=self._graph).to_json()
+        report["elapsed_s"] = round(time.perf_counter() - started, 2)
+        return report
 
     def schema_relations(self) -> "RelationsReport":
         from .schema_info import relations_report

@@ -106,6 +106,27 @@ def print_distill(console: "Console", report: dict) -> None:
                   + (f", [red]{report['sessions_failed']} failed[/]" if report["sessions_failed"] else ""))
 
 
+def print_introspect(console: "Console", report: dict) -> None:
+    """Seed 4.7's output, for the steps that ran."""
+    steps = report["steps"]
+    console.print("🧘 Starting introspection..." + (" [dim](dry run)[/]" if report["dry_run"] else "") + "\n")
+    for number, (name, result) in enumerate(steps.items(), start=1):
+        console.print(f"[{number}/{len(steps)}] {name.capitalize()}")
+        if name == "distill":
+            console.print(f"   Processed {result['sessions_distilled']} new sessions")
+            console.print(f"   Created {result['cards_created']} cards, {result['links_created']} links")
+        elif name == "cooldown":
+            tiers = result["by_tier"]
+            console.print(f"   Folded {result['accesses_folded']} recalls into the counters")
+            console.print(f"   HOT: {tiers['HOT']:,} cards ({result['upgraded']} upgraded, "
+                          f"{result['downgraded']} downgraded)")
+            console.print(f"   WARM: {tiers['WARM']:,} cards")
+            console.print(f"   COLD: {tiers['COLD']:,} cards ({result['newly_archived']} newly archived, "
+                          f"{result['restored']} restored)")
+        console.print()
+    console.print(f"[green]✓[/] Introspection complete (took {report['elapsed_s']:.1f}s)")
+
+
 def print_recall(console: "Console", result: dict) -> None:
     """Seed 4.4's human output: ranked cards with h, type and the relation that reached them."""
     from rich.markup import escape

@@ -103,6 +103,6 @@ def test_concurrent_recalls_lose_no_access_count(demo_home):
         out, _ = worker.communicate(timeout=600)
         assert worker.returncode == 0
         expected.update(json.loads(out))
-    folded = AccessLog(demo_home / "stats" / "access.jsonl").fold()
+    folded, _ = AccessLog(demo_home / "stats" / "access.jsonl").fold()
     assert {card_id: stats.count for card_id, stats in folded.items()} == dict(expected)
     assert sum(expected.values()) > 0

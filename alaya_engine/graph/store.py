@@ -128,6 +128,12 @@ class GraphStore:
         rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")
         return {card_id: sessions[0] for card_id, sessions in rows if sessions}
 
+    def set_heat(self, rows: list[dict], batch: int = 2000) -> None:
+        """Temperature and tier of many cards, a batch of rows per query."""
+        for start in range(0, len(rows), batch):
+            self.query("UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.temperature = r.temperature, c.tier = r.tier",
+                       {"rows": rows[start:start + batch]})
+
     def delete_cards(self, card_ids: list[str]) -> None:
         """Remove cards with all their edges (one indexed lookup per id; ``IN $ids`` would scan)."""
         for card_id in card_ids:

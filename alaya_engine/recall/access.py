@@ -38,13 +38,20 @@ class AccessLog:
         finally:
             os.close(descriptor)
 
-    def fold(self) -> dict[str, AccessStats]:
-        """Per-card statistics over the whole log (a torn last line from a crash is skipped)."""
+    def fold(self, offset: int = 0) -> tuple[dict[str, AccessStats], int]:
+        """Per-card statistics of the complete lines after byte ``offset``, and the offset after them.
+
+        A torn last line (a crash mid-append, or a write in progress) is left for the next fold.
+        """
         stats: dict[str, AccessStats] = {}
         if not self.path.exists():
-            return stats
-        with self.path.open(encoding="utf-8") as handle:
+            return stats, offset
+        with self.path.open("rb") as handle:
+            handle.seek(offset)
             for line in handle:
+                if not line.endswith(b"\n"):
+                    break
+                offset += len(line)
                 try:
                     entry = json.loads(line)
                 except json.JSONDecodeError:
@@ -54,4 +61,4 @@ class AccessLog:
                     card.count += 1
                     card.last_accessed = max(card.last_accessed, entry["at"])
                     card.similarities.append(similarity)
-        return stats
+        return stats, offset

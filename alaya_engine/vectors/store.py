@@ -43,6 +43,7 @@ def _schemas(dimension: int) -> dict[str, Any]:
             ("temperature", pa.float64()), ("tier", pa.string()), ("last_accessed", pa.int64()),
             ("access_count", pa.int64()), ("created_at", pa.int64()), ("title", pa.string()),
             ("tags", pa.list_(pa.string())), ("type", pa.string()), ("text", pa.string()),
+            ("relevance", pa.float64()),
         ]),
         RELATIONS: pa.schema([
             ("relation", pa.string()), ("vector", vector), ("frequency", pa.int64()), ("is_core", pa.bool_()),
@@ -126,24 +127,73 @@ class VectorStore:
             .execute(pa.table({"id": ids, "vector": [row.tolist() for row in vectors],
                                "tier": [card.tier for card in cards], "type": [card.type for card in cards]},
                               schema=schemas[CARD_VECTORS]))
-        meta = pa.table({
-            "id": ids, "card_id": ids, "content_hash": [card.content_hash() for card in cards],
-            "temperature": [card.temperature for card in cards], "tier": [card.tier for card in cards],
-            "last_accessed": [0] * len(cards), "access_count": [0] * len(cards),
-            "created_at": [card.created_at for card in cards], "title": [card.title for card in cards],
-            "tags": [card.tags for card in cards], "type": [card.type for card in cards],
-            "text": [card.search_text() for card in cards],
-        }, schema=schemas[CARD_META])
+        meta = self.meta_rows(cards)
         table = self._db.open_table(CARD_META)
         table.merge_insert("id").when_not_matched_insert_all().execute(meta)
         table.merge_insert("id").when_matched_update_all().execute(
             meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
         self.write_stats()
 
+    def meta_rows(self, cards: list["Card"], access: dict[str, tuple[int, int]] | None = None):
+        """``card_meta`` rows for ``cards``; ``access`` gives (access_count, last_accessed) where known."""
+        import pyarrow as pa
+
+        ids = [card.id for card in cards]
+        counters = [(access or {}).get(card_id, (0, 0)) for card_id in ids]
+        return pa.table({
+            "id": ids, "card_id": ids, "content_hash": [card.content_hash() for card in cards],
+            "temperature": [float(card.temperature) for card in cards], "tier": [card.tier for card in cards],
+            "last_accessed": [int(last) for _, last in counters], "access_count": [int(count) for count, _ in counters],
+            "created_at": [card.created_at for card in cards], "title": [card.title for card in cards],
+            "tags": [list(card.tags) for card in cards], "type": [card.type for card in cards],
+            "text": [card.search_text() for card in cards], "relevance": [0.0] * len(cards),
+        }, schema=_schemas(self.dimension)[CARD_META])
+
+    def heat_rows(self) -> list[dict]:
+        """Every card's counters and tier from ``card_meta`` (COLD cards included)."""
+        columns = ["id", "created_at", "last_accessed", "access_count", "relevance", "tier", "temperature", "type"]
+        return self._db.open_table(CARD_META).to_arrow().select(columns).to_pylist()
+
+    def update_heat(self, rows: list[dict]) -> None:
+        """Write counters, temperature and tier for these cards (a partial merge: text and vectors untouched)."""
+        import pyarrow as pa
+
+        if not rows:
+            return
+        columns = ["id", "last_accessed", "access_count", "relevance", "temperature", "tier"]
+        schema = _schemas(self.dimension)[CARD_META]
+        update = pa.table({name: [row[name] for row in rows] for name in columns},
+                          schema=pa.schema([schema.field(name) for name in columns]))
+        self._db.open_table(CARD_META).merge_insert("id").when_matched_update_all().execute(update)
+        tiers = pa.table({"id": [row["id"] for row in rows], "tier": [row["tier"] for row in rows]})
+        self._db.open_table(CARD_VECTORS).merge_insert("id").when_matched_update_all().execute(tiers)
+        self.write_stats()
+
+    def add_vectors(self, rows: list[dict], vectors: "np.ndarray") -> None:
+        """Give cards (back) their vector rows: ``rows`` carry id, tier and type."""
+        import pyarrow as pa
+
+        if not rows:
+            return
+        self._db.open_table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+            .execute(pa.table({"id": [r["id"] for r in rows], "vector": [v.tolist() for v in vectors],
+                               "tier": [r["tier"] for r in rows], "type": [r["type"] for r in rows]},
+                              schema=_schemas(self.dimension)[CARD_VECTORS]))
+        self.write_stats()
+
+    def drop_vectors(self, card_ids: list[str]) -> None:
+        """COLD: the vector row goes, the metadata stays."""
+        if card_ids:
+            self._db.open_table(CARD_VECTORS).delete(_id_predicate(card_ids))
+            self.write_stats()
+
+    def vector_ids(self) -> set[str]:
+        return set(self._db.open_table(CARD_VECTORS).to_arrow().column("id").to_pylist())
+
     def delete_cards(self, card_ids: list[str]) -> None:
         if not card_ids:
             return
-        predicate = "id IN ({})".format(", ".join("'" + card_id.replace("'", "''") + "'" for card_id in card_ids))
+        predicate = _id_predicate(card_ids)
         self._db.open_table(CARD_VECTORS).delete(predicate)
         self._db.open_table(CARD_META).delete(predicate)
         self.write_stats()
@@ -204,3 +254,7 @@ class VectorStore:
             "by_tier": by_tier,
             "relations": self._db.open_table(RELATIONS).count_rows(),
         })
+
+
+def _id_predicate(card_ids: list[str]) -> str:
+    return "id IN ({})".format(", ".join("'" + card_id.replace("'", "''") + "'" for card_id in card_ids))

@@ -1,0 +1,1 @@
+"""Introspect: the memory looks after itself — temperature and tiers now; consolidate and forget next."""

@@ -1,0 +1,91 @@
+"""Temperature, tiers and cool-down with a controlled clock."""
+
+from __future__ import annotations
+
+import pytest
+
+from alaya_engine.config import DEFAULTS
+from alaya_engine.demo import sample_sessions_dir
+from alaya_engine.domain import millis_now
+from alaya_engine.engine import Engine
+from alaya_engine.introspect.temperature import DAY_MS, CardHeat, assign_tiers, temperature
+from alaya_engine.recall.access import AccessLog
+
+SETTINGS = DEFAULTS["temperature"]
+NOW = 1_800_000_000_000
+
+
+def heat(created_days_ago: float, accessed_days_ago: float | None = None, count: int = 0, relevance: float = 0.0,
+         card_id: str = "c") -> CardHeat:
+    last = 0 if accessed_days_ago is None else NOW - int(accessed_days_ago * DAY_MS)
+    return CardHeat(card_id, NOW - int(created_days_ago * DAY_MS), last, count, relevance)
+
+
+def test_the_readme_worked_example():
+    assert temperature(heat(40, 10, 5, 0.6), NOW, SETTINGS) == pytest.approx(0.545, abs=1e-3)
+
+
+@pytest.mark.parametrize(("card", "tier"), [
+    (heat(0), "HOT"),                      # new cards start hot: temperature 0.7
+    (heat(6.9), "HOT"),                    # within 7 days
+    (heat(20), "WARM"),                    # 0.7·e^(−20/30) = 0.36
+    (heat(40), "COLD"),                    # 0.19 and untouched for 40 > 30 days
+    (heat(40, 29), "WARM"),                # cold enough, but touched 29 days ago
+    (heat(200, 100, 11, 0.1), "HOT"),      # recalled more than 10 times
+    (heat(3, 1, 20, 1.0, "busy"), "HOT"),
+])
+def test_tier_boundaries(card, tier):
+    assert assign_tiers([card], NOW, SETTINGS)[card.card_id][1] == tier
+
+
+def test_hot_overflow_is_demoted_coolest_first():
+    cards = [heat(1, 0.5, count, 0.9, f"c{count}") for count in (1, 5, 20)]
+    result = assign_tiers(cards, NOW, {**SETTINGS, "hot_limit": 2})
+    assert [result[f"c{n}"][1] for n in (1, 5, 20)] == ["WARM", "HOT", "HOT"]
+
+
+def distilled_engine(home) -> Engine:
+    engine = Engine.open(home)
+    engine.ingest([str(sample_sessions_dir() / "session-20260309-013000.json")])
+    engine.distill()
+    return engine
+
+
+def tiers(engine: Engine) -> dict[str, str]:
+    return {row["id"]: row["tier"] for row in engine.vectors().heat_rows()}
+
+
+def test_cold_cards_lose_their_vectors_and_get_them_back_when_recalled(home):
+    engine = distilled_engine(home)
+    cards = sorted(tiers(engine))
+    later = millis_now() + 60 * DAY_MS
+    report = engine.introspect(["cooldown"], now=later)["steps"]["cooldown"]
+    assert report["by_tier"] == {"HOT": 0, "WARM": 0, "COLD": len(cards)} and report["newly_archived"] == len(cards)
+    assert engine.vectors().vector_ids() == set()
+    with engine._graph() as graph:
+        assert {row[0] for row in graph.query("MATCH (c:Card) RETURN c.tier")} == {"COLD"}
+    AccessLog(engine.layout.access_log).record(later, [(cards[0], 0.9)])
+    report = engine.introspect(["cooldown"], now=later + DAY_MS)["steps"]["cooldown"]
+    assert report["restored"] == 1 and report["accesses_folded"] == 1
+    assert engine.vectors().vector_ids() == {cards[0]}
+    assert tiers(engine)[cards[0]] == "WARM"
+    again = engine.introspect(["cooldown"], now=later + DAY_MS)["steps"]["cooldown"]
+    assert again["accesses_folded"] == 0
+    row = next(r for r in engine.vectors().heat_rows() if r["id"] == cards[0])
+    assert row["access_count"] == 1 and row["relevance"] == pytest.approx(0.9)
+
+
+def test_dry_run_changes_nothing(home):
+    engine = distilled_engine(home)
+    before = (engine.vectors().heat_rows(), engine.vectors().vector_ids())
+    report = engine.introspect(["cooldown"], dry_run=True, now=millis_now() + 60 * DAY_MS)
+    assert report["steps"]["cooldown"]["newly_archived"] > 0
+    assert (engine.vectors().heat_rows(), engine.vectors().vector_ids()) == before
+
+
+def test_cli_introspect_output_and_errors(cli, home):
+    distilled_engine(home)
+    output = cli("introspect").stdout
+    assert "🧘 Starting introspection..." in output and "[2/2] Cooldown" in output and "HOT:" in output
+    bad = cli("introspect", "--step", "forget", "--json")
+    assert bad.exit_code == 2 and bad.json()["error"]["code"] == "bad_step"
