@@ -74,6 +74,7 @@ class Engine:
         self._mutex = threading.RLock()
         self._embedder = None
         self._card_index = None
+        self._vectors = None
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None) -> "Engine":
@@ -242,9 +243,12 @@ class Engine:
             return pipeline.run(targets, force=force, dry_run=dry_run, progress=progress)
 
     def vectors(self):
-        from .vectors.store import VectorStore
+        """The L1 store, connected once per engine."""
+        if self._vectors is None:
+            from .vectors.store import VectorStore
 
-        return VectorStore(self.layout.vectors_dir, self.manifest["embedding"]["dimension"])
+            self._vectors = VectorStore(self.layout.vectors_dir, self.manifest["embedding"]["dimension"])
+        return self._vectors
 
     def card_index(self):
         """The resident HOT/WARM vector matrix (reloaded only when L1 changes)."""

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from alaya_engine.distill import text
 from alaya_engine.distill.base import CARD_TYPES
-from alaya_engine.distill.offline import OfflineDistiller
+from alaya_engine.distill.offline import OfflineDistiller, text
 from alaya_engine.domain import Session, Turn
 from alaya_engine.raw.formats import parse_session_bytes
 

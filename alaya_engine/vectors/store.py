@@ -67,6 +67,7 @@ class VectorStore:
         self.folder = folder
         self.dimension = dimension
         self._db = lancedb.connect(str(folder))
+        self._relations_cache: tuple | None = None
 
     def create_tables(self) -> None:
         for name, schema in _schemas(self.dimension).items():
@@ -97,8 +98,12 @@ class VectorStore:
         return sorted(table.to_arrow().column("relation").to_pylist())
 
     def relation_vectors(self) -> tuple[list[str], "np.ndarray"]:
-        table = self._db.open_table(RELATIONS).to_arrow()
-        return table.column("relation").to_pylist(), self._matrix(table)
+        """Relation names and vectors, re-read only when the relations table has a new version."""
+        table = self._db.open_table(RELATIONS)
+        if self._relations_cache is None or self._relations_cache[0] != table.version:
+            rows = table.to_arrow()
+            self._relations_cache = (table.version, rows.column("relation").to_pylist(), self._matrix(rows))
+        return self._relations_cache[1], self._relations_cache[2]
 
     def set_relation_frequencies(self, frequencies: dict[str, int]) -> None:
         """Update usage counts only (a partial merge: the vectors are not rewritten)."""

@@ -1,0 +1,84 @@
+"""Which card type a unit makes (gotcha, decision, pattern, concept), if any, from its cues."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..cues import ANAPHORA, LABEL, OPTION_LEADS, PROBLEM_LEADS, TYPE_CUES
+from ..text.cue_match import find_cues, has_cue
+from ..text.markdown import strip_markdown
+from ..text.tags import identifiers
+from ..text.titles import title_width
+from ..turns import asks
+
+if TYPE_CHECKING:
+    from .transcript import Transcript, Unit
+
+
+def typed_groups(transcript: Transcript) -> list[tuple[list[Unit], str]]:
+    """Typed units; neighbours of the same type in one turn make one card."""
+    groups: list[tuple[list[Unit], str]] = []
+    turns = transcript.session.turns
+    for index, units in transcript.units.items():
+        previous_type, previous_position = None, -2
+        answers_question = index > 0 and turns[index - 1].role == "user" and asks(turns[index - 1].content)
+        for unit in units:
+            card_type = _classify(unit)
+            if card_type is None and answers_question and unit.position == 0 and _answer_like(unit):
+                card_type = "concept"
+            if card_type is None:
+                previous_type = None
+                continue
+            adjacent = card_type == previous_type and unit.position == previous_position + 1
+            if adjacent and not unit.items and not groups[-1][0][-1].items:
+                groups[-1][0].append(unit)
+            else:
+                groups.append(([unit], card_type))
+            previous_type, previous_position = card_type, unit.position
+    return groups
+
+
+def _classify(unit: Unit) -> str | None:
+    """The unit's card type, or None when it is too thin, leans on the sentence before, or has no cue."""
+    if unit.items:
+        return lead_type(unit.lead)
+    plain = strip_markdown(unit.text)
+    if title_width(plain) < 24 or (ANAPHORA.match(plain) and title_width(plain) < 70):
+        return None
+    scores = _cue_scores(plain)
+    label = LABEL.match(unit.text)
+    if label:
+        label_scores = _cue_scores(label.group(0))
+        scores = {name: score + 3 * bool(label_scores[name]) for name, score in scores.items()}
+    if unit.lead and has_cue(unit.lead, OPTION_LEADS):
+        return "gotcha" if scores["gotcha"] >= 2 else None
+    if unit.lead:
+        lead_scores = _cue_scores(strip_markdown(unit.lead))
+        scores = {name: score + lead_scores[name] for name, score in scores.items()}
+    return _best_type(scores)
+
+
+def _answer_like(unit: Unit) -> bool:
+    """A direct answer to the user's question that names something: a concept even without cues."""
+    plain = strip_markdown(unit.text)
+    return title_width(plain) >= 80 and bool(identifiers(unit.text) or "`" in unit.text)
+
+
+def lead_type(lead: str) -> str | None:
+    """The card type a list's lead announces ("Root cause:", "规则：", "Rules for …:"), if any."""
+    if not lead:
+        return None
+    scores = _cue_scores(strip_markdown(lead))
+    scores["gotcha"] += 2 * len(find_cues(lead, PROBLEM_LEADS))
+    return _best_type(scores)
+
+
+def _cue_scores(text: str) -> dict[str, float]:
+    """Points per card type: 2 for each strong cue, 1 for each hint."""
+    return {card_type: 2 * len(find_cues(text, cues)) + len(find_cues(text, hints))
+            for card_type, (cues, hints) in TYPE_CUES.items()}
+
+
+def _best_type(scores: dict[str, float]) -> str | None:
+    best = max(scores, key=scores.get)
+    return best if scores[best] >= 2 else None

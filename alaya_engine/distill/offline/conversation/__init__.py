@@ -1,0 +1,26 @@
+"""Facts from conversations between people (LoCoMo-style ``speaker`` on each turn, or no tools and no code).
+
+First-person statements about events, plans and preferences become concept
+cards (decision cards when someone decided something), rewritten in the third
+person with the speaker's name and absolute dates. The steps, one module each:
+
+- ``facts``: score each sentence for what it tells about its speaker;
+- ``threads``: gather a speaker's facts about one thing;
+- ``card``: one card per thread, with ``third_person`` statements and a dated title.
+"""
+
+from __future__ import annotations
+
+from ....domain import Session
+from ..candidate import Candidate
+from ..turns import participants
+from .card import fact_card
+from .facts import find_facts
+from .threads import fact_threads
+
+
+def conversation_candidates(session: Session) -> list[Candidate]:
+    today = session.started_at.date()
+    names = participants(session)
+    threads = fact_threads(find_facts(session, names), session)
+    return [fact_card(thread, names, session, today) for thread in threads]

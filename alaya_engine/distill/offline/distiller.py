@@ -1,0 +1,91 @@
+"""The OfflineDistiller: one session in, a Distillation out.
+
+It sends the session to the agent reader or the conversation reader, folds
+near-duplicate cards together, keeps the most important ones in session order,
+makes their titles unique and links them.
+"""
+
+from __future__ import annotations
+
+from ...domain import Session
+from ..base import Distillation
+from .agent import agent_candidates
+from .candidate import Candidate
+from .conversation import conversation_candidates
+from .links import card_links
+from .text.overlap import overlap
+from .turns import speaker_of
+
+
+class OfflineDistiller:
+    """Rule-based distiller: deterministic, offline and fast; the default ``distill.llm_provider``."""
+
+    name = "offline-1"
+
+    def __init__(self, min_session_tokens: int = 200, max_cards_per_session: int = 10):
+        self.min_session_tokens = min_session_tokens
+        self.max_cards_per_session = max_cards_per_session
+
+    def distill(self, session: Session) -> Distillation:
+        tokens = session.tokens
+        if tokens < self.min_session_tokens:
+            return Distillation([], [], skipped_reason=(
+                f"session has {tokens} tokens, below distill.min_session_tokens ({self.min_session_tokens})"))
+        if _is_conversation(session):
+            candidates = conversation_candidates(session)
+        else:
+            candidates = agent_candidates(session)
+        kept = _cut(_merge_duplicates(candidates), self.max_cards_per_session)
+        if not kept:
+            return Distillation([], [], skipped_reason="no reusable knowledge found")
+        _make_titles_unique(kept)
+        return Distillation([candidate.draft() for candidate in kept], card_links(kept))
+
+
+def _is_conversation(session: Session) -> bool:
+    """People talking (speakers on turns, or no tools and no code at all), not an agent at work."""
+    if any(speaker_of(turn) for turn in session.turns):
+        return True
+    if any(turn.role == "tool" or turn.tool_calls for turn in session.turns):
+        return False
+    return not any("`" in turn.content for turn in session.turns)
+
+
+def _merge_duplicates(candidates: list[Candidate]) -> list[Candidate]:
+    """Fold near-duplicates of the same type into one card: the fuller one survives, with both sources."""
+    kept: list[Candidate] = []
+    for candidate in sorted(candidates, key=lambda c: c.order):
+        twin = next((other for other in kept if other.type == candidate.type
+                     and _near_duplicates(other.words, candidate.words)), None)
+        if twin is None:
+            kept.append(candidate)
+            continue
+        survivor, other = (twin, candidate) if len(twin.content) >= len(candidate.content) else (candidate, twin)
+        survivor.turns = other.turns + survivor.turns
+        survivor.importance = max(twin.importance, candidate.importance) + 0.03
+        survivor.words = twin.words | candidate.words
+        survivor.order = twin.order
+        kept[kept.index(twin)] = survivor
+    return kept
+
+
+def _near_duplicates(first: set[str], second: set[str]) -> bool:
+    """One repeats the other (mostly contained), or both say largely the same."""
+    union = len(first | second) or 1
+    contained = overlap(first, second) >= 0.7 and min(len(first), len(second)) >= 4
+    return contained or len(first & second) / union >= 0.5
+
+
+def _cut(candidates: list[Candidate], limit: int) -> list[Candidate]:
+    """Keep the most important cards (earlier first on ties), then restore session order."""
+    ranked = sorted(candidates, key=lambda c: (-round(c.importance, 4), c.order))[:limit]
+    return sorted(ranked, key=lambda c: c.order)
+
+
+def _make_titles_unique(candidates: list[Candidate]) -> None:
+    seen: dict[str, int] = {}
+    for candidate in candidates:
+        key = candidate.title.lower()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            candidate.title = f"{candidate.title} ({seen[key]})"

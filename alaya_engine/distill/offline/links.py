@@ -1,0 +1,62 @@
+"""Links between the cards of one session: TEMPORAL_NEXT, CAUSED_BY, CAUSES and DEPENDS_ON."""
+
+from __future__ import annotations
+
+from ..base import LinkDraft
+from .candidate import Candidate
+from .cues import CAUSE_CUES, PREVENTION_CUES, REASON_CUES
+from .text.chinese import CJK
+from .text.cue_match import find_cues
+from .text.markdown import strip_markdown
+from .text.overlap import content_words
+from .text.sentences import split_sentences
+
+
+def card_links(cards: list[Candidate]) -> list[LinkDraft]:
+    """Each card to the next in session order, plus the causal links cue phrases justify."""
+    links = [LinkDraft(a.title, b.title, "TEMPORAL_NEXT", "next card in the same session")
+             for a, b in zip(cards, cards[1:])]
+    for index, card in enumerate(cards):
+        links.extend(_causal_links(card, cards[:index]))
+    return links
+
+
+def _causal_links(card: Candidate, earlier: list[Candidate]) -> list[LinkDraft]:
+    """Links a cue phrase in ``card`` justifies towards an earlier card that the cue's sentence talks about."""
+    links = []
+    for gotcha in reversed([other for other in earlier if other.type == "gotcha"]):
+        if card.type in ("decision", "pattern"):
+            cue = _cue_about(card.body, REASON_CUES + PREVENTION_CUES, gotcha.words)
+            if cue:
+                links.append(LinkDraft(card.title, gotcha.title, "CAUSED_BY",
+                                       f"the {card.type} answers this problem (“{cue}”)"))
+                break
+        if card.type == "gotcha":
+            cue = _cue_about(gotcha.body, CAUSE_CUES, card.words)
+            if cue:
+                links.append(LinkDraft(gotcha.title, card.title, "CAUSES", f"“{cue}” leads to this problem"))
+                break
+    if card.type in ("pattern", "decision"):
+        concept = next((other for other in reversed(earlier)
+                        if other.type == "concept" and _mentions(card.body, other)), None)
+        if concept:
+            links.append(LinkDraft(card.title, concept.title, "DEPENDS_ON", "relies on what that card explains"))
+    return links
+
+
+def _cue_about(content: str, cues: tuple[str, ...], topic: set[str]) -> str:
+    """The cue of the first sentence that has one and shares two words with ``topic`` (a CJK pair counts half)."""
+    for sentence in split_sentences(strip_markdown(content)):
+        found = find_cues(sentence, cues)
+        shared = content_words(sentence) & topic
+        if found and sum(0.5 if CJK.search(word) else 1 for word in shared) >= 2:
+            return found[0]
+    return ""
+
+
+def _mentions(content: str, concept: Candidate) -> bool:
+    """The content names the concept's subject: its first tag, or most of its title's words."""
+    title_words = content_words(concept.title)
+    shared = content_words(content) & title_words
+    first_tag = concept.tags[0].lower() if concept.tags else ""
+    return len(shared) >= max(2, len(title_words) // 2) or (len(first_tag) > 3 and first_tag in content.lower())

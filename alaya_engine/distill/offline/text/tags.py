@@ -1,0 +1,125 @@
+"""Tags for a card: identifiers, names, noun phrases and frequent words (jieba TF-IDF for Chinese)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from .chinese import CJK, is_chinese, quiet_jieba
+from .markdown import INLINE_CODE, strip_markdown
+from .sentences import ABBREVIATIONS
+from .words import COMMON_VERBS, FILLER_WORDS, STOPWORDS, WORD, ZH_STOPWORDS, is_content_word, unique
+
+IDENTIFIER = re.compile(
+    r"(?<![\w./-])("
+    r"[A-Za-z][\w-]*(?:\.[A-Za-z_][\w-]*)+"          # dotted: plugins.allow, app.main
+    r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"         # snake: proxy_read_timeout
+    r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"                  # kebab: reports-worker
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"              # Camel: QueuePool
+    r"|[a-z]+[A-Z]\w*"                                 # camel: maxMemory
+    r"|[A-Z][A-Z0-9]{2,}"                              # CAPS: OOM, SIGKILL
+    r")(?![\w/-])"
+)
+CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b", re.MULTILINE)
+COMMAND = re.compile(r"^\s*(?:sudo\s+)?([a-z][\w.-]*)(?:\s+([a-z][a-z-]+))?")
+ZH_NOUN_TAGS = ("n", "nz", "vn", "nr", "ns", "nt", "l", "i", "nrt", "nw", "eng")
+
+
+def keywords(text: str, limit: int = 6) -> list[str]:
+    """Tags for a text: jieba words when it has a fair share of Chinese, else English heuristics."""
+    return chinese_keywords(text, limit) if is_chinese(text, 0.15) else english_keywords(text, limit)
+
+
+def identifiers(text: str) -> list[str]:
+    """Code-like names in order of appearance: backticked terms first, then bare identifiers."""
+    found: list[str] = []
+    for span in INLINE_CODE.findall(text):
+        found.extend(_names_in_code(span))
+    plain = INLINE_CODE.sub(" ", text)
+    found.extend(match.group(1).rstrip(".") for match in IDENTIFIER.finditer(plain))
+    return unique(name for name in found if _good_identifier(name))
+
+
+def _names_in_code(span: str) -> list[str]:
+    """``proxy_read_timeout 120s`` → ``proxy_read_timeout``; ``docker compose restart`` → ``docker compose``."""
+    span = span.strip()
+    if " " not in span:
+        return [span.split("=", 1)[0].rstrip("():;,")]
+    match = COMMAND.match(span)
+    if not match:
+        return []
+    head, sub = match.group(1), match.group(2)
+    return [f"{head} {sub}" if sub and len(span.split()) > 1 and head.isalpha() else head]
+
+
+def _good_identifier(name: str) -> bool:
+    if len(name) < 2 or len(name) > 40 or name.lower() in STOPWORDS or f"{name.lower()}." in ABBREVIATIONS:
+        return False
+    if re.fullmatch(r"[\d.,:%/+-]+[a-zA-Z]{0,3}", name):
+        return False
+    return bool(re.search(r"[A-Za-z]", name))
+
+
+def named_things(sentence: str) -> list[str]:
+    """Capitalised words that are not sentence starts, pronouns or common exclamations."""
+    return [word for word in CAPITALISED.findall(sentence)
+            if word.lower() not in STOPWORDS and word.lower() not in FILLER_WORDS]
+
+
+def english_keywords(text: str, limit: int) -> list[str]:
+    """Identifiers, capitalised names, multi-word noun-like phrases, then frequent content words."""
+    plain = strip_markdown(INLINE_CODE.sub(" ", text))
+    names = named_things(plain)
+    phrases = noun_phrases(plain)
+    counts = Counter(word.lower() for word in WORD.findall(plain) if is_content_word(word))
+    frequent = [word for word, count in counts.most_common()
+                if (count > 1 or len(word) >= 6) and _phrase_word(word)]
+    found = unique([*identifiers(text), *names, *[p for p in phrases if " " in p], *frequent])
+    return _drop_contained(found)[:limit]
+
+
+def noun_phrases(plain: str) -> list[str]:
+    """Runs of up to three content words ("LGBTQ support group"), in order of appearance."""
+    runs: list[str] = []
+    current: list[str] = []
+    for token in re.findall(r"[A-Za-z][\w'’-]*|[^\sA-Za-z]+", plain):
+        if token[0].isascii() and token[0].isalpha() and _phrase_word(token.lower()):
+            current.append(token)
+            continue
+        if current:
+            runs.append(" ".join(current[-3:]))
+        current = []
+    if current:
+        runs.append(" ".join(current[-3:]))
+    return unique(runs)
+
+
+def _phrase_word(word: str) -> bool:
+    return (len(word) >= 3 and word not in STOPWORDS and word not in FILLER_WORDS and word not in COMMON_VERBS
+            and "'" not in word and "’" not in word and not word.endswith("ly")
+            and not (word.endswith("ed") and len(word) > 4))
+
+
+def _drop_contained(keywords: list[str]) -> list[str]:
+    """Drop a single word already inside a longer keyword ("group" after "support group")."""
+    phrases = [f" {keyword.lower()} " for keyword in keywords if " " in keyword]
+    return [keyword for keyword in keywords
+            if not any(f" {keyword.lower()} " in phrase and phrase.strip() != keyword.lower() for phrase in phrases)]
+
+
+def chinese_keywords(text: str, limit: int) -> list[str]:
+    """Identifiers plus jieba TF-IDF nouns (two or more characters) and product names (jieba loads lazily)."""
+    import jieba.analyse
+
+    quiet_jieba()
+    names = identifiers(text)
+    words = jieba.analyse.extract_tags(INLINE_CODE.sub(" ", text), topK=limit * 3, allowPOS=ZH_NOUN_TAGS)
+    found = [word for word in words if _good_chinese_keyword(word, names)]
+    return unique([*names[: max(2, limit // 2)], *found])[:limit]
+
+
+def _good_chinese_keyword(word: str, names: list[str]) -> bool:
+    if CJK.search(word):
+        return len(word) >= 2 and word not in ZH_STOPWORDS
+    lower = word.lower()
+    return len(word) >= 3 and lower not in STOPWORDS and not any(lower in name.lower() for name in names)

@@ -1,0 +1,136 @@
+"""Title width (a CJK character counts 7/3) and cutting text to a width at the best kind of break."""
+
+from __future__ import annotations
+
+import re
+
+from .chinese import CJK, is_chinese, quiet_jieba
+
+CJK_WEIGHT = 7 / 3
+"""A CJK character counts as 7/3 Latin ones, so 30 Chinese characters fill a 70-column title."""
+CLAUSE_BREAKS = {
+    ", because ": 1.6, " because ": 1.5, "，因为": 1.6, ", so that ": 1.3, "，所以": 1.2,
+    ". ": 1.0, "。": 1.0, "! ": 1.0, "！": 1.0, "; ": 1.0, "；": 1.0, " — ": 0.95, " – ": 0.95, " - ": 0.95,
+    ": ": 0.9, "：": 0.9, ", so ": 0.9, ", which ": 0.9, ", but ": 0.9, " but ": 0.85, "，": 0.85,
+    ", and ": 0.8, " and ": 0.75, ", ": 0.7, " (": 0.6, "（": 0.6,
+}
+"""Where a title may be cut and how good each cut is (it weights the length kept).
+
+Cutting before a reason ("…, because …") is preferred: a title names the thing, the card gives the why.
+"""
+PHRASE_CUT = 0.75
+WORD_CUT = 0.55
+CHINESE_WORD_CUT = 0.45
+PHRASE_STARTS = frozenset("in for with to at on by from during after before because while and but which that who "
+                          "when where since until so as".split())
+TRAILING_WORDS = frozenset("a an the and or but of to in on at for with from by as is are was were so that "
+                           "which this its their his her my your our than then into will be been has have had can "
+                           "could would should not very more most between about over under after before during "
+                           "without within through like just also instead too again now here there".split())
+PARENTHETICAL = re.compile(r"\s+\([^()]*\)|\s*（[^（）]*）")
+NEW_CLAUSE = re.compile(r"\s*(?:I|he|she|we|they|it|my|his|her|our|their|[A-Z][\w-]*(?:'s)?)\b")
+
+
+def title_width(text: str) -> float:
+    """Display width for title limits: CJK characters count 7/3."""
+    cjk = len(CJK.findall(text))
+    return len(text) - cjk + cjk * CJK_WEIGHT
+
+
+def shorten(text: str, limit: float = 70) -> str:
+    """Cut plain text to ``limit`` width: drop asides, then keep the most text at the best kind of break."""
+    text = _trim_end(text)
+    if title_width(text) <= limit:
+        return text
+    text = _trim_end(PARENTHETICAL.sub("", text))
+    if title_width(text) <= limit:
+        return text
+    depths = _bracket_depths(text)
+    cuts = [(title_width(head) * (weight + _new_clause_bonus(text, head, separator)), head)
+            for separator, weight in CLAUSE_BREAKS.items() for head in _heads_before(text, depths, separator, limit)]
+    word_cut, at_phrase = _cut_words(text, limit)
+    weight = PHRASE_CUT if at_phrase else CHINESE_WORD_CUT if is_chinese(text) else WORD_CUT
+    cuts.append((title_width(word_cut) * weight, word_cut))
+    return max(cuts, key=lambda cut: cut[0])[1]
+
+
+def _new_clause_bonus(text: str, head: str, separator: str) -> float:
+    """A comma or 'and' followed by a new subject ends a whole clause: as good a cut as a semicolon."""
+    if separator not in (", ", " and ", ", and "):
+        return 0.0
+    rest = text[len(head):].lstrip(",").lstrip()
+    rest = rest[4:] if rest.startswith("and ") else rest
+    return 0.2 if NEW_CLAUSE.match(rest) else 0.0
+
+
+def _heads_before(text: str, depths: list[int], separator: str, limit: float) -> list[str]:
+    """Texts before a top-level ``separator`` that fit and are not too short to say much."""
+    heads = []
+    for position in _top_level(text, depths, separator):
+        if separator == ". " and re.search(r"(?:\.|\be\.g|\bi\.e|\bvs|\betc)$", text[:position]):
+            continue
+        head = _trim_end(text[:position])
+        if title_width(head) > limit:
+            break
+        if title_width(head) >= limit * 0.3:
+            heads.append(head)
+    return heads
+
+
+def _bracket_depths(text: str) -> list[int]:
+    """How deep inside brackets or quotes each character is."""
+    depths = []
+    depth = 0
+    for char in text:
+        if char in ")]}）」”" and depth:
+            depth -= 1
+        depths.append(depth)
+        if char in "([{（「“":
+            depth += 1
+    return depths
+
+
+def _top_level(text: str, depths: list[int], separator: str) -> list[int]:
+    """Positions of ``separator`` outside brackets and quotes."""
+    positions = []
+    position = text.find(separator, 1)
+    while position > 0:
+        if depths[position] == 0:
+            positions.append(position)
+        position = text.find(separator, position + 1)
+    return positions
+
+
+def _trim_end(text: str) -> str:
+    return text.strip().rstrip("。.！!？?:：;；，,、 ")
+
+
+def _cut_words(text: str, limit: float) -> tuple[str, bool]:
+    """Cut at the last whole word (or jieba word) that fits, before a preposition if one is near the end.
+
+    Also says whether the cut fell before a phrase ("… store | in hopes of …"), which reads better.
+    """
+    if is_chinese(text):
+        import jieba
+
+        quiet_jieba()
+        tokens = list(jieba.cut(text))
+    else:
+        tokens = re.findall(r"\S+\s*", text)
+    kept = ""
+    phrase_end = ""
+    next_token = ""
+    for token in tokens:
+        if title_width(kept + token) > limit:
+            next_token = token
+            break
+        if token.strip().lower() in PHRASE_STARTS and title_width(kept) >= limit * 0.55:
+            phrase_end = kept
+        kept += token
+    at_phrase = next_token.strip().lower() in PHRASE_STARTS or bool(phrase_end)
+    if at_phrase and next_token.strip().lower() not in PHRASE_STARTS:
+        kept = phrase_end
+    words = kept.rstrip().split(" ")
+    while len(words) > 1 and words[-1].lower().strip(",.;:") in TRAILING_WORDS:
+        words.pop()
+    return " ".join(words).rstrip("。.！!？?:：;；，,、(（"), at_phrase

@@ -1,0 +1,34 @@
+"""Who is talking in a session, and whether a message asks something."""
+
+from __future__ import annotations
+
+from ...domain import Session, Turn
+
+
+def speaker_of(turn: Turn) -> str | None:
+    """The ``speaker`` a conversation import put on the turn (LoCoMo), if any."""
+    speaker = turn.extra.get("speaker")
+    return speaker if isinstance(speaker, str) and speaker.strip() else None
+
+
+def role_name(turn: Turn) -> str:
+    return {"user": "The user", "assistant": "The assistant"}.get(turn.role, turn.role.title())
+
+
+def speaker_name(turn: Turn) -> str:
+    """The speaker's name on the turn, else a name for its role ("The user")."""
+    return speaker_of(turn) or role_name(turn)
+
+
+def participants(session: Session) -> list[str]:
+    """Everyone who speaks, in order of first turn."""
+    names: list[str] = []
+    for turn in session.turns:
+        name = speaker_name(turn)
+        if name not in names:
+            names.append(name)
+    return names
+
+
+def asks(text: str) -> bool:
+    return "?" in text or "？" in text
