@@ -85,6 +85,11 @@ def _schema(engine: "Engine", params: dict, progress: Progress) -> dict:
     return document
 
 
+@method("card")
+def _card(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.card(str(params.get("card_id", "")))
+
+
 @method("trace")
 def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.trace(str(params.get("card_id", ""))).to_json()

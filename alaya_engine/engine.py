@@ -326,6 +326,18 @@ class Engine:
             counts = graph.counts()
         return NodeTypesReport(cards_by_type=counts["cards_by_type"], sessions=counts["sessions"])
 
+    def card(self, card_id: str) -> dict:
+        """One card with its edges in both directions (what the explorer's card screen shows)."""
+        with self._graph() as graph:
+            card = graph.cards([card_id]).get(card_id)
+            if card is None:
+                raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
+            edges = graph.edges_of(card_id)
+        meta = next((row for row in self.vectors().heat_rows() if row["id"] == card_id), {})
+        return {"card": {**card, "created_at": card["created_at"].isoformat() + "Z",
+                         "updated_at": card["updated_at"].isoformat() + "Z",
+                         "access_count": meta.get("access_count", 0)}, **edges}
+
     def trace(self, card_id: str) -> "TraceReport":
         """A card, its source sessions and the turns it came from."""
         from .trace import TraceReport, read_context

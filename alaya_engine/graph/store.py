@@ -195,6 +195,19 @@ class GraphStore:
                 "importance", "created_at", "updated_at")
         return {row[0]: dict(zip(keys, row)) for row in rows}
 
+    def edges_of(self, card_id: str) -> dict[str, list[dict[str, Any]]]:
+        """Every edge touching a card, both directions, with the title of the card at the other end."""
+        outgoing = self.query("MATCH (a:Card {id: $id}) OPTIONAL MATCH (a)-[r]->(b:Card) WITH r, b WHERE r IS NOT NULL "
+                              "RETURN label(r), r.type, b.id, b.title, r.weight, r.reason", {"id": card_id})
+        incoming = self.query("MATCH (a:Card {id: $id}) OPTIONAL MATCH (a)<-[r]-(b:Card) WITH r, b WHERE r IS NOT NULL "
+                              "RETURN label(r), r.type, b.id, b.title, r.weight, r.reason", {"id": card_id})
+
+        def rows(found):
+            return [{"relation": custom or label, "card_id": other, "title": title, "weight": weight, "reason": reason}
+                    for label, custom, other, title, weight, reason in found]
+
+        return {"outgoing": rows(outgoing), "incoming": rows(incoming)}
+
     def sessions(self, session_ids: list[str]) -> list[dict[str, Any]]:
         rows = self.query("UNWIND $ids AS x MATCH (s:Session {id: x}) RETURN s.id, s.timestamp, s.channel, s.path",
                           {"ids": session_ids})
