@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
-WRITES = frozenset({"ingest", "distill", "link", "introspect"})
+WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore"})
 """Methods that change the store (the server runs them one at a time)."""
 
 
@@ -62,6 +62,11 @@ def _distill(engine: "Engine", params: dict, progress: Progress) -> dict:
 @method("introspect")
 def _introspect(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.introspect(params.get("steps") or None, dry_run=bool(params.get("dry_run")), progress=progress)
+
+
+@method("restore")
+def _restore(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.restore(str(params.get("card_id", "")))
 
 
 @method("recall")

@@ -171,13 +171,24 @@ def distill(
 def introspect(
     ctx: typer.Context,
     step: Annotated[Optional[list[str]], typer.Option("--step", metavar="STEP",
-                                                      help="Run only this step (repeatable): distill, cooldown.")] = None,
+                                                      help="Run only this step (repeatable): distill, cooldown, forget.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; write nothing.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Look after the memory (seed 4.7): distill new sessions, then recompute temperatures and tiers."""
+    """Look after the memory (seed 4.7): distill new sessions, recompute temperatures and tiers, forget."""
     _show(_call(ctx, "introspect", {"steps": step or [], "dry_run": dry_run}, "Introspecting", as_json),
           as_json, "print_introspect")
+
+
+@app.command()
+def restore(ctx: typer.Context, card_id: Annotated[str, typer.Argument(help="The id of a forgotten card.")],
+            as_json: JsonFlag = False) -> None:
+    """Bring back a card that introspect forgot (from the L3 journal)."""
+    document = _call(ctx, "restore", {"card_id": card_id})
+    if as_json:
+        return _emit(document)
+    print(f"✓ Restored {document['card_id']} with {document['edges_restored']} edges"
+          + (f" ({document['edges_lost']} edges lead to cards no longer in the store)" if document["edges_lost"] else ""))
 
 
 @app.command()

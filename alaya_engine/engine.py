@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .trace import TraceReport
 
 STORE_FORMAT = 1
-INTROSPECT_STEPS = ("distill", "cooldown")
+INTROSPECT_STEPS = ("distill", "cooldown", "forget")
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
@@ -285,13 +285,15 @@ class Engine:
 
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:
-        """Seed 4.7, the steps that exist so far, in order: distill new sessions, then cool down.
+        """Seed 4.7, the steps that exist so far, in order: distill new sessions, cool down, forget.
 
-        Consolidate and forget come with the next steps of introspect; until then they are not run.
+        Consolidate comes with the next step of introspect; until then it is not run.
         """
         import time
 
         from .introspect.cooldown import cool_down
+        from .introspect.forget import forget
+        from .raw.journal import Journal
         from .recall.access import AccessLog
 
         chosen = steps or list(INTROSPECT_STEPS)
@@ -309,8 +311,22 @@ class Engine:
                     vectors=self.vectors(), graph=graph, embedder=self.embedder(),
                     access_log=AccessLog(self.layout.access_log), settings=self.config["temperature"],
                     now=now or millis_now(), dry_run=dry_run, step=self._graph).to_json()
+            if "forget" in chosen:
+                report["steps"]["forget"] = forget(
+                    vectors=self.vectors(), graph=graph, journal=Journal(self.layout.journal),
+                    settings=self.config["introspect"], now=now or millis_now(), dry_run=dry_run,
+                    step=self._graph).to_json()
         report["elapsed_s"] = round(time.perf_counter() - started, 2)
         return report
+
+    def restore(self, card_id: str) -> dict:
+        """Bring back a card that introspect forgot (it stays recorded in the L3 journal)."""
+        from .introspect.forget import restore
+        from .raw.journal import Journal
+
+        with self._graph() as graph:
+            return restore(card_id=card_id, vectors=self.vectors(), graph=graph, journal=Journal(self.layout.journal),
+                           embedder=self.embedder(), now=millis_now())
 
     def schema_relations(self) -> "RelationsReport":
         from .schema_info import relations_report

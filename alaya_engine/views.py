@@ -123,6 +123,9 @@ def print_introspect(console: "Console", report: dict) -> None:
             console.print(f"   WARM: {tiers['WARM']:,} cards")
             console.print(f"   COLD: {tiers['COLD']:,} cards ({result['newly_archived']} newly archived, "
                           f"{result['restored']} restored)")
+        elif name == "forget":
+            console.print(f"   Forgot {result['count']} long-cold, unused cards (kept in the L3 journal; "
+                          "alaya restore ID brings one back)")
         console.print()
     console.print(f"[green]✓[/] Introspection complete (took {report['elapsed_s']:.1f}s)")
 

@@ -86,6 +86,56 @@ def test_dry_run_changes_nothing(home):
 def test_cli_introspect_output_and_errors(cli, home):
     distilled_engine(home)
     output = cli("introspect").stdout
-    assert "🧘 Starting introspection..." in output and "[2/2] Cooldown" in output and "HOT:" in output
-    bad = cli("introspect", "--step", "forget", "--json")
+    assert "🧘 Starting introspection..." in output and "[2/3] Cooldown" in output and "HOT:" in output and "[3/3] Forget" in output
+    bad = cli("introspect", "--step", "consolidate", "--json")
     assert bad.exit_code == 2 and bad.json()["error"]["code"] == "bad_step"
+
+
+FORGET = DEFAULTS["introspect"]
+GONE = {"id": "x", "tier": "COLD", "temperature": 0.05, "created_at": NOW - 200 * DAY_MS,
+        "last_accessed": NOW - 100 * DAY_MS, "access_count": 2}
+
+
+@pytest.mark.parametrize(("change", "forgotten"), [
+    ({}, True),
+    ({"tier": "WARM"}, False),
+    ({"temperature": 0.1}, False),
+    ({"last_accessed": NOW - 89 * DAY_MS}, False),
+    ({"access_count": 3}, False),
+])
+def test_forget_criteria_each_on_its_own(change, forgotten):
+    from alaya_engine.introspect.forget import forgettable
+
+    assert forgettable([{**GONE, **change}], NOW, FORGET, set()) == (["x"] if forgotten else [])
+
+
+def test_a_card_others_depend_on_is_never_forgotten():
+    from alaya_engine.introspect.forget import forgettable
+
+    assert forgettable([GONE], NOW, FORGET, depended_on={"x"}) == []
+
+
+def test_forget_keeps_the_card_in_l3_and_restore_brings_it_back(cli, home):
+    engine = distilled_engine(home)
+    cards = sorted(tiers(engine))
+    later = millis_now() + 200 * DAY_MS
+    with engine._graph() as graph:
+        depended = {row[0] for row in graph.query("MATCH (:Card)-[:DEPENDS_ON]->(b:Card) RETURN b.id")}
+    dry = engine.introspect(["cooldown", "forget"], dry_run=True, now=later)["steps"]["forget"]
+    assert dry["count"] == 0, "a dry run does not cool cards, so none is COLD yet"
+    report = engine.introspect(["cooldown", "forget"], now=later)["steps"]["forget"]
+    assert sorted(report["forgotten"]) == sorted(set(cards) - depended) and report["count"] > 0
+    gone = report["forgotten"][0]
+    with engine._graph() as graph:
+        assert not graph.cards([gone])
+    assert gone not in tiers(engine)
+    assert (home / f"raw/contexts/{gone}-context.json").exists()
+    restored = cli("restore", gone, "--json")
+    assert restored.exit_code == 0, restored.stderr
+    assert restored.json()["card_id"] == gone
+    with engine._graph() as graph:
+        assert graph.cards([gone])[gone]["tier"] == "WARM"
+        assert graph.query("MATCH (c:Card {id: $id})-[:EXTRACTED_FROM]->(s:Session) RETURN s.id", {"id": gone})
+    assert tiers(engine)[gone] == "WARM" and gone in engine.vectors().vector_ids()
+    assert cli("restore", gone, "--json").json()["error"]["code"] == "card_exists"
+    assert cli("restore", "card-never", "--json").json()["error"]["code"] == "unknown_card"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -29,3 +30,14 @@ class Journal:
         finally:
             os.close(descriptor)
 
+    def events(self, op: str | None = None) -> Iterator[dict]:
+        """Every event in order (optionally only one kind); a torn line from a crash is skipped."""
+        for path in sorted(self.folder.glob("*.jsonl")):
+            with path.open(encoding="utf-8") as handle:
+                for line in handle:
+                    try:
+                        event = json.loads(line)
+                    except json.JSONDecodeError:
+                        continue
+                    if op is None or event.get("op") == op:
+                        yield event

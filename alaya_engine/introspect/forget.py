@@ -1,0 +1,111 @@
+"""Forget (seed 4.7.3): drop long-cold, unused, unneeded cards from L2 and L1 — but never from L3.
+
+A card is forgotten when it is COLD, its temperature is below
+``introspect.forget_threshold``, it has not been touched for
+``introspect.forget_days``, it was recalled fewer than 3 times, and no other
+card depends on it (no incoming ``DEPENDS_ON``). Before anything is deleted,
+the card and its edges are written to the L3 journal (``card.forget``), so
+``alaya restore CARD_ID`` can bring it back exactly and a rebuild knows it
+was forgotten.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING
+
+from ..raw.journal import Journal
+from .temperature import DAY_MS
+
+if TYPE_CHECKING:
+    from ..graph.store import GraphStore
+    from ..vectors.store import VectorStore
+
+MAX_ACCESSES = 3
+
+
+@dataclass
+class ForgetReport:
+    forgotten: list[str] = field(default_factory=list)
+    dry_run: bool = False
+
+    def to_json(self) -> dict:
+        return {**asdict(self), "count": len(self.forgotten)}
+
+
+def forgettable(rows: list[dict], now: int, settings: dict, depended_on: set[str]) -> list[str]:
+    """The ids meeting every criterion; each is tested on its own in the tests."""
+    horizon = settings["forget_days"] * DAY_MS
+    return [row["id"] for row in rows
+            if row["tier"] == "COLD" and row["temperature"] < settings["forget_threshold"]
+            and now - max(row["created_at"], row["last_accessed"]) > horizon
+            and row["access_count"] < MAX_ACCESSES and row["id"] not in depended_on]
+
+
+def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, settings: dict, now: int,
+           dry_run: bool, step: Callable[[], AbstractContextManager]) -> ForgetReport:
+    rows = vectors.heat_rows()
+    depended_on = {row[0] for row in graph.query("MATCH (:Card)-[:DEPENDS_ON]->(b:Card) RETURN DISTINCT b.id")}
+    chosen = forgettable(rows, now, settings, depended_on)
+    report = ForgetReport(forgotten=chosen, dry_run=dry_run)
+    if dry_run or not chosen:
+        return report
+    by_id = {row["id"]: row for row in rows}
+    for card_id in chosen:
+        with step():
+            card = graph.cards([card_id])[card_id]
+            journal.append("card.forget", now, card=_plain(card), meta=by_id[card_id], edges=graph.edges_of(card_id))
+            graph.delete_cards([card_id])
+            vectors.delete_cards([card_id])
+    return report
+
+
+def _plain(card: dict) -> dict:
+    """Graph rows carry datetimes; the journal stores them as ISO strings."""
+    return {key: value.isoformat() if hasattr(value, "isoformat") else value for key, value in card.items()}
+
+
+def restore(*, card_id: str, vectors: "VectorStore", graph: "GraphStore", journal: Journal, embedder, now: int) -> dict:
+    """Bring a forgotten card back from the journal: the card, its metadata, its vector and the edges whose
+    other end still exists. It comes back WARM; the next introspect re-tiers it."""
+    from ..domain import Card, Link
+    from ..errors import AlayaError
+
+    if graph.cards([card_id]):
+        raise AlayaError("card_exists", f"card '{card_id}' is in the store; nothing to restore")
+    event = None
+    for candidate in journal.events("card.forget"):
+        if candidate["card"]["id"] == card_id:
+            event = candidate
+    if event is None:
+        raise AlayaError("unknown_card", f"no forgotten card '{card_id}' in the journal; see: alaya status")
+    saved = event["card"]
+    card = Card(id=card_id, title=saved["title"], content=saved["content"], type=saved["type"], tags=saved["tags"],
+                importance=saved["importance"], source_sessions=saved["source_sessions"] or [],
+                created_at=_millis(saved["created_at"]), updated_at=now, temperature=saved["temperature"],
+                tier="WARM", source=saved["source"])
+    journal.append("card.restore", now, card_id=card_id)
+    graph.upsert_card(card)
+    links = [Link(card_id, session, "EXTRACTED_FROM", created_at=now) for session in card.source_sessions
+             if graph.sessions([session])]
+    links += [Link(card_id, edge["card_id"], edge["relation"], edge["weight"] or 1.0, edge["reason"] or "", now)
+              for edge in event["edges"]["outgoing"]]
+    links += [Link(edge["card_id"], card_id, edge["relation"], edge["weight"] or 1.0, edge["reason"] or "", now)
+              for edge in event["edges"]["incoming"]]
+    present = set(graph.cards([other for link in links for other in (link.source, link.target)]))
+    restored = [link for link in links if link.relation == "EXTRACTED_FROM" or
+                (link.source in present and link.target in present)]
+    for link in restored:
+        graph.merge_link(link)
+    vectors.upsert_cards([card], embedder.embed([card.embedding_text()]))
+    meta = event["meta"]
+    vectors.update_heat([{**meta, "tier": "WARM"}])
+    return {"card_id": card_id, "edges_restored": len(restored), "edges_lost": len(links) - len(restored)}
+
+
+def _millis(iso: str) -> int:
+    from datetime import datetime, timezone
+
+    return int(datetime.fromisoformat(iso).replace(tzinfo=timezone.utc).timestamp() * 1000)
