@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
-WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore"})
+WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore", "review.approve", "review.reject"})
 """Methods that change the store (the server runs them one at a time)."""
 
 
@@ -67,6 +67,26 @@ def _introspect(engine: "Engine", params: dict, progress: Progress) -> dict:
 @method("restore")
 def _restore(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.restore(str(params.get("card_id", "")))
+
+
+@method("review.list")
+def _review_list(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.review_list(params.get("status"))
+
+
+@method("review.show")
+def _review_show(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.review_show(str(params.get("id", "")))
+
+
+@method("review.approve")
+def _review_approve(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.review_decide(list(params.get("ids", [])), approve=True)
+
+
+@method("review.reject")
+def _review_reject(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.review_decide(list(params.get("ids", [])), approve=False)
 
 
 @method("recall")

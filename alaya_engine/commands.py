@@ -63,9 +63,12 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Alaya: local-first long-term memory for AI agents (L3 raw sessions, L2 graph, L1 vectors).",
 )
+review_app = typer.Typer(help="Introspect's suggestions: list, show, approve (applies it) or reject.",
+                         no_args_is_help=True)
 server_app = typer.Typer(help="Manage the store's owner server (pid, uptime, requests, memory).",
                          no_args_is_help=True)
 app.add_typer(server_app, name="server")
+app.add_typer(review_app, name="review")
 
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON (a stable contract).")]
 CsvOption = Optional[str]
@@ -171,13 +174,43 @@ def distill(
 def introspect(
     ctx: typer.Context,
     step: Annotated[Optional[list[str]], typer.Option("--step", metavar="STEP",
-                                                      help="Run only this step (repeatable): distill, cooldown, forget.")] = None,
+                                                      help="Run only this step (repeatable): distill, consolidate, "
+                                                           "cooldown, forget.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; write nothing.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Look after the memory (seed 4.7): distill new sessions, recompute temperatures and tiers, forget."""
     _show(_call(ctx, "introspect", {"steps": step or [], "dry_run": dry_run}, "Introspecting", as_json),
           as_json, "print_introspect")
+
+
+@review_app.command("list")
+def review_list(ctx: typer.Context, status: Annotated[Optional[str], typer.Option(
+        "--status", help="pending, approved or rejected.")] = None, as_json: JsonFlag = False) -> None:
+    """List suggestions."""
+    _show(_call(ctx, "review.list", {"status": status}), as_json, "print_review_list")
+
+
+@review_app.command("show")
+def review_show(ctx: typer.Context, suggestion_id: Annotated[str, typer.Argument(metavar="ID")],
+                as_json: JsonFlag = False) -> None:
+    """Show one suggestion with its evidence (and the cards involved)."""
+    document = _call(ctx, "review.show", {"id": suggestion_id})
+    _emit(document) if as_json else print(json.dumps(document, ensure_ascii=False, indent=2))
+
+
+@review_app.command("approve")
+def review_approve(ctx: typer.Context, ids: Annotated[list[str], typer.Argument(metavar="ID...")],
+                   as_json: JsonFlag = False) -> None:
+    """Apply suggestions exactly as an automatic change would."""
+    _show(_call(ctx, "review.approve", {"ids": ids}), as_json, "print_review_decided")
+
+
+@review_app.command("reject")
+def review_reject(ctx: typer.Context, ids: Annotated[list[str], typer.Argument(metavar="ID...")],
+                  as_json: JsonFlag = False) -> None:
+    """Reject suggestions; a rejected suggestion is never proposed again."""
+    _show(_call(ctx, "review.reject", {"ids": ids}), as_json, "print_review_decided")
 
 
 @app.command()

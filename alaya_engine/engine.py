@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from .trace import TraceReport
 
 STORE_FORMAT = 1
-INTROSPECT_STEPS = ("distill", "cooldown", "forget")
+INTROSPECT_STEPS = ("distill", "consolidate", "cooldown", "forget")
 log = logging.getLogger(__name__)
 
 ProgressCallback = Callable[[int, int], None]
@@ -271,6 +271,7 @@ class Engine:
         from .recall.run import run_recall
 
         query = build_query(request, self.config["recall"])
+        query.from_nodes = [self.resolve_card(card_id) for card_id in query.from_nodes]
         embedder = self.embedder()
         queries = embedder.embed(query.concepts) if query.concepts else np.zeros((0, embedder.dimension), np.float32)
         index = self.card_index()
@@ -285,13 +286,12 @@ class Engine:
 
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:
-        """Seed 4.7, the steps that exist so far, in order: distill new sessions, cool down, forget.
-
-        Consolidate comes with the next step of introspect; until then it is not run.
-        """
+        """Seed 4.7 in order: distill new sessions, consolidate (into the review queue), cool down, forget."""
         import time
 
+        from .introspect.consolidate import consolidate
         from .introspect.cooldown import cool_down
+        from .introspect.suggestions import SuggestionStore
         from .introspect.forget import forget
         from .raw.journal import Journal
         from .recall.access import AccessLog
@@ -306,6 +306,11 @@ class Engine:
         with self.hold() as graph:
             if "distill" in chosen:
                 report["steps"]["distill"] = self.distill(dry_run=dry_run, progress=progress).to_json()
+            if "consolidate" in chosen:
+                with self._graph():
+                    report["steps"]["consolidate"] = consolidate(
+                        vectors=self.vectors(), graph=graph, store=SuggestionStore(self.layout.review),
+                        settings=self.config["introspect"], now=now or millis_now(), dry_run=dry_run).to_json()
             if "cooldown" in chosen:
                 report["steps"]["cooldown"] = cool_down(
                     vectors=self.vectors(), graph=graph, embedder=self.embedder(),
@@ -318,6 +323,69 @@ class Engine:
                     step=self._graph).to_json()
         report["elapsed_s"] = round(time.perf_counter() - started, 2)
         return report
+
+    def resolve_card(self, card_id: str) -> str:
+        """A merged-away id stands for the card that absorbed it."""
+        from .introspect.apply import Aliases
+
+        return Aliases(self.layout.aliases).resolve(card_id)
+
+    def review_list(self, status: str | None = None) -> dict:
+        from .introspect.suggestions import STATUSES, SuggestionStore
+
+        if status is not None and status not in STATUSES:
+            raise AlayaError("bad_status", f"unknown status '{status}'; use one of {', '.join(STATUSES)}")
+        suggestions = SuggestionStore(self.layout.review).all(status)
+        return {"suggestions": [s.to_json() for s in suggestions], "count": len(suggestions)}
+
+    def review_show(self, suggestion_id: str) -> dict:
+        from .introspect.suggestions import SuggestionStore
+
+        suggestion = SuggestionStore(self.layout.review).get(suggestion_id).to_json()
+        if suggestion["kind"] in ("merge_cards", "similar_to"):
+            with self._graph() as graph:
+                cards = graph.cards(suggestion["subjects"])
+            suggestion["cards"] = [{"id": c["id"], "title": c["title"], "type": c["type"], "content": c["content"]}
+                                   for c in (cards.get(i) for i in suggestion["subjects"]) if c]
+        return suggestion
+
+    def review_decide(self, suggestion_ids: list[str], approve: bool) -> dict:
+        """Approve (apply) or reject suggestions; each is decided on its own, in order."""
+        from .introspect import apply
+        from .introspect.suggestions import SuggestionStore
+        from .raw.journal import Journal
+
+        store = SuggestionStore(self.layout.review)
+        journal = Journal(self.layout.journal)
+        decided = []
+        for suggestion_id in suggestion_ids:
+            suggestion = store.get(suggestion_id)
+            if suggestion.status != "pending":
+                raise AlayaError("already_decided", f"suggestion {suggestion_id} is already {suggestion.status}")
+            outcome: dict = {}
+            if approve:
+                now = millis_now()
+                with self._graph() as graph:
+                    if suggestion.kind == "merge_cards":
+                        outcome = apply.merge_cards(first=suggestion.subjects[0], second=suggestion.subjects[1],
+                                                    graph=graph, vectors=self.vectors(), embedder=self.embedder(),
+                                                    journal=journal, aliases=apply.Aliases(self.layout.aliases),
+                                                    now=now)
+                    elif suggestion.kind == "similar_to":
+                        outcome = apply.link_similar(first=suggestion.subjects[0], second=suggestion.subjects[1],
+                                                     similarity=suggestion.evidence["similarity"], graph=graph,
+                                                     journal=journal, now=now)
+                    elif suggestion.kind == "merge_relations":
+                        outcome = apply.merge_relations(keep=suggestion.subjects[0], drop=suggestion.subjects[1],
+                                                        graph=graph, journal=journal, now=now)
+                    elif suggestion.kind == "promote_relation":
+                        raise AlayaError("not_supported", "promoting a custom relation to a core table is not "
+                                                          "supported yet; the suggestion stays pending")
+            suggestion.status = "approved" if approve else "rejected"
+            suggestion.updated_at = millis_now()
+            store.save(suggestion)
+            decided.append({"id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, **outcome})
+        return {"decided": decided}
 
     def restore(self, card_id: str) -> dict:
         """Bring back a card that introspect forgot (it stays recorded in the L3 journal)."""
@@ -344,6 +412,7 @@ class Engine:
 
     def card(self, card_id: str) -> dict:
         """One card with its edges in both directions (what the explorer's card screen shows)."""
+        card_id = self.resolve_card(card_id)
         with self._graph() as graph:
             card = graph.cards([card_id]).get(card_id)
             if card is None:
@@ -358,6 +427,7 @@ class Engine:
         """A card, its source sessions and the turns it came from."""
         from .trace import TraceReport, read_context
 
+        card_id = self.resolve_card(card_id)
         with self._graph() as graph:
             card = graph.cards([card_id]).get(card_id)
             if card is None:
@@ -375,6 +445,7 @@ class Engine:
         from .raw.journal import Journal
 
         name = normalise_relation(relation)
+        source, target = self.resolve_card(source), self.resolve_card(target)
         if name == "EXTRACTED_FROM":
             raise AlayaError("bad_relation", "EXTRACTED_FROM links a card to its session and is made by distill only")
         if source == target:

@@ -63,6 +63,16 @@ class Layout:
         return self.raw / "journal"
 
     @property
+    def review(self) -> Path:
+        """Introspect's suggestions, one JSON file each, with their status."""
+        return self.raw / "review"
+
+    @property
+    def aliases(self) -> Path:
+        """Ids of merged-away cards → the card that absorbed them."""
+        return self.raw / "aliases.json"
+
+    @property
     def graph_dir(self) -> Path:
         return self.home / "graph"
 

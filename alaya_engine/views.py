@@ -115,6 +115,11 @@ def print_introspect(console: "Console", report: dict) -> None:
         if name == "distill":
             console.print(f"   Processed {result['sessions_distilled']} new sessions")
             console.print(f"   Created {result['cards_created']} cards, {result['links_created']} links")
+        elif name == "consolidate":
+            new = result["new"]
+            console.print(f"   {new.get('merge_cards', 0)} duplicate pairs and {new.get('similar_to', 0)} SIMILAR_TO "
+                          f"links proposed; {sum(v for k, v in new.items() if 'relation' in k)} relation suggestions")
+            console.print(f"   {result['pending']} suggestions pending: alaya review list")
         elif name == "cooldown":
             tiers = result["by_tier"]
             console.print(f"   Folded {result['accesses_folded']} recalls into the counters")
@@ -128,6 +133,23 @@ def print_introspect(console: "Console", report: dict) -> None:
                           "alaya restore ID brings one back)")
         console.print()
     console.print(f"[green]✓[/] Introspection complete (took {report['elapsed_s']:.1f}s)")
+
+
+def print_review_list(console: "Console", document: dict) -> None:
+    from rich.markup import escape
+
+    if not document["suggestions"]:
+        console.print("No suggestions.")
+    for item in document["suggestions"]:
+        evidence = ", ".join(f"{k}={v}" for k, v in item["evidence"].items() if k != "examples")
+        console.print(f"{item['id']}  [{item['status']}] {item['kind']}: {escape(' ↔ '.join(item['subjects']))}"
+                      f"  [dim]{escape(evidence)}[/]")
+
+
+def print_review_decided(console: "Console", document: dict) -> None:
+    for item in document["decided"]:
+        details = ", ".join(f"{k}={v}" for k, v in item.items() if k not in ("id", "kind", "status"))
+        console.print(f"[green]✓[/] {item['id']} {item['kind']} {item['status']}" + (f": {details}" if details else ""))
 
 
 def print_recall(console: "Console", result: dict) -> None:

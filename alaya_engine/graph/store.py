@@ -37,6 +37,11 @@ def naive_utc(moment: datetime) -> datetime:
     return moment.astimezone(timezone.utc).replace(tzinfo=None)
 
 
+def to_millis(naive: datetime) -> int:
+    """The inverse of :func:`from_millis`: a naive UTC timestamp from the graph back to epoch milliseconds."""
+    return int(naive.replace(tzinfo=timezone.utc).timestamp() * 1000)
+
+
 def from_millis(millis: int) -> datetime:
     return naive_utc(datetime.fromtimestamp(millis / 1000, tz=timezone.utc))
 
