@@ -302,25 +302,27 @@ class Engine:
             raise AlayaError("bad_step", f"unknown introspect step '{unknown[0]}'; available: "
                                          f"{', '.join(INTROSPECT_STEPS)}")
         started = time.perf_counter()
-        report: dict = {"dry_run": dry_run, "steps": {}}
+        now = now or millis_now()
+        report: dict = {"dry_run": dry_run, "steps": {}, "step_seconds": {}}
         with self.hold() as graph:
-            if "distill" in chosen:
-                report["steps"]["distill"] = self.distill(dry_run=dry_run, progress=progress).to_json()
-            if "consolidate" in chosen:
-                with self._graph():
-                    report["steps"]["consolidate"] = consolidate(
-                        vectors=self.vectors(), graph=graph, store=SuggestionStore(self.layout.review),
-                        settings=self.config["introspect"], now=now or millis_now(), dry_run=dry_run).to_json()
-            if "cooldown" in chosen:
-                report["steps"]["cooldown"] = cool_down(
+            runs = {
+                "distill": lambda: self.distill(dry_run=dry_run, progress=progress).to_json(),
+                "consolidate": lambda: consolidate(
+                    vectors=self.vectors(), graph=graph, store=SuggestionStore(self.layout.review),
+                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self._graph).to_json(),
+                "cooldown": lambda: cool_down(
                     vectors=self.vectors(), graph=graph, embedder=self.embedder(),
                     access_log=AccessLog(self.layout.access_log), settings=self.config["temperature"],
-                    now=now or millis_now(), dry_run=dry_run, step=self._graph).to_json()
-            if "forget" in chosen:
-                report["steps"]["forget"] = forget(
+                    now=now, dry_run=dry_run, step=self._graph).to_json(),
+                "forget": lambda: forget(
                     vectors=self.vectors(), graph=graph, journal=Journal(self.layout.journal),
-                    settings=self.config["introspect"], now=now or millis_now(), dry_run=dry_run,
-                    step=self._graph).to_json()
+                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self._graph).to_json(),
+            }
+            for name in INTROSPECT_STEPS:
+                if name in chosen:
+                    step_started = time.perf_counter()
+                    report["steps"][name] = runs[name]()
+                    report["step_seconds"][name] = round(time.perf_counter() - step_started, 2)
         report["elapsed_s"] = round(time.perf_counter() - started, 2)
         return report
 
@@ -383,7 +385,7 @@ class Engine:
                                                           "supported yet; the suggestion stays pending")
             suggestion.status = "approved" if approve else "rejected"
             suggestion.updated_at = millis_now()
-            store.save(suggestion)
+            store.save()
             decided.append({"id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, **outcome})
         return {"decided": decided}
 

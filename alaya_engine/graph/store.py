@@ -140,9 +140,9 @@ class GraphStore:
                        {"rows": rows[start:start + batch]})
 
     def delete_cards(self, card_ids: list[str]) -> None:
-        """Remove cards with all their edges (one indexed lookup per id; ``IN $ids`` would scan)."""
-        for card_id in card_ids:
-            self.query("MATCH (c:Card {id: $id}) DETACH DELETE c", {"id": card_id})
+        """Remove cards with all their edges (``UNWIND`` + keyed match: ``IN $ids`` would scan the table)."""
+        if card_ids:
+            self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) DETACH DELETE c", {"ids": card_ids})
 
     def upsert_card(self, card: Card) -> None:
         self.query(
@@ -202,16 +202,18 @@ class GraphStore:
 
     def edges_of(self, card_id: str) -> dict[str, list[dict[str, Any]]]:
         """Every edge touching a card, both directions, with the title of the card at the other end."""
-        outgoing = self.query("MATCH (a:Card {id: $id}) OPTIONAL MATCH (a)-[r]->(b:Card) WITH r, b WHERE r IS NOT NULL "
-                              "RETURN label(r), r.type, b.id, b.title, r.weight, r.reason", {"id": card_id})
-        incoming = self.query("MATCH (a:Card {id: $id}) OPTIONAL MATCH (a)<-[r]-(b:Card) WITH r, b WHERE r IS NOT NULL "
-                              "RETURN label(r), r.type, b.id, b.title, r.weight, r.reason", {"id": card_id})
+        return self.edges_of_many([card_id])[card_id]
 
-        def rows(found):
-            return [{"relation": custom or label, "card_id": other, "title": title, "weight": weight, "reason": reason}
-                    for label, custom, other, title, weight, reason in found]
-
-        return {"outgoing": rows(outgoing), "incoming": rows(incoming)}
+    def edges_of_many(self, card_ids: list[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
+        found = {card_id: {"outgoing": [], "incoming": []} for card_id in card_ids}
+        for direction, arrow in (("outgoing", "(a)-[r]->(b:Card)"), ("incoming", "(a)<-[r]-(b:Card)")):
+            rows = self.query(f"UNWIND $ids AS x MATCH (a:Card {{id: x}}) OPTIONAL MATCH {arrow} "
+                              "WITH a, r, b WHERE r IS NOT NULL RETURN a.id, label(r), r.type, b.id, b.title, r.weight, "
+                              "r.reason", {"ids": card_ids})
+            for card_id, label, custom, other, title, weight, reason in rows:
+                found[card_id][direction].append({"relation": custom or label, "card_id": other, "title": title,
+                                                  "weight": weight, "reason": reason})
+        return found
 
     def sessions(self, session_ids: list[str]) -> list[dict[str, Any]]:
         rows = self.query("UNWIND $ids AS x MATCH (s:Session {id: x}) RETURN s.id, s.timestamp, s.channel, s.path",

@@ -7,12 +7,14 @@ as an automatic merge would (:mod:`.apply`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
 from ..relations import is_core
 from ..schema_info import GENERIC_NAMES, PROMOTE_AT
-from .suggestions import SuggestionStore, suggestion_id
+from .suggestions import SuggestionStore
 
 if TYPE_CHECKING:
     from ..graph.store import GraphStore
@@ -23,6 +25,7 @@ SIMILAR_FLOOR = 0.7
 RELATION_ALIAS_AT = 0.9
 MAX_PAIRS_PER_CARD = 3
 BLOCK = 2048
+EXACT_LIMIT = 20_000
 EXAMPLES = 5
 
 
@@ -37,7 +40,22 @@ class ConsolidateReport:
 
 
 def card_pairs(ids: list[str], matrix, floor: float) -> list[tuple[float, str, str]]:
-    """(cosine, a, b) for pairs at or above ``floor``, at most a few per card, computed block by block."""
+    """(cosine, a, b) for pairs at or above ``floor``, at most a few per card.
+
+    Up to ``EXACT_LIMIT`` cards every pair is compared (block by block). Beyond, all pairs would cost
+    O(n²) — about 5·10¹² multiply-adds at 100k cards — so cards are first grouped by a few rounds of
+    spherical k-means (√n groups) and compared within their group only: near-duplicates almost always
+    share a group, and a pair split across a boundary is only a missed suggestion.
+    """
+    if len(ids) <= EXACT_LIMIT:
+        return _pairs_within(ids, matrix, floor)
+    pairs = []
+    for members in _groups(matrix):
+        pairs.extend(_pairs_within([ids[m] for m in members], matrix[members], floor))
+    return pairs
+
+
+def _pairs_within(ids: list[str], matrix, floor: float) -> list[tuple[float, str, str]]:
     import numpy as np
 
     pairs = []
@@ -51,25 +69,44 @@ def card_pairs(ids: list[str], matrix, floor: float) -> list[tuple[float, str, s
     return pairs
 
 
+def _groups(matrix, rounds: int = 5) -> list:
+    """Spherical k-means (seeded, so runs are repeatable): lists of row indices, one per non-empty group."""
+    import numpy as np
+
+    count = int(np.sqrt(len(matrix)))
+    rng = np.random.default_rng(0)
+    centroids = matrix[rng.choice(len(matrix), count, replace=False)]
+    for _ in range(rounds):
+        assignment = np.concatenate([np.argmax(matrix[start:start + BLOCK * 8] @ centroids.T, axis=1)
+                                     for start in range(0, len(matrix), BLOCK * 8)])
+        sums = np.zeros_like(centroids)
+        np.add.at(sums, assignment, matrix)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        centroids = np.where(norms > 0, sums / np.maximum(norms, 1e-12), centroids)
+    return [members for members in (np.nonzero(assignment == group)[0] for group in range(count)) if len(members)]
+
+
 def consolidate(*, vectors: "VectorStore", graph: "GraphStore", store: SuggestionStore, settings: dict, now: int,
-                dry_run: bool) -> ConsolidateReport:
+                dry_run: bool, step: Callable[[], AbstractContextManager]) -> ConsolidateReport:
+    """Reads the store under ``step``, then compares vectors outside it, so recalls are answered meanwhile."""
     report = ConsolidateReport(dry_run=dry_run)
-    linked = {frozenset(row) for row in graph.query("MATCH (a:Card)-[]->(b:Card) RETURN a.id, b.id")}
-    ids, matrix = vectors.active_vectors()
+    with step():
+        linked = {frozenset(row) for row in graph.query("MATCH (a:Card)-[]->(b:Card) RETURN a.id, b.id")}
+        ids, matrix = vectors.active_vectors()
+        relation_findings = _relation_findings(vectors, graph)
     findings: list[tuple[str, list[str], dict]] = []
     for score, first, second in card_pairs(ids, matrix, SIMILAR_FLOOR):
         if score >= settings["consolidate_threshold"]:
             findings.append(("merge_cards", [first, second], {"similarity": round(score, 4)}))
         elif frozenset((first, second)) not in linked:
             findings.append(("similar_to", [first, second], {"similarity": round(score, 4)}))
-    findings.extend(_relation_findings(vectors, graph))
+    findings.extend(relation_findings)
     for kind, subjects, evidence in findings:
-        if dry_run:
-            is_new = store.get(suggestion_id(kind, subjects), missing_ok=True) is None
-        else:
-            is_new = store.propose(kind, subjects, evidence, now)[1]
+        is_new = store.propose(kind, subjects, evidence, now)[1]
         report.new[kind] = report.new.get(kind, 0) + is_new
     report.pending = len(store.all("pending"))
+    if not dry_run:
+        store.save()
     return report
 
 

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from ..vectors.store import VectorStore
 
 MAX_ACCESSES = 3
+BATCH = 500
+"""Cards forgotten per step: one journal write, one L1 delete; recalls get in between steps."""
 
 
 @dataclass
@@ -53,12 +55,14 @@ def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, set
     if dry_run or not chosen:
         return report
     by_id = {row["id"]: row for row in rows}
-    for card_id in chosen:
+    for start in range(0, len(chosen), BATCH):
+        batch = chosen[start:start + BATCH]
         with step():
-            card = graph.cards([card_id])[card_id]
-            journal.append("card.forget", now, card=_plain(card), meta=by_id[card_id], edges=graph.edges_of(card_id))
-            graph.delete_cards([card_id])
-            vectors.delete_cards([card_id])
+            cards, edges = graph.cards(batch), graph.edges_of_many(batch)
+            journal.append_many("card.forget", now, [{"card": _plain(cards[card_id]), "meta": by_id[card_id],
+                                                      "edges": edges[card_id]} for card_id in batch])
+            graph.delete_cards(batch)
+            vectors.delete_cards(batch)
     return report
 
 

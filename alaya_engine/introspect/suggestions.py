@@ -1,9 +1,10 @@
 """The review queue: introspect proposes, a person (or an LLM) disposes.
 
-Each suggestion is one JSON file in ``raw/review/`` (L3, so it survives a
-rebuild), with a stable id derived from its kind and subjects: running
-consolidate again finds the same suggestion instead of a duplicate, and a
-rejected one stays rejected.
+The queue is one JSON document, ``raw/review/suggestions.json`` (L3, so it
+survives a rebuild), rewritten atomically once per consolidate run or
+decision — thousands of suggestions cost one write, not thousands of fsyncs.
+Ids are derived from kind and subjects: running consolidate again finds the
+same suggestion instead of a duplicate, and a rejected one stays rejected.
 """
 
 from __future__ import annotations
@@ -41,28 +42,33 @@ def suggestion_id(kind: str, subjects: list[str]) -> str:
 
 class SuggestionStore:
     def __init__(self, folder: Path):
-        self.folder = folder
+        self.path = folder / "suggestions.json"
+        self._items: dict[str, Suggestion] | None = None
+
+    def _all(self) -> dict[str, Suggestion]:
+        if self._items is None:
+            document = json.loads(self.path.read_text(encoding="utf-8")) if self.path.exists() else {}
+            self._items = {key: Suggestion(**value) for key, value in document.items()}
+        return self._items
 
     def propose(self, kind: str, subjects: list[str], evidence: dict, now: int) -> tuple[Suggestion, bool]:
-        """Record a suggestion unless it exists (whatever its status); returns it and whether it is new."""
-        found = self.get(suggestion_id(kind, subjects), missing_ok=True)
-        if found is not None:
-            return found, False
-        suggestion = Suggestion(suggestion_id(kind, subjects), kind, subjects, evidence, "pending", now, now)
-        self.save(suggestion)
-        return suggestion, True
+        """Add a suggestion unless it exists (whatever its status); returns it and whether it is new.
+        Nothing is written until :meth:`save`."""
+        items = self._all()
+        key = suggestion_id(kind, subjects)
+        if key in items:
+            return items[key], False
+        items[key] = Suggestion(key, kind, subjects, evidence, "pending", now, now)
+        return items[key], True
 
     def get(self, suggestion_id_: str, missing_ok: bool = False) -> Suggestion | None:
-        path = self.folder / f"{suggestion_id_}.json"
-        if not path.exists() or "/" in suggestion_id_:
-            if missing_ok:
-                return None
+        found = self._all().get(suggestion_id_)
+        if found is None and not missing_ok:
             raise AlayaError("unknown_suggestion", f"no suggestion '{suggestion_id_}'; list them with: alaya review list")
-        return Suggestion(**json.loads(path.read_text(encoding="utf-8")))
+        return found
 
-    def save(self, suggestion: Suggestion) -> None:
-        atomic_write_json(self.folder / f"{suggestion.id}.json", suggestion.to_json())
+    def save(self) -> None:
+        atomic_write_json(self.path, {key: item.to_json() for key, item in self._all().items()})
 
     def all(self, status: str | None = None) -> list[Suggestion]:
-        found = [Suggestion(**json.loads(path.read_text(encoding="utf-8"))) for path in sorted(self.folder.glob("*.json"))]
-        return [s for s in found if status is None or s.status == status]
+        return [s for s in self._all().values() if status is None or s.status == status]

@@ -20,12 +20,16 @@ class Journal:
         self.folder = folder
 
     def append(self, op: str, at: int, **payload) -> None:
+        self.append_many(op, at, [payload])
+
+    def append_many(self, op: str, at: int, payloads: list[dict]) -> None:
+        """Several events of one kind in one write and one fsync."""
         month = datetime.fromtimestamp(at / 1000, tz=timezone.utc).strftime("%Y-%m")
         self.folder.mkdir(parents=True, exist_ok=True)
-        line = json.dumps({"op": op, "at": at, **payload}, ensure_ascii=False) + "\n"
+        lines = "".join(json.dumps({"op": op, "at": at, **payload}, ensure_ascii=False) + "\n" for payload in payloads)
         descriptor = os.open(self.folder / f"{month}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
         try:
-            os.write(descriptor, line.encode("utf-8"))
+            os.write(descriptor, lines.encode("utf-8"))
             os.fsync(descriptor)
         finally:
             os.close(descriptor)
