@@ -7,7 +7,7 @@ import importlib
 
 from .report import print_table, save
 
-BENCHMARKS = ("ingest", "cli_startup", "distill_speed", "recall_speed")
+BENCHMARKS = ("ingest", "cli_startup", "distill_speed", "recall_speed", "introspect_speed", "locomo_quality")
 
 
 def main() -> None:

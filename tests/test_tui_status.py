@@ -15,6 +15,7 @@ async def test_status_screen_matches_the_cli_json(home, tmp_path, cli):
     expected = cli("status", "--json").json()
     app = AlayaApp(LocalBackend(home))
     async with app.run_test() as pilot:
+        await pilot.press("escape", "s")  # leave the query bar of the home screen, then Status
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, StatusScreen)
@@ -31,7 +32,9 @@ async def test_refresh_picks_up_new_sessions(home, tmp_path):
     backend = LocalBackend(home)
     app = AlayaApp(backend)
     async with app.run_test() as pilot:
+        await pilot.press("escape", "s")  # leave the query bar of the home screen, then Status
         await app.workers.wait_for_complete()
+        await pilot.pause()
         assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == "0"
         backend.engine.ingest([str(write_session(tmp_path, "late-arrival"))])
         await pilot.press("r")

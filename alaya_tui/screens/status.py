@@ -9,9 +9,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from alaya_engine.backend import Backend
-from alaya_engine.errors import AlayaError
 from alaya_engine.views import human_bytes
 
+from ..errors import describe
 from ..widgets.layer_panel import LayerPanel
 
 
@@ -31,7 +31,25 @@ def layer_rows(report: dict) -> dict[str, list[tuple[str, str]]]:
     }
 
 
+STATUS_HELP = """\
+# Status
+
+The three layers of the store, from the `status` call (what `alaya status --json` prints):
+L3 raw sessions, the L2 graph, the L1 vectors and their tiers.
+
+## Keys
+
+| key | what it does |
+|---|---|
+| `r` | refresh (also done each time the screen is shown) |
+| `e` / `s` (or `F2` / `F3`) | explore screen / status screen |
+| `?` / `F1` | this help |
+| `q` | quit |
+"""
+
+
 class StatusScreen(Screen):
+    HELP = STATUS_HELP
     BINDINGS = [("r", "refresh", "Refresh")]
 
     def __init__(self, backend: Backend):
@@ -45,22 +63,22 @@ class StatusScreen(Screen):
             yield LayerPanel("L3 raw", id="l3")
             yield LayerPanel("L2 graph", id="l2")
             yield LayerPanel("L1 vectors", id="l1")
-        yield Static("", id="status-error")
+        yield Static("", id="status-error", markup=False)
         yield Footer()
 
-    def on_mount(self) -> None:
+    def on_screen_resume(self) -> None:
         self.action_refresh()
 
     def action_refresh(self) -> None:
         self.load_status()
 
-    @work(thread=True, exclusive=True)
+    @work(thread=True, exclusive=True, exit_on_error=False)
     def load_status(self) -> None:
         """The request runs in a worker thread, never on the event loop."""
         try:
             report = self.backend.call("status")
-        except AlayaError as error:
-            self.app.call_from_thread(self.query_one("#status-error", Static).update, f"⚠ {error.message}")
+        except Exception as error:  # noqa: BLE001 - shown, never a crash
+            self.app.call_from_thread(self.query_one("#status-error", Static).update, describe(error))
             return
         self.app.call_from_thread(self._show, report)
 
