@@ -72,6 +72,8 @@ class Engine:
         self.lock = StoreLock(layout.lock_file, config["lock"]["wait_seconds"])
         self._graph_store: GraphStore | None = None
         self._mutex = threading.RLock()
+        self._holding = threading.Lock()
+        self._holders = 0
         self._embedder = None
         self._card_index = None
         self._vectors = None
@@ -147,18 +149,27 @@ class Engine:
     def hold(self) -> Iterator[GraphStore]:
         """Own the store: the lock taken and the graph open until the outermost ``hold`` ends.
 
-        A one-shot command holds it for one call; the owner server for its whole life. Re-entrant.
+        A one-shot command holds it for one call; the owner server for its whole life. Re-entrant and
+        shared by threads: the first holder opens, the last one out closes.
         """
-        with self.lock:
-            if self._graph_store is not None:
-                yield self._graph_store
-                return
-            self._graph_store = GraphStore(self.layout.graph_db, self.manifest["graph_engine"])
-            try:
-                yield self._graph_store
-            finally:
-                self._graph_store.close()
-                self._graph_store = None
+        with self._holding:
+            if self._holders == 0:
+                self.lock.acquire()
+                try:
+                    self._graph_store = GraphStore(self.layout.graph_db, self.manifest["graph_engine"])
+                except BaseException:
+                    self.lock.release()
+                    raise
+            self._holders += 1
+        try:
+            yield self._graph_store
+        finally:
+            with self._holding:
+                self._holders -= 1
+                if self._holders == 0:
+                    self._graph_store.close()
+                    self._graph_store = None
+                    self.lock.release()
 
     @contextmanager
     def _graph(self) -> Iterator[GraphStore]:

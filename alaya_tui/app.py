@@ -15,7 +15,6 @@ from alaya_engine.backend import Backend
 from .screens.explore import ExploreScreen
 from .screens.help import HelpScreen
 from .screens.status import StatusScreen
-from .serial_backend import SerialBackend
 from .styles import stylesheet
 
 
@@ -28,15 +27,15 @@ class AlayaApp(App):
         Binding("q", "quit", "Quit"),
         Binding("e", "show_explore", "Explore"),
         Binding("s", "show_status", "Status"),
-        Binding("question_mark,f1", "help", "Help", key_display="?"),
+        Binding("question_mark,f1", "help", "Help", key_display="?/F1"),
         Binding("f2", "show_explore", "Explore", show=False, priority=True),
         Binding("f3", "show_status", "Status", show=False, priority=True),
     ]
 
     def __init__(self, backend: Backend):
         super().__init__()
-        self.backend = SerialBackend(backend)
-        """What every screen calls: ``backend`` with one call at a time (see :mod:`alaya_tui.serial_backend`)."""
+        self.backend = backend
+        """What every screen calls, from worker threads (the engine's ``hold`` is shared safely by threads)."""
         self.sub_title = str(backend.home)
         self.add_mode("explore", lambda: ExploreScreen(self.backend))
         self.add_mode("status", lambda: StatusScreen(self.backend))

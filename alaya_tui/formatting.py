@@ -1,0 +1,40 @@
+"""Plain formatting shared by the screens: numbers rounded the way ``alaya recall`` prints them, the h bar."""
+
+from __future__ import annotations
+
+from rich.cells import cell_len, set_cell_size
+
+CLOSE, NEAR = 0.3, 0.5
+"""The verdict thresholds of the recall contract: close to target below 0.3, getting closer below 0.5."""
+
+BAR_WIDTH = 10
+_EIGHTHS = " ▏▎▍▌▋▊▉"
+
+
+def number(value: float | None) -> str:
+    """Two decimals, as the CLI prints h, rel_sim and the average; a dash for null."""
+    return "—" if value is None else f"{value:.2f}"
+
+
+def closeness(h: float | None) -> str:
+    """``close`` (< 0.3), ``near`` (< 0.5) or ``far``: the name of the colour class for an h-distance."""
+    if h is None:
+        return "far"
+    return "close" if h < CLOSE else "near" if h < NEAR else "far"
+
+
+def h_bar(h: float, width: int = BAR_WIDTH) -> str:
+    """Block characters filling ``width`` cells in proportion to 1 − h (eighth-cell precision), padded."""
+    fraction = min(max(1.0 - h, 0.0), 1.0)
+    eighths = round(fraction * width * 8)
+    full, rest = divmod(eighths, 8)
+    bar = "█" * full + (_EIGHTHS[rest] if rest else "")
+    return bar.ljust(width)
+
+
+def shorten(text: str, limit: int) -> str:
+    """One line of at most ``limit`` terminal cells (CJK characters take two), with an ellipsis when cut."""
+    line = " ".join(text.split())
+    if cell_len(line) <= limit:
+        return line
+    return set_cell_size(line, max(limit - 1, 0)).rstrip() + "…"

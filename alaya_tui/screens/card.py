@@ -1,0 +1,198 @@
+"""The card screen: one card from the ``card`` document, its edges, and (``t``) the session it came from (``trace``)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Markdown, Static, Tree
+
+from alaya_engine.backend import Backend
+
+from ..errors import describe
+from ..formatting import number
+from ..widgets.edge_tree import EdgeTree
+from ..widgets.trace_view import TraceView
+
+CARD_HELP = """\
+# Card
+
+The card as the engine stores it: its content (Markdown), type, tier, temperature, how often recall returned it,
+the sessions it was distilled from, and its edges to other cards grouped by direction and relation.
+
+## Keys
+
+| key | what it does |
+|---|---|
+| `Enter` on an edge | open the card at the other end |
+| `t` | show or hide the trace: the full source session, the turns this card came from highlighted |
+| `n` / `p` in the trace | next / previous highlighted turn |
+| `Tab` / `Shift+Tab` | edges → content → trace |
+| `Escape` | hide the trace, else back to the previous screen |
+| `e` / `s` (or `F2` / `F3`) | explore screen / status screen |
+| `?` / `F1` | this help |
+| `q` | quit |
+"""
+
+
+def read_session(path: str) -> dict:
+    """A session's full L3 file (the seed JSON format the store keeps); ``{"error": ...}`` when unreadable."""
+    try:
+        document = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        return {"error": f"⚠ cannot read the session file {path}: {error}"}
+    if not isinstance(document, dict) or not isinstance(document.get("turns"), list):
+        return {"error": f"⚠ {path} is not a session file with turns"}
+    return {"turns": document["turns"]}
+
+
+LOADING = "loading…"
+
+
+class CardScreen(Screen):
+    HELP = CARD_HELP
+    BINDINGS = [
+        Binding("escape", "back", "Back"),
+        Binding("t", "toggle_trace", "Trace"),
+    ]
+
+    def __init__(self, backend: Backend, card_id: str, *, show_trace: bool = False):
+        super().__init__()
+        self.backend = backend
+        self.card_id = card_id
+        self.show_trace_on_mount = show_trace
+        self.document: dict | None = None
+        """The ``card`` call's document."""
+        self.trace_document: dict | None = None
+        """The ``trace`` call's document, once the trace was opened."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="card-head"):
+            yield Static(self.card_id, id="card-title", markup=False)
+            with Horizontal(id="card-badges"):
+                yield Static("", id="card-type", classes="badge", markup=False)
+                yield Static("", id="card-tier", classes="badge", markup=False)
+                yield Static("", id="card-meta", markup=False)
+            yield Static("", id="card-tags", markup=False)
+        with Horizontal(id="card-body"):
+            with VerticalScroll(id="card-content-scroll"):
+                yield Markdown("", id="card-content")
+            with Vertical(id="card-side"):
+                yield EdgeTree(id="edges")
+                yield Static("", id="edge-detail", markup=False)
+        yield TraceView(id="trace")
+        yield Static(LOADING, id="card-message", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#card-content-scroll").border_title = "Content"
+        self.query_one("#edges", EdgeTree).border_title = "Edges"
+        self.query_one("#trace", TraceView).border_title = "Trace"
+        self.query_one("#edges", EdgeTree).focus()
+        self.load_card()
+        if self.show_trace_on_mount:
+            self.action_toggle_trace()
+
+    @work(thread=True, exclusive=True, group="card", exit_on_error=False)
+    def load_card(self) -> None:
+        try:
+            document = self.backend.call("card", {"card_id": self.card_id})
+        except Exception as error:  # noqa: BLE001 - shown, never a crash
+            self.app.call_from_thread(self.show_message, describe(error), True)
+            return
+        self.app.call_from_thread(self._show_card, document)
+
+    async def _show_card(self, document: dict) -> None:
+        self.document = document
+        card = document["card"]
+        self.query_one("#card-title", Static).update(card["title"])
+        card_type = self.query_one("#card-type", Static)
+        card_type.update(card["type"])
+        card_type.add_class(f"-{card['type']}")
+        tier = self.query_one("#card-tier", Static)
+        tier.update(card["tier"])
+        tier.add_class(f"-{card['tier'].lower()}")
+        sessions = ", ".join(card.get("source_sessions") or []) or "—"
+        self.query_one("#card-meta", Static).update(
+            f"temperature {number(card.get('temperature'))} · accessed {card.get('access_count', 0)}× · "
+            f"importance {number(card.get('importance'))} · {card.get('source', '')} · {card['id']}\n"
+            f"sessions: {sessions}")
+        tags = card.get("tags") or []
+        self.query_one("#card-tags", Static).update("  ".join(f"#{tag}" for tag in tags) or "no tags")
+        self.query_one("#edges", EdgeTree).show(document)
+        if str(self.query_one("#card-message", Static).content) == LOADING:
+            self.show_message("")
+        self.sub_title = card["title"]
+        await self.query_one("#card-content", Markdown).update(card["content"])
+
+    @property
+    def edge_groups(self) -> dict[str, dict[str, list[dict]]]:
+        """``{"outgoing"|"incoming": {relation: [edge, ...]}}`` as the edge tree shows them."""
+        return self.query_one("#edges", EdgeTree).groups
+
+    @on(Tree.NodeHighlighted, "#edges")
+    def _edge_highlighted(self, event: Tree.NodeHighlighted) -> None:
+        edge = event.node.data
+        detail = self.query_one("#edge-detail", Static)
+        if not edge:
+            detail.update("")
+            return
+        arrow = "→" if edge["direction"] == "outgoing" else "←"
+        detail.update(f"{arrow} {edge['relation']} {edge['card_id']}\n{edge.get('reason') or ''}".rstrip())
+
+    @on(Tree.NodeSelected, "#edges")
+    def _edge_selected(self, event: Tree.NodeSelected) -> None:
+        event.stop()
+        edge = event.node.data
+        if edge:
+            self.app.push_screen(CardScreen(self.backend, edge["card_id"]))
+
+    # The trace ----------------------------------------------------------------------------------------------------
+
+    def action_toggle_trace(self) -> None:
+        trace = self.query_one("#trace", TraceView)
+        showing = not self.has_class("-show-trace")
+        self.set_class(showing, "-show-trace")
+        if showing:
+            trace.focus()
+            if self.trace_document is None:
+                self.show_message("tracing…")
+                self.load_trace()
+        elif self.focused is None or trace in self.focused.ancestors_with_self:
+            self.query_one("#edges", EdgeTree).focus()
+
+    @work(thread=True, exclusive=True, group="trace", exit_on_error=False)
+    def load_trace(self) -> None:
+        try:
+            document = self.backend.call("trace", {"card_id": self.card_id})
+        except Exception as error:  # noqa: BLE001 - shown, never a crash
+            self.app.call_from_thread(self.show_message, describe(error), True)
+            return
+        sessions = [{**session, **read_session(session["path"])} for session in document["sessions"]]
+        self.app.call_from_thread(self._show_trace, document, sessions)
+
+    async def _show_trace(self, document: dict, sessions: list[dict]) -> None:
+        self.trace_document = document
+        await self.query_one("#trace", TraceView).show(sessions, document["context_turns"])
+        count = len(document["context_turns"])
+        self.show_message(f"trace: {count} {'turn' if count == 1 else 'turns'} distilled into this card, highlighted")
+
+    # Misc ------------------------------------------------------------------------------------------------------------
+
+    def action_back(self) -> None:
+        if self.has_class("-show-trace"):
+            self.action_toggle_trace()
+            return
+        if len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        message = self.query_one("#card-message", Static)
+        message.set_class(error, "-error")
+        message.update(text)

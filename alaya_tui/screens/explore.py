@@ -1,0 +1,249 @@
+"""The explore screen: recall as navigation, the very document ``alaya recall --json`` prints, made walkable.
+
+A query (free text or the small structured syntax of :mod:`alaya_tui.query`) gives ranked cards; a relation in
+the explorable pane continues from the selected card exactly as an agent would
+(``{"from_nodes": [card], "relations": [rel], "depth": 1}``). Every request is a step of the breadcrumb trail;
+back and forward restore the stored results without asking the engine again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Input, Static
+
+from alaya_engine.backend import Backend
+
+from ..formatting import shorten
+from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query
+from ..widgets.breadcrumbs import Breadcrumbs
+from ..widgets.explorable_table import ExplorableTable
+from ..widgets.node_detail import NodeDetail
+from ..widgets.results_table import ResultsTable
+from ..widgets.verdict_line import VerdictLine
+from ..errors import describe
+from .card import CardScreen
+
+EXPLORE_HELP = f"""\
+# Explore
+
+Recall is navigation: a query gives the cards nearest to it, ranked by **h-distance** (lower is closer);
+the *explorable* relations lead further.
+
+## Query bar
+
+- Free text: `gateway restart telegram messages lost`
+- Structured: `concepts: gateway restart, telegram | rel: CAUSED_BY | depth: 2`
+- Keys: `concepts` (`c`), `rel`, `depth` (`d`), `from` (card ids), `types`, `top`, `max`, `text`
+
+## Keys
+
+| key | what it does |
+|---|---|
+| `/` | focus the query bar |
+| `Enter` in the query bar | recall |
+| `Enter` on a result | open the card |
+| `t` on a result | open the card with its trace (the source session) shown |
+| `Enter` on an explorable relation | navigate from the selected result along it (`from_nodes`, depth 1) |
+| `Tab` / `Shift+Tab` | query bar → results → explorable relations |
+| `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path |
+| `Escape` | leave the query bar for the results (single-letter keys then work); elsewhere back to the query bar |
+| `s` / `e` (or `F3` / `F2`, also while typing) | status screen / explore screen |
+| `?` / `F1` | this help |
+| `q` | quit |
+
+Colours of the h bar: green below 0.3 (close to target), yellow below 0.5 (getting closer), red otherwise.
+"""
+
+
+@dataclass
+class Step:
+    """One request of the navigation path, with the document it returned."""
+
+    request: dict
+    result: dict
+    label: str
+    cursor_row: int = 0
+
+
+class ExploreScreen(Screen):
+    HELP = EXPLORE_HELP
+    BINDINGS = [
+        Binding("slash", "focus_query", "Query"),
+        Binding("left_square_bracket", "back", "Back"),
+        Binding("right_square_bracket", "forward", "Forward"),
+        Binding("alt+left", "back", "Back", show=False),
+        Binding("alt+right", "forward", "Forward", show=False),
+        Binding("escape", "toggle_query", "Query/results", show=False),
+        Binding("t", "trace", "Trace", show=False),
+    ]
+
+    def __init__(self, backend: Backend):
+        super().__init__()
+        self.backend = backend
+        self.history: list[Step] = []
+        self.position = -1
+        self._ticket = 0
+
+    # The current step, as documents: what a test compares with ``alaya recall --json``.
+    @property
+    def request(self) -> dict | None:
+        return self.history[self.position].request if self.history else None
+
+    @property
+    def result(self) -> dict | None:
+        return self.history[self.position].result if self.history else None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder=f"Recall: {SYNTAX_HELP}", id="query")
+        yield Breadcrumbs(id="breadcrumbs")
+        with Horizontal(id="explore-body"):
+            yield ResultsTable(id="results")
+            with Vertical(id="explore-side"):
+                yield ExplorableTable(id="explorable")
+                yield NodeDetail(id="node-detail")
+        yield VerdictLine(id="verdict")
+        yield Static("Type a query and press Enter · Escape leaves the query bar · F1 help", id="explore-message", markup=False)
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#results", ResultsTable).border_title = "Results"
+        self.query_one("#explorable", ExplorableTable).border_title = "Explorable"
+        self.query_one("#node-detail", NodeDetail).border_title = "Selected"
+        self.query_one("#query", Input).focus()
+
+    # Asking the engine -------------------------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#query")
+    def submit_query(self, event: Input.Submitted) -> None:
+        try:
+            request = parse_query(event.value)
+        except QuerySyntaxError as error:
+            self.show_message(str(error), error=True)
+            return
+        if not request:
+            self.show_message("Type a query first: " + SYNTAX_HELP, error=True)
+            return
+        self.recall(request, event.value.strip())
+
+    @on(DataTable.RowSelected, "#explorable")
+    def navigate_along(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        relation = str(event.row_key.value)
+        node = self.query_one("#results", ResultsTable).selected
+        if node is None:
+            self.show_message("Select a result first: navigation starts from the selected card", error=True)
+            return
+        self.recall({"from_nodes": [node["card_id"]], "relations": [relation], "depth": 1},
+                    f"{relation} from {node['title']}")
+
+    def recall(self, request: dict, label: str) -> None:
+        """Run a recall request in a worker; its result becomes the next step of the path."""
+        self._ticket += 1
+        self.show_message(f"Recalling {format_query(request)} …")
+        self._recall_worker(request, label, self._ticket)
+
+    @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
+    def _recall_worker(self, request: dict, label: str, ticket: int) -> None:
+        try:
+            result = self.backend.call("recall", {"request": request})
+        except Exception as error:  # noqa: BLE001 - every failure is shown, none crashes the app
+            self.app.call_from_thread(self._failed, describe(error), ticket)
+            return
+        self.app.call_from_thread(self._arrived, request, result, label, ticket)
+
+    def _failed(self, message: str, ticket: int) -> None:
+        if ticket == self._ticket:
+            self.show_message(message, error=True)
+
+    def _arrived(self, request: dict, result: dict, label: str, ticket: int) -> None:
+        if ticket != self._ticket:
+            return
+        self._remember_cursor()
+        del self.history[self.position + 1:]
+        self.history.append(Step(request, result, label))
+        self.position = len(self.history) - 1
+        self._show_step()
+        if result["nodes"]:
+            self.query_one("#results", ResultsTable).focus()
+
+    # Showing a step ------------------------------------------------------------------------------------------------
+
+    def _show_step(self) -> None:
+        step = self.history[self.position]
+        results = self.query_one("#results", ResultsTable)
+        results.show(step.result["nodes"], step.cursor_row)
+        results.border_title = f"Results · {len(step.result['nodes'])}"
+        self.query_one("#explorable", ExplorableTable).show(step.result["explorable"])
+        self.query_one("#verdict", VerdictLine).show(step.result)
+        self.query_one("#breadcrumbs", Breadcrumbs).show([item.label for item in self.history], self.position)
+        self.query_one("#query", Input).value = format_query(step.request)
+        self._show_selected()
+        if step.result["nodes"]:
+            self.show_message("")
+        else:
+            back = " · [ goes back" if self.position > 0 else ""
+            self.show_message((step.result.get("reason") or "nothing found") + back, error=True)
+
+    def _remember_cursor(self) -> None:
+        if self.history:
+            self.history[self.position].cursor_row = self.query_one("#results", ResultsTable).cursor_row
+
+    @on(DataTable.RowHighlighted, "#results")
+    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_selected()
+
+    def _show_selected(self) -> None:
+        node = self.query_one("#results", ResultsTable).selected
+        self.query_one("#node-detail", NodeDetail).show(node)
+        explorable = self.query_one("#explorable", ExplorableTable)
+        explorable.border_title = f"Explorable from: {shorten(node['title'], 20)}" if node else "Explorable"
+
+    @on(DataTable.RowSelected, "#results")
+    def open_card(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.app.push_screen(CardScreen(self.backend, str(event.row_key.value)))
+
+    def show_message(self, text: str, error: bool = False) -> None:
+        message = self.query_one("#explore-message", Static)
+        message.set_class(error, "-error")
+        message.update(text)
+
+    # Actions ---------------------------------------------------------------------------------------------------------
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_toggle_query(self) -> None:
+        """Escape: from the query bar to the results (so single-letter keys work), elsewhere back to the query bar."""
+        query = self.query_one("#query", Input)
+        if self.focused is query:
+            self.query_one("#results", ResultsTable).focus()
+        else:
+            query.focus()
+
+    def action_trace(self) -> None:
+        node = self.query_one("#results", ResultsTable).selected
+        if node is not None:
+            self.app.push_screen(CardScreen(self.backend, node["card_id"], show_trace=True))
+
+    def action_back(self) -> None:
+        self._go(self.position - 1)
+
+    def action_forward(self) -> None:
+        self._go(self.position + 1)
+
+    def _go(self, position: int) -> None:
+        if not 0 <= position < len(self.history) or position == self.position:
+            self.app.bell()
+            return
+        self._ticket += 1  # a request still in flight no longer becomes a step
+        self._remember_cursor()
+        self.position = position
+        self._show_step()

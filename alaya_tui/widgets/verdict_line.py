@@ -1,0 +1,32 @@
+"""The result's h_distance_avg and verdict, coloured by closeness (classes ``-close``, ``-near``, ``-far``)."""
+
+from __future__ import annotations
+
+from textual.widgets import Static
+
+from ..formatting import closeness, number
+
+
+class VerdictLine(Static):
+    def __init__(self, *, id: str | None = None):
+        super().__init__("", id=id, markup=False)
+        self.average: str = ""
+        """The average as displayed (two decimals, like ``alaya recall``); empty before the first result."""
+
+    def show(self, result: dict | None) -> None:
+        self.remove_class("-close", "-near", "-far", "-empty")
+        if result is None:
+            self.average = ""
+            self.update("")
+            return
+        average = result.get("h_distance_avg")
+        self.average = number(average)
+        if average is None:
+            self.add_class("-empty")
+            self.update(f"{result.get('verdict') or 'nothing found'}: {result.get('reason') or ''}".rstrip(": "))
+            return
+        self.add_class(f"-{closeness(average)}")
+        mark = "🎯 " if average < 0.3 else ""
+        count = len(result.get("nodes", []))
+        self.update(f"Average h_distance {self.average} ({mark}{result['verdict']}) · {count} "
+                    f"{'card' if count == 1 else 'cards'}")

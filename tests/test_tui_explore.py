@@ -1,0 +1,180 @@
+"""The explore screen shows exactly the recall documents ``alaya recall --json`` prints, and walks them like an agent."""
+
+from __future__ import annotations
+
+import pytest
+from textual.widgets import Input, Static
+
+from alaya_engine.backend import LocalBackend
+from alaya_tui.app import AlayaApp
+from alaya_tui.formatting import closeness, h_bar
+from alaya_tui.query import QuerySyntaxError, format_query, parse_query
+from alaya_tui.screens.explore import ExploreScreen
+from alaya_tui.widgets.breadcrumbs import Breadcrumbs
+from alaya_tui.widgets.explorable_table import ExplorableTable
+from alaya_tui.widgets.results_table import ResultsTable
+from alaya_tui.widgets.verdict_line import VerdictLine
+
+QUERY = "gateway restart telegram"
+SIZE = (160, 45)
+
+
+def without_timings(document: dict) -> dict:
+    return {key: value for key, value in document.items() if key != "timings_ms"}
+
+
+def shown_rows(screen: ExploreScreen) -> list[tuple[str, list[str]]]:
+    """Each results row as (card id, the cells as plain text)."""
+    table = screen.query_one("#results", ResultsTable)
+    return [(row.key.value, [str(cell) for cell in table.get_row(row.key)]) for row in table.ordered_rows]
+
+
+async def settle(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def ask(app, pilot, line: str) -> None:
+    """Type a line into the query bar, as a person would, and press Enter."""
+    app.screen.query_one("#query", Input).focus()
+    app.screen.query_one("#query", Input).value = ""
+    await pilot.press(*line, "enter")
+    await settle(app, pilot)
+
+
+def assert_shows(screen: ExploreScreen, expected: dict) -> None:
+    """The widgets hold the document's cards in order, with h and rel_sim rounded as the CLI prints them."""
+    rows = shown_rows(screen)
+    assert [card_id for card_id, _ in rows] == [node["card_id"] for node in expected["nodes"]]
+    for (card_id, cells), node in zip(rows, expected["nodes"]):
+        rank, title, h, bar, badge, tier, matched, rel_sim = cells
+        assert h == f"{node['h_distance']:.2f}"
+        assert bar == h_bar(node["h_distance"])
+        assert badge.strip() == node["type"] and tier == node["tier"]
+        assert matched == (node["matched_rel"] or "seed")
+        assert rel_sim == ("—" if node["rel_similarity"] is None else f"{node['rel_similarity']:.2f}")
+    explorable = screen.query_one("#explorable", ExplorableTable)
+    assert [[str(cell) for cell in explorable.get_row(row.key)] for row in explorable.ordered_rows] == [
+        [item["rel"], str(item["count"]), f"{item['rel_sim_to_query']:.2f}"] for item in expected["explorable"]]
+    verdict = screen.query_one("#verdict", VerdictLine)
+    if expected["h_distance_avg"] is not None:
+        assert verdict.average == f"{expected['h_distance_avg']:.2f}"
+        assert expected["verdict"] in str(verdict.content)
+
+
+async def test_explore_is_the_home_screen_and_shows_what_recall_json_prints(demo_home, demo_cli):
+    printed = demo_cli("recall", "--json", QUERY).json()
+    backend = LocalBackend(demo_home)
+    expected = backend.call("recall", {"request": {"text": QUERY}})
+    assert without_timings(expected) == without_timings(printed)
+    assert expected["nodes"] and expected["explorable"]
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        assert isinstance(app.screen, ExploreScreen)
+        await ask(app, pilot, QUERY)
+        screen = app.screen
+        assert screen.request == {"text": QUERY}
+        assert without_timings(screen.result) == without_timings(expected)
+        assert_shows(screen, expected)
+        # The h cells and bars take the colour class of their closeness (green < 0.3, yellow < 0.5, red).
+        table = screen.query_one("#results", ResultsTable)
+        for node in expected["nodes"]:
+            cell = table.get_row(node["card_id"])[2]
+            assert cell.style == table.get_component_rich_style(f"results--{closeness(node['h_distance'])}",
+                                                               partial=True)
+        assert app.focused is table
+
+
+async def test_an_explorable_relation_navigates_from_the_selected_node_and_back_forward_restore(demo_home):
+    backend = LocalBackend(demo_home)
+    first = backend.call("recall", {"request": {"text": QUERY}})
+    # A node and a relation that lead somewhere, found the way an agent would look.
+    for row, node in enumerate(first["nodes"]):
+        found = next(((position, item["rel"], result) for position, item in enumerate(first["explorable"])
+                      if (result := backend.call("recall", {"request": {
+                          "from_nodes": [node["card_id"]], "relations": [item["rel"]], "depth": 1}}))["nodes"]),
+                     None)
+        if found:
+            break
+    else:
+        pytest.fail("no explorable relation leads anywhere from the demo's result")
+    rel_position, relation, _ = found
+    navigation = {"from_nodes": [node["card_id"]], "relations": [relation], "depth": 1}
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot, QUERY)
+        screen = app.screen
+        await pilot.press(*["down"] * row)  # the results have the focus
+        assert screen.query_one("#results", ResultsTable).selected["card_id"] == node["card_id"]
+        await pilot.press("tab")
+        assert app.focused is screen.query_one("#explorable", ExplorableTable)
+        await pilot.press(*["down"] * rel_position, "enter")
+        await settle(app, pilot)
+        assert screen.request == navigation
+        expected = backend.call("recall", {"request": navigation})
+        assert [n["card_id"] for n in screen.result["nodes"]] == [n["card_id"] for n in expected["nodes"]]
+        assert_shows(screen, expected)
+        crumbs = screen.query_one("#breadcrumbs", Breadcrumbs)
+        assert crumbs.labels == [QUERY, f"{relation} from {node['title']}"] and crumbs.current == 1
+        assert screen.query_one("#query", Input).value == format_query(navigation)
+
+        await pilot.press("left_square_bracket")
+        await pilot.pause()
+        assert screen.request == {"text": QUERY}
+        assert_shows(screen, first)
+        assert screen.query_one("#results", ResultsTable).cursor_row == row  # the selection comes back too
+        assert crumbs.current == 0
+
+        await pilot.press("right_square_bracket")
+        await pilot.pause()
+        assert screen.request == navigation
+        assert_shows(screen, expected)
+        assert crumbs.current == 1
+        await pilot.press("alt+left")
+        await pilot.pause()
+        assert screen.request == {"text": QUERY}
+
+
+async def test_structured_query_syntax_reaches_the_engine_as_a_request(demo_home):
+    backend = LocalBackend(demo_home)
+    line = "concepts: gateway restart, telegram | rel: CAUSED_BY | depth: 2"
+    request = {"concepts": ["gateway restart", "telegram"], "relations": ["CAUSED_BY"], "depth": 2}
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot, line)
+        assert app.screen.request == request
+        expected = backend.call("recall", {"request": request})
+        assert app.screen.result["query"] == expected["query"]
+        assert_shows(app.screen, expected)
+
+
+async def test_errors_are_shown_and_never_crash_the_app(demo_home):
+    app = AlayaApp(LocalBackend(demo_home))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        message = screen.query_one("#explore-message", Static)
+        await ask(app, pilot, "depth: two | c: gateway")
+        assert "whole number" in str(message.content) and message.has_class("-error")
+        await ask(app, pilot, "from: card-nope | rel: CAUSED_BY")
+        assert "no card 'card-nope'" in str(message.content) and message.has_class("-error")
+        await ask(app, pilot, "c: gateway | rel: NOT_A_REL")
+        assert "unknown relation" in str(message.content)
+        assert screen.history == [] and screen.request is None
+        await ask(app, pilot, QUERY)  # still alive and working
+        assert screen.result["nodes"] and not message.has_class("-error")
+
+
+def test_query_syntax_round_trips():
+    assert parse_query("  gateway restart telegram ") == {"text": "gateway restart telegram"}
+    assert parse_query("error: timeout on start") == {"text": "error: timeout on start"}  # not a key: free text
+    assert parse_query("c: a, b | rel: CAUSED_BY, DEPENDS_ON | d: 2 | types: gotcha | max: 5 | top: 7") == {
+        "concepts": ["a", "b"], "relations": ["CAUSED_BY", "DEPENDS_ON"], "depth": 2, "types": ["gotcha"],
+        "max_results": 5, "top_k": 7}
+    assert parse_query("gateway restart | rel: CAUSED_BY") == {"text": "gateway restart", "relations": ["CAUSED_BY"]}
+    assert parse_query("") == {}
+    with pytest.raises(QuerySyntaxError):
+        parse_query("depth: deep | c: x")
+    for request in ({"text": "plain words"}, {"from_nodes": ["card-1"], "relations": ["CAUSED_BY"], "depth": 1},
+                    {"text": "gateway", "relations": ["CAUSED_BY"]},
+                    {"concepts": ["a", "b"], "depth": 2, "types": ["gotcha", "pattern"]}):
+        assert parse_query(format_query(request)) == request
