@@ -620,3 +620,34 @@ def test_parse_refuses_unusable_text(text: str, reason: str) -> None:
 
 def test_parse_empty_cards_is_a_valid_answer() -> None:
     assert parse_distillation('{"cards": [], "links": []}', max_cards=10) == Distillation(cards=[], links=[])
+
+
+# --- the whole pipeline with the LLM distiller chosen in config.json -----------------------
+
+
+def test_configured_llm_distills_into_the_store_with_a_custom_relation(llm: FakeLLM, home: Path) -> None:
+    import json as json_module
+
+    from alaya_engine.demo import sample_sessions_dir
+    from alaya_engine.engine import Engine
+
+    config = json_module.loads((home / "config.json").read_text())
+    config["distill"].update(llm_provider="openai", base_url=llm.url, model="test-chat")
+    (home / "config.json").write_text(json_module.dumps(config))
+    engine = Engine.open(home)
+    engine.ingest([str(sample_sessions_dir() / "session-20260309-013000.json")])
+    answer_document = {**GOOD, "links": [*GOOD["links"], {"from_title": "plugins.allow gates channels",
+                                                          "to_title": "Check the allow list first",
+                                                          "relation": "led to", "reason": "the outage led to a rule"}]}
+    llm.queue(answer(answer_document))
+    report = engine.distill().to_json()
+    assert report["distiller"] == "openai:test-chat" and report["cards_created"] == 2
+    with engine._graph() as graph:
+        assert graph.query("MATCH (a:Card)-[r:CUSTOM]->(b:Card) RETURN a.title, r.type, b.title") == [
+            ["plugins.allow gates channels", "LED_TO", "Check the allow list first"]]
+    assert "LED_TO" in engine.vectors().relation_names()
+    uses = {r["name"]: r["uses"] for r in engine.schema_relations().to_json()["custom"]}
+    assert uses == {"LED_TO": 1}
+    requests_before = len(llm.requests)
+    forced = engine.distill(["session-20260309-013000"], force=True).to_json()
+    assert forced["cards_created"] == 2 and len(llm.requests) == requests_before, "answered from the cache"
