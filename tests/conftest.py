@@ -10,7 +10,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -95,6 +99,26 @@ def cli(home):
 @pytest.fixture
 def demo_cli(demo_home):
     return cli_for(demo_home)
+
+
+class QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # A client that timed out and hung up is expected in these tests.
+
+
+@contextmanager
+def local_http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A real HTTP server on 127.0.0.1 (a free port) for the duration; yields its ``/v1`` base URL."""
+    server = QuietServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def write_session(folder: Path, session_id: str = "session-20260331-062900", **overrides) -> Path:

@@ -13,10 +13,11 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
+from conftest import local_http_server
 
 import alaya_engine
 from alaya_engine.distill.base import Distillation
@@ -89,23 +90,12 @@ def make_handler(llm: FakeLLM) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-class QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass
-
-
 @pytest.fixture
 def llm() -> Iterator[FakeLLM]:
     state = FakeLLM()
-    server = QuietServer(("127.0.0.1", 0), make_handler(state))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield state
-    server.shutdown()
-    server.server_close()
+    with local_http_server(make_handler(state)) as url:
+        state.url = url
+        yield state
 
 
 def make_distiller(llm: FakeLLM, **overrides: object) -> LLMDistiller:

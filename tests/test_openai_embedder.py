@@ -17,11 +17,12 @@ import time
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import local_http_server
 
 from alaya_engine.embedding.openai_provider import OpenAIEmbedder
 from alaya_engine.errors import RUNTIME, USAGE, AlayaError
@@ -110,23 +111,12 @@ def make_handler(endpoint: FakeEndpoint) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
-class QuietServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request: object, client_address: object) -> None:
-        pass  # A client that timed out and hung up is expected in these tests.
-
-
 @pytest.fixture
 def endpoint() -> Iterator[FakeEndpoint]:
     state = FakeEndpoint()
-    server = QuietServer(("127.0.0.1", 0), make_handler(state))
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-    thread.start()
-    yield state
-    server.shutdown()
-    server.server_close()
+    with local_http_server(make_handler(state)) as url:
+        state.url = url
+        yield state
 
 
 def make_embedder(endpoint: FakeEndpoint, **overrides: object) -> OpenAIEmbedder:
