@@ -29,7 +29,7 @@ from ..widgets.verdict_line import VerdictLine
 from ..errors import describe
 from .card import CardScreen
 
-EXPLORE_HELP = f"""\
+EXPLORE_HELP = """\
 # Explore
 
 Recall is navigation: a query gives the cards nearest to it, ranked by **h-distance** (lower is closer);
