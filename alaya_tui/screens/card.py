@@ -14,7 +14,7 @@ from textual.widgets import Footer, Header, Markdown, Static, Tree
 
 from alaya_engine.backend import Backend
 
-from ..errors import describe
+from ..errors import call_or_report
 from ..formatting import number
 from ..widgets.edge_tree import EdgeTree
 from ..widgets.trace_view import TraceView
@@ -101,12 +101,9 @@ class CardScreen(Screen):
 
     @work(thread=True, exclusive=True, group="card", exit_on_error=False)
     def load_card(self) -> None:
-        try:
-            document = self.backend.call("card", {"card_id": self.card_id})
-        except Exception as error:  # noqa: BLE001 - shown, never a crash
-            self.app.call_from_thread(self.show_message, describe(error), True)
-            return
-        self.app.call_from_thread(self._show_card, document)
+        document = call_or_report(self, "card", {"card_id": self.card_id}, self._show_error)
+        if document is not None:
+            self.app.call_from_thread(self._show_card, document)
 
     async def _show_card(self, document: dict) -> None:
         self.document = document
@@ -169,10 +166,8 @@ class CardScreen(Screen):
 
     @work(thread=True, exclusive=True, group="trace", exit_on_error=False)
     def load_trace(self) -> None:
-        try:
-            document = self.backend.call("trace", {"card_id": self.card_id})
-        except Exception as error:  # noqa: BLE001 - shown, never a crash
-            self.app.call_from_thread(self.show_message, describe(error), True)
+        document = call_or_report(self, "trace", {"card_id": self.card_id}, self._show_error)
+        if document is None:
             return
         sessions = [{**session, **read_session(session["path"])} for session in document["sessions"]]
         self.app.call_from_thread(self._show_trace, document, sessions)
@@ -191,6 +186,9 @@ class CardScreen(Screen):
             return
         if len(self.app.screen_stack) > 1:
             self.app.pop_screen()
+
+    def _show_error(self, text: str) -> None:
+        self.show_message(text, error=True)
 
     def show_message(self, text: str, error: bool = False) -> None:
         message = self.query_one("#card-message", Static)

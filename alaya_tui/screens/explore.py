@@ -26,7 +26,7 @@ from ..widgets.explorable_table import ExplorableTable
 from ..widgets.node_detail import NodeDetail
 from ..widgets.results_table import ResultsTable
 from ..widgets.verdict_line import VerdictLine
-from ..errors import describe
+from ..errors import call_or_report
 from .card import CardScreen
 
 EXPLORE_HELP = """\
@@ -151,12 +151,9 @@ class ExploreScreen(Screen):
 
     @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
     def _recall_worker(self, request: dict, label: str, ticket: int) -> None:
-        try:
-            result = self.backend.call("recall", {"request": request})
-        except Exception as error:  # noqa: BLE001 - every failure is shown, none crashes the app
-            self.app.call_from_thread(self._failed, describe(error), ticket)
-            return
-        self.app.call_from_thread(self._arrived, request, result, label, ticket)
+        result = call_or_report(self, "recall", {"request": request}, lambda message: self._failed(message, ticket))
+        if result is not None:
+            self.app.call_from_thread(self._arrived, request, result, label, ticket)
 
     def _failed(self, message: str, ticket: int) -> None:
         if ticket == self._ticket:

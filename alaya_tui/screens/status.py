@@ -11,7 +11,7 @@ from textual.widgets import Footer, Header, Static
 from alaya_engine.backend import Backend
 from alaya_engine.views import human_bytes
 
-from ..errors import describe
+from ..errors import call_or_report
 from ..widgets.layer_panel import LayerPanel
 
 
@@ -75,12 +75,9 @@ class StatusScreen(Screen):
     @work(thread=True, exclusive=True, exit_on_error=False)
     def load_status(self) -> None:
         """The request runs in a worker thread, never on the event loop."""
-        try:
-            report = self.backend.call("status")
-        except Exception as error:  # noqa: BLE001 - shown, never a crash
-            self.app.call_from_thread(self.query_one("#status-error", Static).update, describe(error))
-            return
-        self.app.call_from_thread(self._show, report)
+        report = call_or_report(self, "status", None, self.query_one("#status-error", Static).update)
+        if report is not None:
+            self.app.call_from_thread(self._show, report)
 
     def _show(self, report: dict) -> None:
         for layer, rows in layer_rows(report).items():
