@@ -56,9 +56,12 @@ class StatusReport:
     l3: dict
     l2: dict
     l1: dict
+    temperature: list[dict]
+    """Cards per temperature band, hottest first: range, low, high, count, share."""
 
     def to_json(self) -> dict:
-        return {"home": self.home, "version": self.version, "l3": self.l3, "l2": self.l2, "l1": self.l1}
+        return {"home": self.home, "version": self.version, "l3": self.l3, "l2": self.l2, "l1": self.l1,
+                "temperature": self.temperature}
 
 
 class Engine:
@@ -496,7 +499,10 @@ class Engine:
         raw = self.raw.stats()
         with self._graph() as graph:
             l2 = graph.counts()
+            histogram = graph.temperature_histogram()
         oldest, newest = l2.pop("oldest_session"), l2.pop("newest_session")
+        l1 = read_stats(self.layout.vectors_dir)
+        vector_bytes = self.manifest["embedding"]["dimension"] * 4
         return StatusReport(
             home=str(self.layout.home),
             version=__version__,
@@ -504,8 +510,9 @@ class Engine:
                 "oldest": oldest.date().isoformat() if oldest else None,
                 "newest": newest.date().isoformat() if newest else None},
             l2={"engine": self.manifest["graph_engine"], **l2, "bytes": disk_usage(self.layout.graph_dir)},
-            l1={**read_stats(self.layout.vectors_dir), "embedding": self.manifest["embedding"],
-                "bytes": disk_usage(self.layout.vectors_dir)},
+            l1={**l1, "embedding": self.manifest["embedding"], "bytes": disk_usage(self.layout.vectors_dir),
+                "resident_bytes": {tier: l1["by_tier"].get(tier, 0) * vector_bytes for tier in ("HOT", "WARM")}},
+            temperature=histogram,
         )
 
 

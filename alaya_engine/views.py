@@ -250,9 +250,20 @@ def print_status(console: "Console", report: dict) -> None:
     console.print(f"\n[bold]L1 Embedding DB[/] ({l1['embedding']['name']}, {l1['embedding']['dimension']} dims, "
                   f"{human_bytes(l1['bytes'])})")
     console.print(f"  Card vectors: {l1['cards']:,}")
+    where = {"HOT": f"memory: {human_bytes(l1['resident_bytes']['HOT'])}",
+             "WARM": f"memory: {human_bytes(l1['resident_bytes']['WARM'])}", "COLD": "archived, no vector"}
     for tier, count in l1["by_tier"].items():
-        console.print(f"    - {tier}: {count:,}")
+        console.print(f"    - {tier}: {count:,} ({where[tier]})")
     console.print(f"  Relation embeddings: {l1['relations']:,}")
+    console.print("\n[bold]Temperature Distribution[/]")
+    for band in report["temperature"]:
+        console.print(f"  {band['range']}: {share_bar(band['share'])} {band['share']:.0%} ({band['count']:,})")
+
+
+def share_bar(share: float, width: int = 10) -> str:
+    """``████░░░░░░`` for 0.4: the seed's bar, also used by the explorer."""
+    filled = round(share * width)
+    return "█" * filled + "░" * (width - filled)
 
 
 def print_demo(console: "Console", report: dict) -> None:

@@ -18,6 +18,7 @@ from ..relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, is_core
 from .engines import load_engine
 
 CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
+TEMPERATURE_BANDS = ((0.9, 1.0), (0.7, 0.9), (0.5, 0.7), (0.3, 0.5), (0.0, 0.3))
 
 _NODE_TABLES = (
     "CREATE NODE TABLE IF NOT EXISTS Card(id STRING, title STRING, content STRING, type STRING, "
@@ -220,6 +221,16 @@ class GraphStore:
                           {"ids": session_ids})
         return [{"id": sid, "timestamp": moment.isoformat() + "Z", "channel": channel, "path": path}
                 for sid, moment, channel, path in rows]
+
+    def temperature_histogram(self) -> list[dict[str, Any]]:
+        """Cards per temperature band, hottest band first (the bands of seed 4.9), counted inside the database."""
+        cases = " ".join(f"WHEN c.temperature >= {low} THEN {index}"
+                         for index, (low, _) in enumerate(TEMPERATURE_BANDS))
+        counts = dict(self.query(f"MATCH (c:Card) RETURN CASE {cases} ELSE {len(TEMPERATURE_BANDS) - 1} END, count(*)"))
+        total = sum(counts.values())
+        return [{"range": f"{low:.1f}-{high:.1f}", "low": low, "high": high, "count": counts.get(index, 0),
+                 "share": round(counts.get(index, 0) / total, 4) if total else 0.0}
+                for index, (low, high) in enumerate(TEMPERATURE_BANDS)]
 
     def counts(self) -> dict[str, Any]:
         """Cards per type, sessions, and links per relation (custom ones by their own name)."""
