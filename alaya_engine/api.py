@@ -110,6 +110,11 @@ def _schema(engine: "Engine", params: dict, progress: Progress) -> dict:
     return document
 
 
+@method("verify")
+def _verify(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.verify().to_json()
+
+
 @method("card")
 def _card(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.card(str(params.get("card_id", "")))

@@ -297,6 +297,15 @@ def status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 
 
 @app.command()
+def verify(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """Check that L3, L2 and L1 agree (seed 7.4); exit code 1 when any problem is found."""
+    document = _call(ctx, "verify")
+    _show(document, as_json, "print_verify")
+    if not document["ok"]:
+        raise typer.Exit(RUNTIME)
+
+
+@app.command()
 def skill() -> None:
     """Print the agent skill (SKILL.md) that teaches an agent to use Alaya."""
     from .skills import skill_text
@@ -384,6 +393,43 @@ def server_restart(ctx: typer.Context, as_json: JsonFlag = False) -> None:
         wait_until_gone(client)
     fresh = start_server(client.home, read_server_settings(client.home)[1])
     _show_server({"running": True, **fresh.call("server.status")}, as_json)
+
+
+@app.command()
+def rebuild(
+    ctx: typer.Context,
+    l1: Annotated[bool, typer.Option("--l1", help="Re-embed L1 (vectors) with the configured model.")] = False,
+    l2: Annotated[bool, typer.Option("--l2", help="Replay L3 into a fresh L2 (graph).")] = False,
+    all_layers: Annotated[bool, typer.Option("--all", help="Both (the default).")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Regenerate L2 and/or L1 from L3 (no model call); also how to switch embedding model or graph engine.
+
+    Maintenance needs the store to itself: a running owner server is stopped first (it starts again on demand).
+    """
+    _run_rebuild(ctx, {"l1"} if l1 and not (l2 or all_layers) else {"l2"} if l2 and not (l1 or all_layers)
+                 else {"l1", "l2"}, as_json)
+
+
+@app.command("rebuild-l1")
+def rebuild_l1(ctx: typer.Context, as_json: JsonFlag = False) -> None:
+    """The design's name (seed 7.4) for: alaya rebuild --l1."""
+    _run_rebuild(ctx, {"l1"}, as_json)
+
+
+def _run_rebuild(ctx: typer.Context, layers: set[str], as_json: bool) -> None:
+    from .engine import Engine
+    from .server.client import ServerClient, wait_until_gone
+    from .views import progress_bar
+
+    client = ServerClient(_store_home(ctx))
+    if client.answers():
+        client.call("server.stop")
+        wait_until_gone(client)
+    engine = Engine.open(client.home, for_rebuild=True)
+    with progress_bar("Embedding", enabled=not as_json) as advance:
+        document = engine.rebuild(layers, advance).to_json()
+    _show(document, as_json, "print_rebuild")
 
 
 def _store_home(ctx: typer.Context) -> Path:

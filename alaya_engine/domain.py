@@ -69,6 +69,12 @@ class Session:
     def duration_ms(self) -> int:
         return int(self.metadata.get("duration_ms") or 0)
 
+    @property
+    def summary(self) -> str:
+        """The first thing the user said, cut to 200 characters: what a session list shows."""
+        first = next((t.content for t in self.turns if t.role == "user" and t.content.strip()), "")
+        return first.strip()[:200]
+
 
 def estimate_tokens(text: str) -> int:
     """Rough token count without a tokenizer: CJK characters count one each, other text ~4 chars a token."""

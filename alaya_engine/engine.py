@@ -37,6 +37,8 @@ from .sources import SessionSource, expand_sources
 
 if TYPE_CHECKING:
     from .distill.pipeline import DistillReport
+    from .maintenance.rebuild import RebuildReport
+    from .maintenance.verify import VerifyReport
     from .recall.result import RecallResult
     from .schema_info import NodeTypesReport, RelationsReport
     from .trace import TraceReport
@@ -82,13 +84,14 @@ class Engine:
         self._vectors = None
 
     @classmethod
-    def open(cls, home: str | os.PathLike | None = None) -> "Engine":
-        """Open an initialised store; refuses a config that no longer matches the store."""
+    def open(cls, home: str | os.PathLike | None = None, for_rebuild: bool = False) -> "Engine":
+        """Open an initialised store; refuses a config that no longer matches the store, except to rebuild it."""
         layout = Layout(resolve_home(home))
         layout.require_initialised()
         config = load_config(layout.config_file)
         manifest = _read_manifest(layout)
-        _check_config_matches(config, manifest, layout)
+        if not for_rebuild:
+            _check_config_matches(config, manifest, layout)
         setup_logging(layout.home, config)
         return cls(layout, config, manifest)
 
@@ -141,6 +144,26 @@ class Engine:
         names = list(CORE_RELATIONS)
         vectors.upsert_relations(names, embedder.embed([relation_embedding_text(name) for name in names]), is_core=True,
                                  examples=[[CORE_RELATIONS[name]] for name in names])
+
+    def scratch(self, layout: Layout, manifest: dict) -> "Engine":
+        """An empty store in ``layout`` (graph schema, L1 tables, core relations) sharing this engine's model:
+        where a rebuild builds the new layers before swapping them in."""
+        builder = Engine(layout, self.config, manifest)
+        builder._embedder = self.embedder()
+        for folder in (layout.graph_dir, layout.vectors_dir):
+            folder.mkdir(parents=True, exist_ok=True)
+        with builder._graph() as graph:
+            graph.create_schema()
+        builder._init_vectors()
+        return builder
+
+    def close_layers(self) -> None:
+        """Forget the L1 connection and resident index, before their folder is replaced (nothing may hold L2)."""
+        if self._holders:
+            raise AlayaError("store_busy", "the graph is in use in this process; the layers cannot be replaced now",
+                             RUNTIME)
+        self._vectors = None
+        self._card_index = None
 
     def embedder(self):
         """The store's embedding provider, loaded once per engine and only when something is embedded."""
@@ -491,6 +514,22 @@ class Engine:
                 vectors.upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
                                          is_core=False, examples=[[reason] if reason else []])
         return links
+
+    def rebuild(self, layers: set[str], progress: ProgressCallback | None = None) -> "RebuildReport":
+        """Regenerate L2 and/or L1 from L3 (see ``maintenance/rebuild.py``); open with ``for_rebuild=True``."""
+        from .maintenance.rebuild import LAYERS, rebuild
+
+        unknown = sorted(set(layers) - set(LAYERS))
+        if unknown or not layers:
+            raise AlayaError("bad_layer", f"unknown layer {unknown[0] if unknown else '(none)'}; choose from l1, l2")
+        return rebuild(self, set(layers), progress)
+
+    def verify(self) -> "VerifyReport":
+        """Do the three layers agree (seed 7.4)? Every problem with its kind, ids and repair."""
+        from .maintenance.verify import verify
+
+        with self.hold():
+            return verify(self)
 
     def status(self) -> StatusReport:
         """Counts per layer and sizes on disk (reads L1 counts without importing LanceDB)."""

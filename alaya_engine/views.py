@@ -260,6 +260,37 @@ def print_status(console: "Console", report: dict) -> None:
         console.print(f"  {band['range']}: {share_bar(band['share'])} {band['share']:.0%} ({band['count']:,})")
 
 
+def print_verify(console: "Console", report: dict) -> None:
+    checked = report["checked"]
+    summary = (f"{checked['sessions']:,} sessions, {checked['cards']:,} cards, {checked['links']:,} links, "
+               f"{checked['vectors']:,} vectors")
+    if report["ok"]:
+        console.print(f"✓ The three layers agree ({summary})")
+        return
+    console.print(f"✗ {len(report['problems']):,} problems ({summary})")
+    for kind, count in sorted(report["counts"].items()):
+        shown = [problem for problem in report["problems"] if problem["kind"] == kind]
+        console.print(f"\n[bold]{kind}[/] ({count:,}) → repair: {shown[0]['repair']}", markup=True)
+        for problem in shown[:VERIFY_SHOWN]:
+            console.print(f"  - {problem['detail']}", markup=False)
+        if count > VERIFY_SHOWN:
+            console.print(f"  … and {count - VERIFY_SHOWN:,} more (all of them with --json)")
+
+
+def print_rebuild(console: "Console", report: dict) -> None:
+    layers = " and ".join(layer.upper() for layer in report["layers"])
+    console.print(f"✓ Rebuilt {layers} from L3 in {report['seconds']['total']:.1f} s: {report['sessions']:,} sessions, "
+                  f"{report['cards']:,} cards, {report['links']:,} links"
+                  + (f", {report['vectors']:,} vectors ({report['embedding']})" if "l1" in report["layers"] else ""))
+    for problem in report["unreadable"]:
+        console.print(f"  skipped unreadable {problem['path']}: {problem['reason']}", markup=False)
+    console.print("  Check it with: alaya verify")
+
+
+VERIFY_SHOWN = 10
+"""Problems of one kind listed on screen; ``--json`` has every one."""
+
+
 def share_bar(share: float, width: int = 10) -> str:
     """``████░░░░░░`` for 0.4: the seed's bar, also used by the explorer."""
     filled = round(share * width)

@@ -91,7 +91,6 @@ class GraphStore:
         self.query(f"CREATE REL TABLE IF NOT EXISTS {CUSTOM_TABLE}(FROM Card TO Card, type STRING, {_EDGE_PROPERTIES})")
 
     def upsert_session(self, session: Session, content_hash: str, path: str) -> None:
-        summary = next((t.content for t in session.turns if t.role == "user" and t.content.strip()), "")
         self.query(
             "MERGE (s:Session {id: $id}) SET s.timestamp = $timestamp, s.channel = $channel, s.agent = $agent, "
             "s.summary = $summary, s.turns = $turns, s.tokens = $tokens, s.content_hash = $hash, s.path = $path",
@@ -100,7 +99,7 @@ class GraphStore:
                 "timestamp": naive_utc(session.started_at),
                 "channel": session.channel,
                 "agent": session.agent,
-                "summary": summary.strip()[:200],
+                "summary": session.summary,
                 "turns": len(session.turns),
                 "tokens": session.tokens,
                 "hash": content_hash,
@@ -139,6 +138,27 @@ class GraphStore:
         for start in range(0, len(rows), batch):
             self.query("UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.temperature = r.temperature, c.tier = r.tier",
                        {"rows": rows[start:start + batch]})
+
+    def all_cards(self) -> list[Card]:
+        """Every card, as the domain object (what a rebuild of L1 embeds and verify hashes)."""
+        rows = self.query("MATCH (c:Card) RETURN c.id, c.title, c.content, c.type, c.tags, c.importance, "
+                          "c.source_sessions, c.created_at, c.updated_at, c.temperature, c.tier, c.source")
+        return [Card(id=card_id, title=title, content=content, type=card_type, tags=list(tags or []),
+                     importance=importance, source_sessions=list(sessions or []), created_at=to_millis(created),
+                     updated_at=to_millis(updated), temperature=temperature, tier=tier, source=source)
+                for card_id, title, content, card_type, tags, importance, sessions, created, updated, temperature,
+                tier, source in rows]
+
+    def all_links(self) -> list[Link]:
+        """Every edge, custom ones under their own name."""
+        rows = self.query("MATCH (a:Card)-[r]->(b) RETURN a.id, b.id, label(r), r.type, r.weight, r.reason, "
+                          "r.created_at")
+        return [Link(source, target, custom or label, weight if weight is not None else 1.0, reason or "",
+                     to_millis(created) if created else 0)
+                for source, target, label, custom, weight, reason, created in rows]
+
+    def session_ids(self) -> set[str]:
+        return {row[0] for row in self.query("MATCH (s:Session) RETURN s.id")}
 
     def delete_cards(self, card_ids: list[str]) -> None:
         """Remove cards with all their edges (``UNWIND`` + keyed match: ``IN $ids`` would scan the table)."""

@@ -47,7 +47,7 @@ RANK = {"COLD": 0, "WARM": 1, "HOT": 2}
 
 def cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedder", access_log: AccessLog,
               settings: dict, now: int, dry_run: bool, step: Callable[[], AbstractContextManager]) -> CooldownReport:
-    offset_file = access_log.path.with_suffix(".offset")
+    offset_file = access_log.offset_file
     offset = int(offset_file.read_text()) if offset_file.exists() else 0
     folded, end = access_log.fold(offset)
     rows = vectors.heat_rows()

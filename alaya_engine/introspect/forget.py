@@ -20,6 +20,7 @@ from ..raw.journal import Journal
 from .temperature import DAY_MS
 
 if TYPE_CHECKING:
+    from ..domain import Card, Link
     from ..graph.store import GraphStore
     from ..vectors.store import VectorStore
 
@@ -74,39 +75,53 @@ def _plain(card: dict) -> dict:
 def restore(*, card_id: str, vectors: "VectorStore", graph: "GraphStore", journal: Journal, embedder, now: int) -> dict:
     """Bring a forgotten card back from the journal: the card, its metadata, its vector and the edges whose
     other end still exists. It comes back WARM; the next introspect re-tiers it."""
-    from ..domain import Card, Link
     from ..errors import AlayaError
 
     if graph.cards([card_id]):
         raise AlayaError("card_exists", f"card '{card_id}' is in the store; nothing to restore")
+    event = last_forget_event(journal, card_id)
+    if event is None:
+        raise AlayaError("unknown_card", f"no forgotten card '{card_id}' in the journal; see: alaya status")
+    card, links = card_from_forget_event(event, now)
+    journal.append("card.restore", now, card_id=card_id)
+    graph.upsert_card(card)
+    sessions = {session["id"] for session in graph.sessions(card.source_sessions)}
+    present = set(graph.cards([other for link in links for other in (link.source, link.target)]))
+    restored = [link for link in links if (link.target in sessions if link.relation == "EXTRACTED_FROM"
+                                           else link.source in present and link.target in present)]
+    for link in restored:
+        graph.merge_link(link)
+    vectors.upsert_cards([card], embedder.embed([card.embedding_text()]))
+    vectors.update_heat([{**event["meta"], "tier": "WARM"}])
+    return {"card_id": card_id, "edges_restored": len(restored), "edges_lost": len(links) - len(restored)}
+
+
+def last_forget_event(journal: Journal, card_id: str) -> dict | None:
     event = None
     for candidate in journal.events("card.forget"):
         if candidate["card"]["id"] == card_id:
             event = candidate
-    if event is None:
-        raise AlayaError("unknown_card", f"no forgotten card '{card_id}' in the journal; see: alaya status")
+    return event
+
+
+def card_from_forget_event(event: dict, now: int) -> tuple["Card", list["Link"]]:
+    """The card a ``card.forget`` event saved (WARM again) and every edge it had; what restoring means,
+    shared by ``alaya restore`` and a rebuild replaying ``card.restore``. Callers keep the edges whose
+    other end still exists."""
+    from ..domain import Card, Link
+
     saved = event["card"]
+    card_id = saved["id"]
     card = Card(id=card_id, title=saved["title"], content=saved["content"], type=saved["type"], tags=saved["tags"],
                 importance=saved["importance"], source_sessions=saved["source_sessions"] or [],
                 created_at=_millis(saved["created_at"]), updated_at=now, temperature=saved["temperature"],
                 tier="WARM", source=saved["source"])
-    journal.append("card.restore", now, card_id=card_id)
-    graph.upsert_card(card)
-    links = [Link(card_id, session, "EXTRACTED_FROM", created_at=now) for session in card.source_sessions
-             if graph.sessions([session])]
+    links = [Link(card_id, session, "EXTRACTED_FROM", created_at=now) for session in card.source_sessions]
     links += [Link(card_id, edge["card_id"], edge["relation"], edge["weight"] or 1.0, edge["reason"] or "", now)
               for edge in event["edges"]["outgoing"]]
     links += [Link(edge["card_id"], card_id, edge["relation"], edge["weight"] or 1.0, edge["reason"] or "", now)
               for edge in event["edges"]["incoming"]]
-    present = set(graph.cards([other for link in links for other in (link.source, link.target)]))
-    restored = [link for link in links if link.relation == "EXTRACTED_FROM" or
-                (link.source in present and link.target in present)]
-    for link in restored:
-        graph.merge_link(link)
-    vectors.upsert_cards([card], embedder.embed([card.embedding_text()]))
-    meta = event["meta"]
-    vectors.update_heat([{**meta, "tier": "WARM"}])
-    return {"card_id": card_id, "edges_restored": len(restored), "edges_lost": len(links) - len(restored)}
+    return card, links
 
 
 def _millis(iso: str) -> int:

@@ -27,6 +27,11 @@ class AccessLog:
     def __init__(self, path: Path):
         self.path = path
 
+    @property
+    def offset_file(self) -> Path:
+        """Where cool-down keeps the byte offset it has folded up to."""
+        return self.path.with_suffix(".offset")
+
     def record(self, at: int, hits: list[tuple[str, float]]) -> None:
         if not hits:
             return

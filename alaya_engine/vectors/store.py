@@ -199,6 +199,16 @@ class VectorStore:
             self._db.open_table(CARD_VECTORS).delete(_id_predicate(card_ids))
             self.write_stats()
 
+    def vector_rows(self) -> tuple[list[str], int]:
+        """Every ``card_vectors`` id (repeats included, for verify) and the stored vector width."""
+        table = self._db.open_table(CARD_VECTORS)
+        return table.to_arrow().column("id").to_pylist(), table.schema.field("vector").type.list_size
+
+    def meta_index(self) -> dict[str, tuple[str, str]]:
+        """Card id → (content_hash, tier) of every ``card_meta`` row."""
+        rows = self._db.open_table(CARD_META).to_arrow().select(["id", "content_hash", "tier"]).to_pylist()
+        return {row["id"]: (row["content_hash"], row["tier"]) for row in rows}
+
     def vector_ids(self) -> set[str]:
         return set(self._db.open_table(CARD_VECTORS).to_arrow().column("id").to_pylist())
 

@@ -1,0 +1,195 @@
+"""``alaya rebuild [--l1] [--l2] [--all]``: regenerate the derived layers from L3, without any model call.
+
+- L2 comes from replaying L3 (``replay.py``): sessions, distillation records
+  and the journal.
+- L1 is re-embedded with the configured model, which is also how a store
+  switches embedding model (the manifest is rewritten once the new vectors
+  are in place). With L1 alone, the cards come from the current graph.
+- Temperatures and tiers are recomputed from the whole access log with the
+  cool-down formula, so COLD cards are not embedded at all; the access log is
+  then folded afresh into the new L1 counters. With L2 alone, they are taken
+  from L1 as it is.
+
+The new layers are built in ``<home>/rebuild.tmp`` (with the same bulk
+loader the benchmarks use) and swapped in by renaming folders, so a crash
+leaves either the old layer or the new one — or, between the two renames, a
+missing folder that ``verify`` reports and the next rebuild fills. The whole
+run holds the store lock: it is maintenance, not something to overlap with
+other writers (the CLI stops the owner server first).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..atomic import atomic_write_json
+from ..domain import Card, millis_now
+from ..embedding import embedder_identity
+from ..errors import AlayaError
+from ..introspect.temperature import CardHeat, assign_tiers
+from ..paths import Layout
+from ..recall.access import AccessLog
+from ..relations import CARD_TO_SESSION
+from .replay import replay
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ..engine import Engine, ProgressCallback
+
+log = logging.getLogger(__name__)
+
+LAYERS = ("l1", "l2")
+EMBED_BATCH = 256
+SCRATCH = "rebuild.tmp"
+
+
+@dataclass
+class RebuildReport:
+    layers: list[str]
+    sessions: int = 0
+    cards: int = 0
+    links: int = 0
+    vectors: int = 0
+    embedding: str = ""
+    unreadable: list[dict] = field(default_factory=list)
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def to_json(self) -> dict:
+        return {"layers": self.layers, "sessions": self.sessions, "cards": self.cards, "links": self.links,
+                "vectors": self.vectors, "embedding": self.embedding, "unreadable": self.unreadable,
+                "seconds": self.seconds}
+
+
+def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | None" = None) -> RebuildReport:
+    from ..introspect.cooldown import cool_down
+
+    report = RebuildReport(layers=sorted(layers))
+    started = lap = time.perf_counter()
+
+    def timed(name: str) -> None:
+        nonlocal lap
+        report.seconds[name] = round(time.perf_counter() - lap, 2)
+        lap = time.perf_counter()
+
+    now = millis_now()
+    manifest = _new_manifest(engine, layers)
+    with engine.lock:
+        state = replay(engine.layout)
+        report.unreadable = [{"path": p.path, "reason": p.reason} for p in state.unreadable]
+        sessions = list(state.sessions.values())
+        if "l2" in layers:
+            cards, links = list(state.cards.values()), list(state.links.values())
+        else:
+            with engine.hold() as graph:
+                cards, links = graph.all_cards(), graph.all_links()
+            known = set(state.sessions)
+            links = [link for link in links if link.relation not in CARD_TO_SESSION or link.target in known]
+        timed("replay")
+        _set_heat(engine, cards, layers, now)
+        dimension = manifest["embedding"]["dimension"]
+        matrix = _embed(engine, cards, dimension, progress) if "l1" in layers else _zeros(len(cards), dimension)
+        timed("embed")
+        scratch = _build(engine, manifest, cards, links, sessions, matrix)
+        timed("load")
+        engine.close_layers()
+        for layer in layers:
+            live, fresh = _layer_dir(engine.layout, layer), _layer_dir(scratch, layer)
+            _swap(live, fresh, scratch.home / f"old-{layer}")
+        if manifest != engine.manifest:
+            atomic_write_json(engine.layout.manifest_file, manifest)
+            engine.manifest = manifest
+        shutil.rmtree(scratch.home, ignore_errors=True)
+        timed("swap")
+        if "l1" in layers:
+            AccessLog(engine.layout.access_log).offset_file.unlink(missing_ok=True)  # fold it all afresh
+            with engine.hold() as graph:
+                cool_down(vectors=engine.vectors(), graph=graph, embedder=engine.embedder(),
+                          access_log=AccessLog(engine.layout.access_log), settings=engine.config["temperature"],
+                          now=now, dry_run=False, step=engine._graph)
+            timed("cool-down")
+    report.sessions, report.cards, report.links = len(sessions), len(cards), len(links)
+    report.vectors = sum(1 for card in cards if card.tier != "COLD") if "l1" in layers else 0
+    report.embedding = manifest["embedding"]["name"]
+    report.seconds["total"] = round(time.perf_counter() - started, 2)
+    log.info("rebuilt %s: %d cards, %d links in %.1f s", "+".join(report.layers), len(cards), len(links),
+             report.seconds["total"])
+    return report
+
+
+def _set_heat(engine: "Engine", cards: list[Card], layers: set[str], now: int) -> None:
+    """Temperatures and tiers: from the whole access log when L1 is rebuilt, else from L1 as it stands."""
+    if "l1" not in layers:
+        rows = {row["id"]: row for row in engine.vectors().heat_rows()}
+        for card in cards:
+            if card.id in rows:
+                card.temperature, card.tier = rows[card.id]["temperature"], rows[card.id]["tier"]
+        return
+    folded, _ = AccessLog(engine.layout.access_log).fold(0)
+    heat = []
+    for card in cards:
+        stats = folded.get(card.id)
+        relevance = sum(stats.similarities) / stats.count if stats else 0.0
+        heat.append(CardHeat(card.id, card.created_at, stats.last_accessed if stats else 0,
+                             stats.count if stats else 0, relevance))
+    tiers = assign_tiers(heat, now, engine.config["temperature"])
+    for card in cards:
+        card.temperature, card.tier = tiers[card.id]
+
+
+def _embed(engine: "Engine", cards: list[Card], dimension: int, progress: "ProgressCallback | None") -> "np.ndarray":
+    """Embeddings of the HOT and WARM cards; COLD rows stay zero (a COLD card keeps no vector)."""
+    matrix = _zeros(len(cards), dimension)
+    active = [position for position, card in enumerate(cards) if card.tier != "COLD"]
+    embedder = engine.embedder()
+    for start in range(0, len(active), EMBED_BATCH):
+        batch = active[start:start + EMBED_BATCH]
+        matrix[batch] = embedder.embed([cards[position].embedding_text() for position in batch])
+        if progress:
+            progress(min(start + EMBED_BATCH, len(active)), len(active))
+    return matrix
+
+
+def _zeros(rows: int, dimension: int) -> "np.ndarray":
+    import numpy as np
+
+    return np.zeros((rows, dimension), dtype=np.float32)
+
+
+def _new_manifest(engine: "Engine", layers: set[str]) -> dict:
+    """The manifest after the rebuild: a rebuilt L1 takes the configured model, a rebuilt L2 the configured
+    graph engine (this is how a store switches either); a layer kept as it is must still match the config."""
+    name, dimension = embedder_identity(engine.config["embedding"])
+    wanted = {"embedding": {"name": name, "dimension": dimension}, "graph_engine": engine.config["graph"]["engine"]}
+    for layer, key, what in (("l1", "embedding", "embedding model"), ("l2", "graph_engine", "graph engine")):
+        if layer not in layers and wanted[key] != engine.manifest[key]:
+            raise AlayaError("layer_mismatch", f"config.json asks for another {what} than this store was built with; "
+                                               f"rebuild that layer too: alaya rebuild --{layer} (or --all)")
+    return {**engine.manifest, **wanted}
+
+
+def _build(engine: "Engine", manifest: dict, cards: list[Card], links: list, sessions: list[dict],
+           matrix: "np.ndarray") -> Layout:
+    """Both layers, fresh, in the scratch folder; the caller swaps in the ones it wants."""
+    from ..bulk import bulk_load
+
+    scratch = Layout(engine.layout.home / SCRATCH)
+    shutil.rmtree(scratch.home, ignore_errors=True)
+    bulk_load(engine.scratch(scratch, manifest), cards, links, matrix, sessions=sessions)
+    return scratch
+
+
+def _layer_dir(layout: Layout, layer: str) -> Path:
+    return layout.vectors_dir if layer == "l1" else layout.graph_dir
+
+
+def _swap(live: Path, fresh: Path, trash: Path) -> None:
+    if live.exists():
+        live.rename(trash)
+    fresh.rename(live)
+    shutil.rmtree(trash, ignore_errors=True)

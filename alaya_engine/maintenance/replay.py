@@ -1,0 +1,217 @@
+"""Replay L3 into the graph it describes, in memory: what ``rebuild`` loads and ``verify`` compares against.
+
+L3 holds three kinds of records (see ``raw/``): the session files, one
+distillation record per distilled session, and the append-only journal. The
+graph they describe is obtained by replaying records and journal events in
+the order they happened (records by ``distilled_at``, events by ``at``; a
+record first when both carry the same millisecond), each with the meaning
+its live command gave it:
+
+- a distillation record: cards this session yielded before but no longer does
+  are deleted, its cards are upserted, its links merged;
+- ``link.add``: the links are merged;
+- ``card.merge``: the merged card is upserted, its re-pointed links merged,
+  the absorbed card deleted (and remembered as an alias);
+- ``card.forget``: the card and its edges are deleted;
+- ``card.restore``: the card saved by its last ``card.forget`` comes back WARM
+  with the edges whose other end exists (``introspect.forget``);
+- ``relation.merge``: custom edges named ``drop`` are renamed ``keep``;
+- ``card.import``: the memex card is upserted, its previous outgoing memex
+  wikilinks replaced by the given ones.
+
+Deleting a card deletes its edges, as ``DETACH DELETE`` does; a link whose
+end is missing when it is merged is skipped, as ``MATCH … MERGE`` skips it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..domain import Card, Link
+from ..introspect.forget import card_from_forget_event
+from ..paths import Layout
+from ..raw.distilled import DistilledRecord
+from ..raw.journal import Journal
+from ..raw.store import RawStore
+from ..relations import CARD_TO_SESSION, is_core
+
+log = logging.getLogger(__name__)
+
+MEMEX_LINK_REASON = "memex wikilink"
+LinkKey = tuple[str, str, str]
+
+
+@dataclass
+class ReplayProblem:
+    """An L3 file that could not be read; the replay goes on without it."""
+
+    path: str
+    reason: str
+
+
+@dataclass
+class ReplayedGraph:
+    sessions: dict[str, dict] = field(default_factory=dict)
+    """Session id → a ``Session`` node row (keys of ``bulk.SESSION_COLUMNS``)."""
+    cards: dict[str, Card] = field(default_factory=dict)
+    links: dict[LinkKey, Link] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
+    forgotten: dict[str, dict] = field(default_factory=dict)
+    """Card id → its last ``card.forget`` event (what ``card.restore`` brings back)."""
+    record_cards: set[str] = field(default_factory=set)
+    """Cards that came from a distillation record (they have a context file)."""
+    unreadable: list[ReplayProblem] = field(default_factory=list)
+    _incident: dict[str, set[LinkKey]] = field(default_factory=dict)
+    _extracted: dict[str, set[str]] = field(default_factory=dict)
+
+    def upsert_card(self, card: Card) -> None:
+        self.cards[card.id] = card
+
+    def merge_link(self, link: Link) -> None:
+        targets = self.sessions if link.relation in CARD_TO_SESSION else self.cards
+        if link.source not in self.cards or link.target not in targets:
+            return
+        key = (link.source, link.target, link.relation)
+        self.links[key] = link
+        for end in (link.source, link.target):
+            self._incident.setdefault(end, set()).add(key)
+        if link.relation in CARD_TO_SESSION:
+            self._extracted.setdefault(link.target, set()).add(link.source)
+
+    def delete_link(self, key: LinkKey) -> None:
+        link = self.links.pop(key, None)
+        if link is None:
+            return
+        for end in (link.source, link.target):
+            self._incident.get(end, set()).discard(key)
+        if link.relation in CARD_TO_SESSION:
+            self._extracted.get(link.target, set()).discard(link.source)
+
+    def delete_card(self, card_id: str) -> None:
+        for key in list(self._incident.get(card_id, ())):
+            self.delete_link(key)
+        self._incident.pop(card_id, None)
+        self.cards.pop(card_id, None)
+
+    def cards_extracted_from(self, session_id: str) -> set[str]:
+        return set(self._extracted.get(session_id, ()))
+
+    def outgoing(self, card_id: str) -> list[Link]:
+        return [self.links[key] for key in self._incident.get(card_id, ()) if key[0] == card_id]
+
+
+def replay(layout: Layout) -> ReplayedGraph:
+    """The graph L3 describes. Unreadable files are listed in ``unreadable``, never fatal."""
+    graph = ReplayedGraph()
+    _load_sessions(layout, graph)
+    timeline = sorted(_timeline(layout, graph), key=lambda item: item[:2])
+    for _, _, kind, payload in timeline:
+        if kind == "record":
+            _apply_record(graph, payload)
+        else:
+            _apply_event(graph, payload)
+    return graph
+
+
+def _load_sessions(layout: Layout, graph: ReplayedGraph) -> None:
+    raw = RawStore(layout.sessions, layout.contexts)
+    for path in raw.iter_paths():
+        try:
+            session = raw.read(path)
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            graph.unreadable.append(ReplayProblem(str(path), f"{type(exc).__name__}: {exc}"))
+            continue
+        graph.sessions[session.id] = {
+            "id": session.id, "timestamp": session.timestamp, "channel": session.channel, "agent": session.agent,
+            "summary": session.summary, "turns": len(session.turns), "tokens": session.tokens,
+            "content_hash": session.content_hash(), "path": str(path.relative_to(layout.home)),
+            "distilled_hash": None, "distilled_at": None,
+        }
+
+
+def _timeline(layout: Layout, graph: ReplayedGraph) -> Iterator[tuple[int, int, str, object]]:
+    """(time, tie-breaker, kind, payload): records before events of the same millisecond, events in file order."""
+    for path in sorted(layout.distilled.glob("*.json")):
+        try:
+            record = DistilledRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            graph.unreadable.append(ReplayProblem(str(path), f"{type(exc).__name__}: {exc}"))
+            continue
+        yield record.distilled_at, 0, "record", record
+    for order, event in enumerate(Journal(layout.journal).events(), start=1):
+        yield int(event.get("at", 0)), order, "event", event
+
+
+def _apply_record(graph: ReplayedGraph, record: DistilledRecord) -> None:
+    session = graph.sessions.get(record.session_id)
+    if session is None:
+        log.warning("distillation record of a session that is not in L3: %s", record.session_id)
+        return
+    fresh = {card.id for card in record.cards}
+    for stale in graph.cards_extracted_from(record.session_id) - fresh:
+        graph.delete_card(stale)
+    for card in record.cards:
+        graph.upsert_card(card)
+        graph.record_cards.add(card.id)
+    for link in record.links:
+        graph.merge_link(link)
+    session["distilled_hash"], session["distilled_at"] = record.session_hash, record.distilled_at
+
+
+def _apply_event(graph: ReplayedGraph, event: dict) -> None:
+    op = event.get("op")
+    try:
+        if op == "link.add":
+            for link in event["links"]:
+                graph.merge_link(Link.from_json(link))
+        elif op == "card.merge":
+            graph.upsert_card(Card.from_json(event["card"]))
+            for link in event["links"]:
+                graph.merge_link(Link.from_json(link))
+            graph.delete_card(event["drop"])
+            graph.aliases[event["drop"]] = event["keep"]
+        elif op == "card.forget":
+            graph.forgotten[event["card"]["id"]] = event
+            graph.delete_card(event["card"]["id"])
+        elif op == "card.restore":
+            _restore(graph, event)
+        elif op == "relation.merge":
+            _rename_relation(graph, event["drop"], event["keep"])
+        elif op == "card.import":
+            _import(graph, event)
+        else:
+            log.warning("journal event of unknown kind %r skipped", op)
+    except (KeyError, TypeError, ValueError) as exc:
+        graph.unreadable.append(ReplayProblem(f"journal event {op} at {event.get('at')}", f"{type(exc).__name__}: {exc}"))
+
+
+def _restore(graph: ReplayedGraph, event: dict) -> None:
+    saved = graph.forgotten.get(event["card_id"])
+    if saved is None or event["card_id"] in graph.cards:
+        return
+    card, links = card_from_forget_event(saved, event["at"])
+    graph.upsert_card(card)
+    for link in links:
+        graph.merge_link(link)
+
+
+def _rename_relation(graph: ReplayedGraph, drop: str, keep: str) -> None:
+    if is_core(drop) or is_core(keep):
+        return
+    for key in [key for key in graph.links if key[2] == drop]:
+        link = graph.links[key]
+        graph.delete_link(key)
+        graph.merge_link(Link(link.source, link.target, keep, link.weight, link.reason, link.created_at))
+
+
+def _import(graph: ReplayedGraph, event: dict) -> None:
+    card = Card.from_json(event["card"])
+    graph.upsert_card(card)
+    for link in graph.outgoing(card.id):
+        if link.relation == "RELATES_TO" and link.reason == MEMEX_LINK_REASON:
+            graph.delete_link((link.source, link.target, link.relation))
+    for link in event["links"]:
+        graph.merge_link(Link.from_json(link))

@@ -1,0 +1,149 @@
+"""``alaya verify`` (seed 7.4): do L3, L2 and L1 agree?
+
+L2 is compared with the graph a replay of L3 describes (``replay.py``), L1
+with L2. Every problem has a kind, the ids involved and the command that
+repairs it. Kinds:
+
+- ``l3_unreadable`` — an L3 file or journal event that cannot be read;
+- ``card_without_l3`` / ``card_missing_from_l2`` — a card in the graph that no
+  L3 record produces, or the reverse (a crash between the L3 and L2 writes);
+- ``session_without_l3`` / ``session_missing_from_l2`` — the same for sessions;
+- ``link_without_l3`` / ``link_missing_from_l2`` — the same for edges;
+- ``missing_vector`` — a HOT/WARM card without its embedding in L1;
+- ``duplicate_vector`` — a card with more than one embedding row;
+- ``wrong_dimension`` — L1 vectors narrower or wider than the store's model;
+- ``stale_vector`` — the embedded text's hash differs from the card's content;
+- ``orphan_vector`` — an L1 row whose card is not in L2;
+- ``missing_metadata`` — a card without its ``card_meta`` row;
+- ``missing_context`` / ``orphan_context`` — a distilled card without its
+  context turns, or a context file whose session is not in L3.
+
+The graph database cannot keep an edge whose end is gone (cards are deleted
+with ``DETACH DELETE``), so "every edge's endpoints exist" holds by
+construction in L2; edges are checked against L3 instead, both ways.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from .replay import replay
+
+if TYPE_CHECKING:
+    from ..engine import Engine
+
+REPAIR = {
+    "l3_unreadable": "restore the file from a backup (alaya restore FILE) or delete it if it is junk",
+    "card_without_l3": "alaya rebuild --l2",
+    "card_missing_from_l2": "re-run the interrupted command, or alaya rebuild --l2",
+    "session_without_l3": "alaya rebuild --l2",
+    "session_missing_from_l2": "alaya ingest the session again, or alaya rebuild --l2",
+    "link_without_l3": "alaya rebuild --l2",
+    "link_missing_from_l2": "alaya rebuild --l2",
+    "missing_vector": "alaya rebuild --l1",
+    "duplicate_vector": "alaya rebuild --l1",
+    "wrong_dimension": "alaya rebuild --l1",
+    "stale_vector": "alaya rebuild --l1",
+    "orphan_vector": "alaya rebuild --l1",
+    "missing_metadata": "alaya rebuild --l1",
+    "missing_context": "alaya distill --force --session for the card's session",
+    "orphan_context": "delete the context file, or ingest its session again",
+}
+
+
+@dataclass
+class Problem:
+    kind: str
+    ids: list[str]
+    detail: str
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "ids": self.ids, "detail": self.detail, "repair": REPAIR[self.kind]}
+
+
+@dataclass
+class VerifyReport:
+    problems: list[Problem] = field(default_factory=list)
+    checked: dict[str, int] = field(default_factory=dict)
+
+    def add(self, kind: str, ids: list[str], detail: str) -> None:
+        self.problems.append(Problem(kind, ids, detail))
+
+    def to_json(self) -> dict:
+        return {"ok": not self.problems, "checked": self.checked,
+                "counts": dict(Counter(problem.kind for problem in self.problems)),
+                "problems": [problem.to_json() for problem in self.problems]}
+
+
+def verify(engine: "Engine") -> VerifyReport:
+    report = VerifyReport()
+    expected = replay(engine.layout)
+    for problem in expected.unreadable:
+        report.add("l3_unreadable", [problem.path], problem.reason)
+    with engine._graph() as graph:
+        cards = {card.id: card for card in graph.all_cards()}
+        links = {(link.source, link.target, link.relation) for link in graph.all_links()}
+        sessions = graph.session_ids()
+    store = engine.vectors()
+    vector_ids, width = store.vector_rows()
+    meta = store.meta_index()
+    report.checked = {"sessions": len(expected.sessions), "cards": len(cards), "links": len(links),
+                      "vectors": len(vector_ids)}
+
+    _compare(report, "card", set(cards), set(expected.cards))
+    _compare(report, "session", sessions, set(expected.sessions))
+    for kind, keys in (("link_without_l3", links - set(expected.links)),
+                       ("link_missing_from_l2", set(expected.links) - links)):
+        for source, target, relation in sorted(keys):
+            report.add(kind, [source, target], f"{source} -[{relation}]-> {target}")
+    _check_vectors(report, engine, cards, vector_ids, width, meta)
+    _check_contexts(report, engine, cards, expected.record_cards, set(expected.sessions))
+    return report
+
+
+def _compare(report: VerifyReport, noun: str, in_l2: set[str], in_l3: set[str]) -> None:
+    for item in sorted(in_l2 - in_l3):
+        report.add(f"{noun}_without_l3", [item], f"{noun} {item} is in the graph but no L3 record produces it")
+    for item in sorted(in_l3 - in_l2):
+        report.add(f"{noun}_missing_from_l2", [item], f"{noun} {item} is recorded in L3 but missing from the graph")
+
+
+def _check_vectors(report: VerifyReport, engine: "Engine", cards: dict, vector_ids: list[str], width: int,
+                   meta: dict[str, tuple[str, str]]) -> None:
+    dimension = engine.manifest["embedding"]["dimension"]
+    if width != dimension:
+        report.add("wrong_dimension", [], f"L1 vectors have {width} dimensions; the store's model has {dimension}")
+    counted = Counter(vector_ids)
+    for card_id, count in sorted(counted.items()):
+        if count > 1:
+            report.add("duplicate_vector", [card_id], f"card {card_id} has {count} embeddings")
+    for card_id in sorted((set(counted) | set(meta)) - set(cards)):
+        report.add("orphan_vector", [card_id], f"L1 holds card {card_id}, which is not in the graph")
+    for card_id, card in sorted(cards.items()):
+        if card_id not in meta:
+            report.add("missing_metadata", [card_id], f"card {card_id} has no card_meta row in L1")
+            continue
+        content_hash, tier = meta[card_id]
+        if tier != "COLD" and card_id not in counted:
+            report.add("missing_vector", [card_id], f"{tier} card {card_id} has no embedding")
+        if content_hash != card.content_hash():
+            report.add("stale_vector", [card_id], f"card {card_id} changed since it was embedded")
+
+
+def _check_contexts(report: VerifyReport, engine: "Engine", cards: dict, record_cards: set[str],
+                    sessions: set[str]) -> None:
+    contexts = engine.layout.contexts
+    for card_id in sorted(record_cards & set(cards)):
+        if not (contexts / f"{card_id}-context.json").exists():
+            report.add("missing_context", [card_id], f"card {card_id} has no context file")
+    for path in sorted(contexts.glob("*-context.json")):
+        try:
+            session_id = json.loads(path.read_text(encoding="utf-8"))["session_id"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            report.add("l3_unreadable", [str(path)], f"{type(exc).__name__}: {exc}")
+            continue
+        if session_id not in sessions:
+            report.add("orphan_context", [path.name], f"{path.name} belongs to session {session_id}, not in L3")
