@@ -2,10 +2,10 @@
 
 L3 holds three kinds of records (see ``raw/``): the session files, one
 distillation record per distilled session, and the append-only journal. The
-graph they describe is obtained by replaying records and journal events in
-the order they happened (records by ``distilled_at``, events by ``at``; a
-record first when both carry the same millisecond), each with the meaning
-its live command gave it:
+graph they describe is obtained by replaying journal events in the order they
+were appended, with each distillation record slotted in before the first
+event stamped later than it (a record first when both carry the same
+millisecond), each with the meaning its live command gave it:
 
 - a distillation record: cards this session yielded before but no longer does
   are deleted, its cards are upserted, its links merged;
@@ -107,12 +107,15 @@ def replay(layout: Layout) -> ReplayedGraph:
     """The graph L3 describes. Unreadable files are listed in ``unreadable``, never fatal."""
     graph = ReplayedGraph()
     _load_sessions(layout, graph)
-    timeline = sorted(_timeline(layout, graph), key=lambda item: item[:2])
-    for _, _, kind, payload in timeline:
-        if kind == "record":
-            _apply_record(graph, payload)
-        else:
-            _apply_event(graph, payload)
+    records = sorted(_records(layout, graph), key=lambda record: record.distilled_at)
+    waiting = 0
+    for event in Journal(layout.journal).events():
+        while waiting < len(records) and records[waiting].distilled_at <= int(event.get("at", 0)):
+            _apply_record(graph, records[waiting])
+            waiting += 1
+        _apply_event(graph, event)
+    for record in records[waiting:]:
+        _apply_record(graph, record)
     return graph
 
 
@@ -132,17 +135,12 @@ def _load_sessions(layout: Layout, graph: ReplayedGraph) -> None:
         }
 
 
-def _timeline(layout: Layout, graph: ReplayedGraph) -> Iterator[tuple[int, int, str, object]]:
-    """(time, tie-breaker, kind, payload): records before events of the same millisecond, events in file order."""
+def _records(layout: Layout, graph: ReplayedGraph) -> Iterator[DistilledRecord]:
     for path in sorted(layout.distilled.glob("*.json")):
         try:
-            record = DistilledRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
+            yield DistilledRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError, KeyError, TypeError) as exc:
             graph.unreadable.append(ReplayProblem(str(path), f"{type(exc).__name__}: {exc}"))
-            continue
-        yield record.distilled_at, 0, "record", record
-    for order, event in enumerate(Journal(layout.journal).events(), start=1):
-        yield int(event.get("at", 0)), order, "event", event
 
 
 def _apply_record(graph: ReplayedGraph, record: DistilledRecord) -> None:

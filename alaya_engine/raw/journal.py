@@ -24,7 +24,7 @@ class Journal:
 
     def append_many(self, op: str, at: int, payloads: list[dict]) -> None:
         """Several events of one kind in one write and one fsync."""
-        month = datetime.fromtimestamp(at / 1000, tz=timezone.utc).strftime("%Y-%m")
+        month = datetime.now(timezone.utc).strftime("%Y-%m")  # when written, not ``at``: file order is append order
         self.folder.mkdir(parents=True, exist_ok=True)
         lines = "".join(json.dumps({"op": op, "at": at, **payload}, ensure_ascii=False) + "\n" for payload in payloads)
         descriptor = os.open(self.folder / f"{month}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)

@@ -1,0 +1,249 @@
+"""verify finds each kind of disagreement between the layers; rebuild regenerates L2/L1 from L3 alone."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from alaya_engine.domain import Card, Link, millis_now
+from alaya_engine.engine import Engine
+from alaya_engine.introspect import apply
+from alaya_engine.raw.journal import Journal
+from alaya_engine.vectors.store import CARD_META, CARD_VECTORS
+from tests.conftest import cli_for, write_session
+
+QUERY = "gateway restart telegram"
+
+
+def kinds(engine: Engine) -> set[str]:
+    return {problem["kind"] for problem in engine.verify().to_json()["problems"]}
+
+
+def some_card(engine: Engine, position: int) -> Card:
+    """A different card for each kind of damage, so several can be combined."""
+    with engine._graph() as graph:
+        return sorted(graph.all_cards(), key=lambda card: card.id)[position]
+
+
+def graph_snapshot(engine: Engine) -> tuple[dict, set]:
+    """Cards (the fields L3 decides) and edges, to compare a store with its rebuild."""
+    with engine._graph() as graph:
+        cards = {c.id: (c.title, c.content, c.type, tuple(c.tags), tuple(c.source_sessions), c.source)
+                 for c in graph.all_cards()}
+        links = {(link.source, link.target, link.relation, round(link.weight, 4)) for link in graph.all_links()}
+    return cards, links
+
+
+def ranked(result: dict) -> list[tuple[str, float]]:
+    return [(node["card_id"], round(node["h_distance"], 4)) for node in result["nodes"]]
+
+
+def test_a_healthy_store_verifies_clean(demo_home, demo_cli):
+    result = demo_cli("verify", "--json")
+    document = result.json()
+    assert result.exit_code == 0 and document["ok"] and document["problems"] == []
+    assert document["checked"]["cards"] > 50 and document["checked"]["sessions"] == 16
+    assert "The three layers agree" in demo_cli("verify").stdout
+
+
+def break_unreadable_record(engine: Engine) -> None:
+    next(engine.layout.distilled.glob("*.json")).write_text("{not json", encoding="utf-8")
+
+
+def break_card_without_l3(engine: Engine) -> None:
+    with engine._graph() as graph:
+        graph.upsert_card(Card("card-stray", "stray", "made by no L3 record", "concept", [], 0.5, [], 0, 0))
+
+
+def break_card_missing_from_l2(engine: Engine) -> None:
+    with engine._graph() as graph:
+        graph.delete_cards([some_card(engine, 0).id])
+
+
+def break_session_without_l3(engine: Engine) -> None:
+    path = next(engine.layout.sessions.glob("*/*.json"))
+    path.unlink()
+    path.with_suffix(".md").unlink()
+
+
+def break_session_missing_from_l2(engine: Engine) -> None:
+    folder = engine.layout.home / "elsewhere"
+    session = engine.raw.read(write_session(folder, "session-20260101-000000"))
+    engine.raw.write(session)
+
+
+def break_link_without_l3(engine: Engine) -> None:
+    first, second = sorted(engine.vectors().vector_ids())[:2]
+    with engine._graph() as graph:
+        graph.merge_link(Link(first, second, "DEPENDS_ON", 1.0, "not journaled", 0))
+
+
+def break_link_missing_from_l2(engine: Engine) -> None:
+    with engine._graph() as graph:
+        graph.query("MATCH (:Card)-[r:EXTRACTED_FROM]->(:Session) WITH r LIMIT 1 DELETE r")
+
+
+def break_missing_vector(engine: Engine) -> None:
+    engine.vectors().drop_vectors([some_card(engine, 1).id])
+
+
+def break_duplicate_vector(engine: Engine) -> None:
+    table = engine.vectors()._db.open_table(CARD_VECTORS)
+    table.add(table.search().where(f"id = '{some_card(engine, 2).id}'").limit(1).to_arrow().select(table.schema.names))
+
+
+def break_wrong_dimension(engine: Engine) -> None:
+    database = engine.vectors()._db
+    rows = database.open_table(CARD_VECTORS).to_arrow()
+    database.drop_table(CARD_VECTORS)
+    narrow = pa.schema([("id", pa.string()), ("vector", pa.list_(pa.float32(), 8)), ("tier", pa.string()),
+                        ("type", pa.string())])
+    database.create_table(CARD_VECTORS, pa.table({
+        "id": rows.column("id"), "vector": [[0.1] * 8] * rows.num_rows, "tier": rows.column("tier"),
+        "type": rows.column("type")}, schema=narrow))
+
+
+def break_stale_vector(engine: Engine) -> None:
+    card = some_card(engine, 3)
+    card.content += " (edited behind L1's back)"
+    with engine._graph() as graph:
+        graph.upsert_card(card)
+
+
+def break_orphan_vector(engine: Engine) -> None:
+    ghost = Card("card-ghost", "ghost", "only in L1", "concept", [], 0.5, [], 0, 0)
+    engine.vectors().upsert_cards([ghost], np.ones((1, 512), dtype=np.float32) / np.sqrt(512))
+
+
+def break_missing_metadata(engine: Engine) -> None:
+    engine.vectors()._db.open_table(CARD_META).delete(f"id = '{some_card(engine, 4).id}'")
+
+
+def break_missing_context(engine: Engine) -> None:
+    (engine.layout.contexts / f"{some_card(engine, 5).id}-context.json").unlink()
+
+
+def break_orphan_context(engine: Engine) -> None:
+    (engine.layout.contexts / "card-nobody-context.json").write_text(
+        json.dumps({"card_id": "card-nobody", "session_id": "session-never-ingested", "turns": []}))
+
+
+BREAKS = {
+    "l3_unreadable": break_unreadable_record,
+    "card_without_l3": break_card_without_l3,
+    "card_missing_from_l2": break_card_missing_from_l2,
+    "session_without_l3": break_session_without_l3,
+    "session_missing_from_l2": break_session_missing_from_l2,
+    "link_without_l3": break_link_without_l3,
+    "link_missing_from_l2": break_link_missing_from_l2,
+    "missing_vector": break_missing_vector,
+    "duplicate_vector": break_duplicate_vector,
+    "wrong_dimension": break_wrong_dimension,
+    "stale_vector": break_stale_vector,
+    "orphan_vector": break_orphan_vector,
+    "missing_metadata": break_missing_metadata,
+    "missing_context": break_missing_context,
+    "orphan_context": break_orphan_context,
+}
+
+
+@pytest.mark.parametrize("kind", sorted(BREAKS))
+def test_verify_detects_each_kind_of_inconsistency(demo_home, kind):
+    engine = Engine.open(demo_home)
+    BREAKS[kind](engine)
+    assert kind in kinds(engine)
+
+
+def test_verify_reports_problems_with_exit_code_1_and_their_repair(demo_home, demo_cli):
+    engine = Engine.open(demo_home)
+    break_missing_vector(engine)
+    break_orphan_vector(engine)
+    result = demo_cli("verify", "--json")
+    document = result.json()
+    assert result.exit_code == 1 and not document["ok"]
+    assert document["counts"] == {"missing_vector": 1, "orphan_vector": 1}
+    assert all(problem["repair"].startswith("alaya rebuild --l1") for problem in document["problems"])
+    human = demo_cli("verify")
+    assert human.exit_code == 1 and "orphan_vector" in human.stdout and "card-ghost" in human.stdout
+
+
+def test_rebuild_after_deleting_both_databases_restores_the_same_store(demo_home, demo_cli):
+    before = demo_cli("recall", QUERY, "--json").json()
+    engine = Engine.open(demo_home)
+    snapshot = graph_snapshot(engine)
+    shutil.rmtree(engine.layout.graph_dir)
+    shutil.rmtree(engine.layout.vectors_dir)
+
+    result = demo_cli("rebuild", "--all", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert result.json()["cards"] == len(snapshot[0]) and result.json()["vectors"] == len(snapshot[0])
+    assert demo_cli("verify", "--json").json()["problems"] == []
+    assert graph_snapshot(Engine.open(demo_home)) == snapshot
+    assert ranked(demo_cli("recall", QUERY, "--json").json()) == ranked(before)
+    assert not (demo_home / "rebuild.tmp").exists()
+
+
+def test_rebuild_repairs_every_constructed_inconsistency(demo_home, demo_cli):
+    engine = Engine.open(demo_home)
+    repairable = [kind for kind in BREAKS if kind not in ("l3_unreadable", "orphan_context", "missing_context",
+                                                          "session_without_l3", "wrong_dimension")]
+    for kind in [*repairable, "wrong_dimension"]:  # L1 rows of the store's width can't go into a narrowed table
+        BREAKS[kind](engine)
+    assert len(kinds(engine)) >= 10
+    assert demo_cli("rebuild", "--json").exit_code == 0
+    assert demo_cli("verify", "--json").json()["problems"] == []
+
+
+def test_replay_reproduces_links_merges_forgetting_restoring_and_relation_merges(demo_home, demo_cli):
+    """Every journaled change, applied live, then the store rebuilt from L3 alone: the same graph."""
+    engine = Engine.open(demo_home)
+    first, second, third, fourth = sorted(engine.vectors().vector_ids())[:4]
+    engine.link(first, second, "LED_TO", "the first led to the second")
+    engine.link(third, fourth, "RESULTED_IN", "same idea, other words")
+    engine.link(second, third, "SIMILAR_TO")
+    with engine._graph() as graph:
+        journal, now = Journal(engine.layout.journal), millis_now()
+        apply.merge_relations(keep="LED_TO", drop="RESULTED_IN", graph=graph, journal=journal, now=now)
+        apply.merge_cards(first=first, second=second, graph=graph, vectors=engine.vectors(),
+                          embedder=engine.embedder(), journal=journal, aliases=apply.Aliases(engine.layout.aliases),
+                          now=now + 1)
+    far_future = millis_now() + 400 * 86_400_000
+    forgotten = engine.introspect(["cooldown", "forget"], now=far_future)["steps"]["forget"]["forgotten"]
+    assert len(forgotten) >= 2
+    engine.restore(forgotten[0])
+    survivor = next(card.id for card in [some_card(engine, 0), some_card(engine, 1)] if card.id != forgotten[0])
+    engine.link(forgotten[0], survivor, "DEPENDS_ON", "restored cards can be linked again")
+    snapshot = graph_snapshot(engine)
+
+    assert demo_cli("rebuild", "--l2", "--json").exit_code == 0
+    assert graph_snapshot(Engine.open(demo_home)) == snapshot
+    problems = demo_cli("verify", "--json").json()["problems"]
+    assert problems == [], problems[:3]
+
+
+def test_rebuild_l1_alone_and_its_seed_alias(demo_home, demo_cli):
+    engine = Engine.open(demo_home)
+    cards = len(engine.vectors().vector_ids())
+    shutil.rmtree(engine.layout.vectors_dir)
+    result = demo_cli("rebuild-l1", "--json")
+    assert result.exit_code == 0 and result.json()["layers"] == ["l1"] and result.json()["vectors"] == cards
+    assert demo_cli("verify", "--json").json()["ok"]
+
+
+def test_rebuild_refuses_to_keep_a_layer_that_no_longer_matches_the_config(demo_home, demo_cli):
+    config_file = demo_home / "config.json"
+    config = json.loads(config_file.read_text())
+    config["embedding"].update({"provider": "openai", "model": "other-model", "dimensions": 16,
+                                "base_url": "http://127.0.0.1:9/v1"})
+    config_file.write_text(json.dumps(config))
+    result = demo_cli("rebuild", "--l2")
+    assert result.exit_code == 2 and "alaya rebuild --l1" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_rebuild_through_the_cli_of_a_store_that_was_never_initialised(tmp_path):
+    result = cli_for(tmp_path / "nothing")("rebuild")
+    assert result.exit_code == 2 and "init" in result.stderr
