@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
-WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore", "review.approve", "review.reject"})
+WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore", "review.approve", "review.reject", "backup",
+                    "import_memex"})
 """Methods that change the store (the server runs them one at a time)."""
 
 
@@ -110,6 +111,11 @@ def _schema(engine: "Engine", params: dict, progress: Progress) -> dict:
     return document
 
 
+@method("backup")
+def _backup(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.backup(params.get("out")).to_json()
+
+
 @method("verify")
 def _verify(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.verify().to_json()
@@ -127,6 +133,25 @@ def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
 
 @method("link")
 def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
-    links = engine.link(params["source"], params["target"], params.get("relation", "RELATES_TO"),
-                        params.get("reason", ""), float(params.get("weight", 1.0)))
+    fields = {"source": params.get("source"), "target": params.get("target"),
+              "relation": params.get("relation", "RELATES_TO"), "reason": params.get("reason", "")}
+    wrong = [name for name, value in fields.items() if not isinstance(value, str)]
+    weight = params.get("weight", 1.0)
+    if wrong or isinstance(weight, bool) or not isinstance(weight, (int, float)):
+        raise AlayaError("bad_request", f"link needs text for {', '.join(wrong) or 'its fields'} and a number weight")
+    links = engine.link(fields["source"], fields["target"], fields["relation"], fields["reason"], float(weight))
     return {"links": [item.to_json() for item in links]}
+
+
+@method("export")
+def _export(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .export import export_store
+
+    return export_store(engine, params.get("out") or None, progress=progress)
+
+
+@method("import_memex")
+def _import_memex(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .memex.importer import import_memex
+
+    return import_memex(engine, str(params.get("path") or ""), progress=progress)

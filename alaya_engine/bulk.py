@@ -21,7 +21,11 @@ The result is the store the pipeline would have written from the same input:
 - custom relation names (anything not core, stored in the ``CUSTOM`` table
   with ``type``) are embedded into the ``relations`` table if new, with the
   reason of their first link, and relation frequencies are updated, as after
-  a distillation.
+  a distillation;
+- ``promoted`` relation names (what ``alaya review`` promoted, replayed from
+  the journal by a rebuild) get their own rel table, created in the same
+  transaction, and their edges are copied there instead of ``CUSTOM``; their
+  ``relations`` row is marked ``is_core``.
 
 What it refuses, before writing anything: a store that already holds cards
 (``store_not_empty``); a vector matrix of the wrong shape; a link whose end is
@@ -38,7 +42,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .domain import Card, Link
+from .domain import CARD_TYPES, TIERS, Card, Link
 from .errors import RUNTIME, AlayaError
 from .relations import CARD_TO_SESSION, CUSTOM_TABLE, is_core, relation_embedding_text
 
@@ -51,8 +55,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
-TIERS = ("HOT", "WARM", "COLD")
 SESSION_COLUMNS = ("id", "timestamp", "channel", "agent", "summary", "turns", "tokens", "content_hash", "path",
                    "distilled_hash", "distilled_at")
 """Keys of a ``sessions`` row: the ``Session`` node columns; ``timestamp``/``distilled_at`` in epoch milliseconds."""
@@ -61,12 +63,14 @@ SESSION_COLUMNS = ("id", "timestamp", "channel", "agent", "summary", "turns", "t
 def bulk_load(engine: "Engine", cards: list[Card], links: list[Link], vectors: "np.ndarray", *,
               sessions: list[dict[str, Any]] | None = None,
               access: dict[str, tuple[int, int]] | None = None,
+              promoted: Iterable[str] = (),
               timings: dict[str, float] | None = None) -> None:
     """Load ``cards`` (with ``vectors[i]`` the embedding of ``cards[i]``) and ``links`` into a store with no cards.
 
     ``sessions``: ``Session`` nodes to create first (dicts keyed by :data:`SESSION_COLUMNS`; missing keys are
     null), so ``EXTRACTED_FROM`` links can point at them; ids already in the graph are refused.
     ``access``: card id → (access_count, last_accessed ms) for ``card_meta`` (default 0, 0).
+    ``promoted``: relation names that have a rel table of their own (checked like a promotion, refused if not).
     ``timings``: if given, filled with the seconds each step took.
     """
     import numpy as np
@@ -85,19 +89,23 @@ def bulk_load(engine: "Engine", cards: list[Card], links: list[Link], vectors: "
             raise AlayaError("bad_card", f"card {card.id} has tier {card.tier!r}; allowed: {', '.join(TIERS)}")
     links = list({(link.source, link.target, link.relation): link for link in links}.values())
     sessions = list(sessions or [])
+    promoted = frozenset(promoted)
     store = engine.vectors()
     steps.lap("validate")
     with engine._graph() as graph:
         _refuse_non_empty(graph, store)
         _check_links(graph, cards, links, sessions)
+        for name in sorted(promoted):
+            graph.check_promotable(name)
         steps.lap("check store")
-        _load_graph(graph, cards, links, sessions, steps)
-        new_relations = _new_custom_relations(links, store)
-        if new_relations:
-            names = list(new_relations)
-            store.upsert_relations(names, engine.embedder().embed(
-                [relation_embedding_text(name, new_relations[name]) for name in names]), is_core=False,
-                examples=[[new_relations[name]] if new_relations[name] else [] for name in names])
+        _load_graph(graph, cards, links, sessions, promoted, steps)
+        new_relations = _new_custom_relations(links, promoted, store)
+        for core in (False, True):
+            names = [name for name in new_relations if (name in promoted) == core]
+            if names:
+                store.upsert_relations(names, engine.embedder().embed(
+                    [relation_embedding_text(name, new_relations[name]) for name in names]), is_core=core,
+                    examples=[[new_relations[name]] if new_relations[name] else [] for name in names])
         store.set_relation_frequencies(graph.counts()["links_by_relation"])
         steps.lap("relations")
         _load_vectors(store, cards, matrix, access or {})
@@ -154,10 +162,13 @@ def _first_repeat(values: Iterable[str]) -> str | None:
     return None
 
 
-def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessions: list[dict], steps) -> None:
-    """Every COPY in one transaction: the graph gets all of it or none of it."""
+def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessions: list[dict],
+                promoted: frozenset[str], steps) -> None:
+    """Every table and COPY in one transaction: the graph gets all of it or none of it."""
     graph.query("BEGIN TRANSACTION")
     try:
+        for name in sorted(promoted):
+            graph.create_relation_table(name)
         if sessions:
             _copy(graph, "Session", _session_columns(sessions))
         steps.lap("graph sessions")
@@ -165,17 +176,15 @@ def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessi
         steps.lap("graph cards")
         by_table: dict[str, list[Link]] = {}
         for link in links:
-            by_table.setdefault(link.relation if is_core(link.relation) else CUSTOM_TABLE, []).append(link)
+            own_table = is_core(link.relation) or link.relation in promoted
+            by_table.setdefault(link.relation if own_table else CUSTOM_TABLE, []).append(link)
         for table, members in by_table.items():
             _copy(graph, table, _link_columns(members, custom=table == CUSTOM_TABLE), rel=True)
         steps.lap("graph links")
         graph.query("COMMIT")
         steps.lap("graph commit")
     except BaseException:
-        try:
-            graph.query("ROLLBACK")
-        except RuntimeError as exc:  # keep the original error, not the rollback's
-            log.warning("rollback after a failed bulk load failed: %s", exc)
+        graph.rollback()
         raise
 
 
@@ -191,7 +200,7 @@ def _copy(graph: "GraphStore", table: str, columns: dict[str, "pa.Array"], rel: 
                                             "update alaya_engine/bulk.py for the new schema", RUNTIME)
     arrow = pa.table({name: columns[name] for name in order})
     if arrow.num_rows:
-        graph.query(f"COPY {table} FROM $rows", {"rows": arrow})
+        graph.query(f"COPY `{table}` FROM $rows", {"rows": arrow})
 
 
 def _timestamps(millis: list[int | None]) -> "pa.Array":
@@ -265,13 +274,16 @@ def _link_columns(links: list[Link], custom: bool) -> dict[str, "pa.Array"]:
     return columns
 
 
-def _new_custom_relations(links: list[Link], store) -> dict[str, str]:
-    """Custom relation names not yet in the ``relations`` table → the reason of their first link."""
+def _new_custom_relations(links: list[Link], promoted: frozenset[str], store) -> dict[str, str]:
+    """Custom and promoted relation names not yet in the ``relations`` table → the reason of their first link
+    (a promoted relation with no edge left is still embedded, so recall keeps knowing its name)."""
     known = set(store.relation_names())
     fresh: dict[str, str] = {}
     for link in links:
         if not is_core(link.relation) and link.relation not in known:
             fresh.setdefault(link.relation, link.reason)
+    for name in sorted(promoted - known):
+        fresh.setdefault(name, "")
     return fresh
 
 

@@ -68,9 +68,9 @@ def fast_recall(argv: list[str]) -> int | None:
         if client is None:
             return None
         if not request and not sys.stdin.isatty():
-            from .recall_request import request_from_stdin
+            from .recall_request import read_stdin, request_from_stdin
 
-            request = request_from_stdin(sys.stdin.read())
+            request = request_from_stdin(read_stdin())
         result = call_with_restart(client, "recall", {"request": request}, None, autostart, start_timeout)
     except AlayaError as error:
         return report_error(error, wants_json=True)

@@ -70,6 +70,8 @@ server_app = typer.Typer(help="Manage the store's owner server (pid, uptime, req
 app.add_typer(server_app, name="server")
 app.add_typer(review_app, name="review")
 
+RUNTIME_CODES = frozenset({"io_error", "store_damaged", "internal"})
+"""Refusals that are the machine's fault, not the input's: exit code 1 when every refusal is one of them."""
 JsonFlag = Annotated[bool, typer.Option("--json", help="Print the result as JSON (a stable contract).")]
 CsvOption = Optional[str]
 
@@ -145,7 +147,7 @@ def ingest(
             print(f"error: {outcome['source']}: {outcome['error']['message']}", file=sys.stderr)
     if document["refused"]:
         codes = {o["error"]["code"] for o in document["files"] if o["error"]}
-        raise typer.Exit(RUNTIME if codes == {"io_error"} else USAGE)
+        raise typer.Exit(RUNTIME if codes <= RUNTIME_CODES else USAGE)
 
 
 @app.command()
@@ -214,14 +216,54 @@ def review_reject(ctx: typer.Context, ids: Annotated[list[str], typer.Argument(m
 
 
 @app.command()
-def restore(ctx: typer.Context, card_id: Annotated[str, typer.Argument(help="The id of a forgotten card.")],
-            as_json: JsonFlag = False) -> None:
-    """Bring back a card that introspect forgot (from the L3 journal)."""
-    document = _call(ctx, "restore", {"card_id": card_id})
+def restore(
+    ctx: typer.Context,
+    target: Annotated[str, typer.Argument(metavar="CARD_ID|FILE",
+                                          help="A forgotten card's id, or a backup file (.tar.gz) to restore.")],
+    force: Annotated[bool, typer.Option("--force", help="Replace a non-empty home with the backup (the old home is "
+                                                        "kept beside it).")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Bring back a card that introspect forgot, or a whole store from a backup file.
+
+    An argument naming an existing file (or ending in .tar.gz/.tgz) is a backup; anything else is a card id.
+    """
+    if target.endswith((".tar.gz", ".tgz")) or Path(target).expanduser().is_file():
+        return _restore_backup(ctx, Path(target), force, as_json)
+    document = _call(ctx, "restore", {"card_id": target})
     if as_json:
         return _emit(document)
     print(f"✓ Restored {document['card_id']} with {document['edges_restored']} edges"
           + (f" ({document['edges_lost']} edges lead to cards no longer in the store)" if document["edges_lost"] else ""))
+
+
+def _restore_backup(ctx: typer.Context, archive: Path, force: bool, as_json: bool) -> None:
+    from .maintenance.backup import restore_backup
+    from .paths import Layout, resolve_home
+    from .server.client import ServerClient, wait_until_gone
+
+    layout = Layout(resolve_home(ctx.obj["home"]))
+    if layout.is_initialised() and force:
+        client = ServerClient(layout.home)
+        if client.answers():
+            client.call("server.stop")
+            wait_until_gone(client)
+    document = restore_backup(archive, layout.home, force).to_json()
+    _show(document, as_json, "print_restore_backup")
+    if not document["verify"]["ok"]:
+        raise typer.Exit(RUNTIME)
+
+
+@app.command()
+def backup(
+    ctx: typer.Context,
+    out: Annotated[Optional[str], typer.Option("--out", metavar="FILE",
+                                               help="Archive to write (default: <home>/backup/alaya-<time>.tar.gz).")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """A consistent .tar.gz snapshot of the store, safe while agents, the explorer and cron use it."""
+    absolute = os.path.abspath(os.path.expanduser(out)) if out else None
+    _show(_call(ctx, "backup", {"out": absolute}, "Backing up", as_json), as_json, "print_backup")
 
 
 @app.command()
@@ -241,12 +283,12 @@ def recall(
 
     With nothing but --json on the command line, the request is read as JSON from stdin.
     """
-    from .recall_request import request_from_options, request_from_stdin
+    from .recall_request import read_stdin, request_from_options, request_from_stdin
 
     request = request_from_options(text=text, concepts=concepts, relations=rel, depth=depth, from_nodes=from_nodes,
                                    top_k=top_k, types=types, max_results=max_results)
     if not request and not sys.stdin.isatty():
-        request = request_from_stdin(sys.stdin.read())
+        request = request_from_stdin(read_stdin())
     _show(_call(ctx, "recall", {"request": request}), as_json, "print_recall")
 
 
@@ -291,6 +333,31 @@ def link(
 
 
 @app.command()
+def export(
+    ctx: typer.Context,
+    out: Annotated[Optional[str], typer.Option("--out", metavar="DIR",
+                                               help="Export folder (default: <home>/export); an earlier export "
+                                                    "there is replaced.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Export the store as Markdown cards (an Obsidian vault), graph.graphml (Gephi) and index.md (seed 4.10)."""
+    absolute = os.path.abspath(os.path.expanduser(out)) if out else None
+    _show(_call(ctx, "export", {"out": absolute}, "Exporting", as_json), as_json, "print_export")
+
+
+@app.command("import-memex")
+def import_memex(
+    ctx: typer.Context,
+    directory: Annotated[str, typer.Argument(metavar="DIR", help="The memex cards folder, e.g. ~/.memex/cards.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Import memex cards (Markdown + YAML front matter, [[wikilinks]]) as cards; re-running updates them (seed 5.3)."""
+    document = _call(ctx, "import_memex", {"path": os.path.abspath(os.path.expanduser(directory))}, "Importing",
+                     as_json)
+    _show(document, as_json, "print_import_memex")
+
+
+@app.command()
 def status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Counts per layer: sessions, cards per type, links per relation, vectors per tier, sizes on disk."""
     _show(_call(ctx, "status"), as_json, "print_status")
@@ -306,34 +373,36 @@ def verify(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 
 
 @app.command()
-def skill() -> None:
-    """Print the agent skill (SKILL.md) that teaches an agent to use Alaya."""
-    from .skills import skill_text
-
-    sys.stdout.write(skill_text())
-
-
-@app.command()
 def demo(
+    ctx: typer.Context,
     demo_home: Annotated[Optional[Path], typer.Option("--demo-home", metavar="PATH",
                                                       help="Where to build it (default: $ALAYA_DEMO_HOME or ~/.alaya-demo).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Delete an earlier demo store first.")] = False,
+    no_tui: Annotated[bool, typer.Option("--no-tui", help="Do not open the explorer afterwards (it opens only on a "
+                                                          "terminal, and never with --json).")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Build a demo memory from sample sessions shipped with Alaya (offline), then show it."""
+    """Build a demo memory from sample sessions shipped with Alaya (offline), show it, then open the explorer on it."""
     from .demo import build_demo
 
-    _show(build_demo(demo_home, fresh=fresh).to_json(), as_json, "print_demo")
+    report = build_demo(demo_home, fresh=fresh).to_json()
+    _show(report, as_json, "print_demo")
+    if not (no_tui or as_json) and sys.stdin.isatty() and sys.stdout.isatty():
+        _open_explorer(ctx, report["home"])
 
 
 @app.command()
 def tui(ctx: typer.Context) -> None:
     """Open the Alaya explorer (a terminal app) on this store."""
+    _open_explorer(ctx, ctx.obj["home"])
+
+
+def _open_explorer(ctx: typer.Context, home: str | None) -> None:
     from alaya_tui.app import AlayaApp
 
     from .backend import open_backend
 
-    AlayaApp(open_backend(ctx.obj["home"], ctx.obj["no_server"])).run()
+    AlayaApp(open_backend(home, ctx.obj["no_server"])).run()
 
 
 @app.command()
@@ -449,3 +518,6 @@ def _show_server(document: dict, as_json: bool) -> None:
     print(f"alaya server {document['version']} · pid {document['pid']} · {document['home']}\n"
           f"up {document['uptime_s']:.0f} s · {document['requests_served']} requests · "
           f"{document['rss_mb']:.0f} MB resident (peak {document['peak_rss_mb']:.0f} MB)")
+
+
+from . import agent_commands  # noqa: E402,F401  (registers mcp, sync, skill)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from pathlib import Path
 from typing import Any
 
-from .errors import AlayaError
+from .errors import RUNTIME, AlayaError
+from .json_input import JsonInputError, load_json
 
 CONFIG_VERSION = "1.0"
 
@@ -65,8 +67,11 @@ DEFAULTS: dict[str, Any] = {
         "consolidate_threshold": 0.95,
         "forget_threshold": 0.1,
         "forget_days": 90,
+        "llm_confirm_merges": True,
+        "llm_merges_per_run": 20,
     },
     "ingest": {"max_file_mb": 64},
+    "sync": {"session_idle_minutes": 30},
     "server": {"autostart": True, "idle_timeout": 900, "start_timeout": 30.0},
     "lock": {"wait_seconds": 10.0},
     "logging": {"level": "info", "file": "logs/alaya.log", "max_bytes": 1_000_000, "backups": 3},
@@ -89,6 +94,32 @@ CHOICES = {
 }
 
 
+MINIMUMS = {
+    "sync.session_idle_minutes": 0,
+    "embedding.dimensions": 1, "embedding.batch_size": 1, "embedding.max_concurrency": 1, "embedding.timeout_s": 0.01,
+    "temperature.hot_threshold": 0, "temperature.warm_threshold": 0, "temperature.cold_days": 0,
+    "temperature.hot_limit": 0, "temperature.warm_limit": 0, "temperature.recency_decay": 1,
+    "temperature.frequency_cap": 1,
+    "distill.min_session_tokens": 0, "distill.max_cards_per_session": 1, "distill.similar_threshold": 0,
+    "distill.timeout_s": 0.01,
+    "recall.vector_top_k": 1, "recall.graph_expand_depth": 0, "recall.min_similarity": -1,
+    "recall.min_rel_similarity": -1, "recall.max_results": 1, "recall.alpha": 0, "recall.beta": 0, "recall.gamma": 0,
+    "introspect.consolidate_threshold": 0, "introspect.forget_threshold": 0, "introspect.forget_days": 0,
+    "introspect.llm_merges_per_run": 0,
+    "ingest.max_file_mb": 1, "server.idle_timeout": 0, "server.start_timeout": 0.01, "lock.wait_seconds": 0,
+    "logging.max_bytes": 0, "logging.backups": 0,
+}
+"""Numeric keys with a lower bound (divisors, counts, timeouts: below it a command would fail or hang)."""
+
+MAXIMUMS = {
+    "temperature.hot_threshold": 1, "temperature.warm_threshold": 1, "distill.similar_threshold": 1,
+    "recall.vector_top_k": 500, "recall.graph_expand_depth": 3, "recall.min_similarity": 1,
+    "recall.min_rel_similarity": 1, "recall.max_results": 200,
+    "introspect.consolidate_threshold": 1, "introspect.forget_threshold": 1,
+}
+"""Numeric keys with an upper bound: similarities and temperatures, and recall's own request limits."""
+
+
 def default_config() -> dict[str, Any]:
     return copy.deepcopy(DEFAULTS)
 
@@ -98,9 +129,15 @@ def load_config(path: Path) -> dict[str, Any]:
     if not path.exists():
         return default_config()
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise AlayaError("config_invalid", f"{path} is not valid JSON ({exc}); fix or delete it") from None
+        document = load_json(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise AlayaError("config_invalid", f"{path} is not UTF-8 text ({exc.reason} at byte {exc.start}); "
+                                           "fix or delete it") from None
+    except JsonInputError as exc:
+        raise AlayaError("config_invalid", f"{path} is not valid JSON ({exc.reason}{exc.where}); "
+                                           "fix or delete it") from None
+    except OSError as exc:
+        raise AlayaError("config_unreadable", f"cannot read {path}: {exc.strerror or exc}", RUNTIME) from None
     return validate_config(document, source=str(path))
 
 
@@ -128,6 +165,10 @@ def _merge(target: dict, given: dict, defaults: dict, prefix: str, source: str) 
         if path in CHOICES and value not in CHOICES[path]:
             allowed = ", ".join(CHOICES[path])
             raise AlayaError("config_invalid", f"{source}: '{path}' is {value!r}; allowed: {allowed}")
+        if path in MINIMUMS and value < MINIMUMS[path]:
+            raise AlayaError("config_invalid", f"{source}: '{path}' is {value}; it must be at least {MINIMUMS[path]}")
+        if path in MAXIMUMS and value > MAXIMUMS[path]:
+            raise AlayaError("config_invalid", f"{source}: '{path}' is {value}; it must be at most {MAXIMUMS[path]}")
         target[key] = value
 
 
@@ -143,4 +184,8 @@ def _check_type(path: str, value: Any, expected: Any, source: str) -> None:
     else:
         ok, wanted = isinstance(value, str), "a string"
     if not ok:
-        raise AlayaError("config_invalid", f"{source}: '{path}' must be {wanted}, got {json.dumps(value)}")
+        raise AlayaError("config_invalid", f"{source}: '{path}' must be {wanted}, got {json.dumps(value)[:80]}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise AlayaError("config_invalid", f"{source}: '{path}' must be a finite number, got {value}")
+    if isinstance(value, str) and "\x00" in value:
+        raise AlayaError("config_invalid", f"{source}: '{path}' must not contain a NUL character")

@@ -13,6 +13,10 @@ from datetime import datetime, timezone
 from typing import Any
 
 
+CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
+TIERS = ("HOT", "WARM", "COLD")
+"""Temperature tiers, hottest first (seed 3.3)."""
+
 @dataclass
 class Turn:
     role: str

@@ -37,6 +37,9 @@ from .sources import SessionSource, expand_sources
 
 if TYPE_CHECKING:
     from .distill.pipeline import DistillReport
+    from .introspect.apply import MergedText
+    from .introspect.confirm import MergeConfirmation
+    from .maintenance.backup import BackupReport
     from .maintenance.rebuild import RebuildReport
     from .maintenance.verify import VerifyReport
     from .recall.result import RecallResult
@@ -113,12 +116,13 @@ class Engine:
         setup_logging(layout.home, config)
         for folder in (layout.sessions, layout.contexts, layout.graph_dir, layout.vectors_dir, layout.cache, layout.prompts):
             folder.mkdir(parents=True, exist_ok=True)
-        prompt = layout.prompts / "distill.txt"
-        if not prompt.exists():
-            from .prompts import default_distill_prompt
+        from .prompts import DEFAULT_PROMPTS, default_prompt
 
-            atomic_write_text(prompt, default_distill_prompt())
-            steps.append(f"Wrote the default distill prompt to {prompt}")
+        for name in DEFAULT_PROMPTS:
+            prompt = layout.prompts / name
+            if not prompt.exists():
+                atomic_write_text(prompt, default_prompt(name))
+                steps.append(f"Wrote the default {prompt.stem} prompt to {prompt}")
         name, dimension = embedder_identity(config["embedding"])
         manifest = {
             "format": STORE_FORMAT,
@@ -243,6 +247,10 @@ class Engine:
             log.error("could not ingest %s: %s", source.name, error)
             return IngestOutcome(source=source.name, status="refused",
                                  error={"code": "io_error", "message": f"{error.strerror or error}"})
+        except Exception as error:  # one file's surprise must not stop the others (L3 is written, re-run finishes)
+            log.exception("unexpected failure ingesting %s", source.name)
+            return IngestOutcome(source=source.name, status="refused", error={
+                "code": "internal", "message": f"unexpected {type(error).__name__}: {error}; details are in the log"})
         log.info("%s %s from %s", status, session.id, source.name)
         return IngestOutcome(source=source.name, status=status, session_id=session.id, path=str(path),
                              turns=len(session.turns), tokens=session.tokens, duration_ms=session.duration_ms,
@@ -353,7 +361,8 @@ class Engine:
                 "distill": lambda: self.distill(dry_run=dry_run, progress=progress).to_json(),
                 "consolidate": lambda: consolidate(
                     vectors=self.vectors(), graph=graph, store=SuggestionStore(self.layout.review),
-                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self._graph).to_json(),
+                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self._graph,
+                    confirmation=self._merge_confirmation()).to_json(),
                 "cooldown": lambda: cool_down(
                     vectors=self.vectors(), graph=graph, embedder=self.embedder(),
                     access_log=AccessLog(self.layout.access_log), settings=self.config["temperature"],
@@ -369,6 +378,27 @@ class Engine:
                     report["step_seconds"][name] = round(time.perf_counter() - step_started, 2)
         report["elapsed_s"] = round(time.perf_counter() - started, 2)
         return report
+
+    def _merge_confirmation(self) -> "MergeConfirmation | None":
+        """Duplicate candidates go to the distill LLM when one is configured (``introspect.llm_confirm_merges``)."""
+        from .introspect.confirm import MergeConfirmation
+        from .introspect.merge_judge import make_merge_judge
+
+        judge = make_merge_judge(self.config, self.layout.home)
+        if judge is None:
+            return None
+        return MergeConfirmation(judge=judge, merge=self._merge_cards, resolve=self.resolve_card,
+                                 limit=self.config["introspect"]["llm_merges_per_run"])
+
+    def _merge_cards(self, first: str, second: str, text: "MergedText | None" = None) -> dict:
+        """The one card merge: what approving a suggestion and an LLM-confirmed merge both run."""
+        from .introspect import apply
+        from .raw.journal import Journal
+
+        with self._graph() as graph:
+            return apply.merge_cards(first=first, second=second, graph=graph, vectors=self.vectors(),
+                                     embedder=self.embedder(), journal=Journal(self.layout.journal),
+                                     aliases=apply.Aliases(self.layout.aliases), now=millis_now(), text=text)
 
     def resolve_card(self, card_id: str) -> str:
         """A merged-away id stands for the card that absorbed it."""
@@ -396,7 +426,11 @@ class Engine:
         return suggestion
 
     def review_decide(self, suggestion_ids: list[str], approve: bool) -> dict:
-        """Approve (apply) or reject suggestions; each is decided on its own, in order."""
+        """Approve (apply) or reject suggestions; each is decided on its own, in order.
+
+        Deciding a suggestion the way it was already decided is reported (``already``) and changes nothing, so
+        re-running an ``approve`` that was interrupted finishes it; reversing a decision is refused.
+        """
         from .introspect import apply
         from .introspect.suggestions import SuggestionStore
         from .raw.journal import Journal
@@ -406,6 +440,10 @@ class Engine:
         decided = []
         for suggestion_id in suggestion_ids:
             suggestion = store.get(suggestion_id)
+            wanted = "approved" if approve else "rejected"
+            if suggestion.status == wanted:
+                decided.append({"id": suggestion.id, "kind": suggestion.kind, "status": wanted, "already": True})
+                continue
             if suggestion.status != "pending":
                 raise AlayaError("already_decided", f"suggestion {suggestion_id} is already {suggestion.status}")
             outcome: dict = {}
@@ -413,10 +451,7 @@ class Engine:
                 now = millis_now()
                 with self._graph() as graph:
                     if suggestion.kind == "merge_cards":
-                        outcome = apply.merge_cards(first=suggestion.subjects[0], second=suggestion.subjects[1],
-                                                    graph=graph, vectors=self.vectors(), embedder=self.embedder(),
-                                                    journal=journal, aliases=apply.Aliases(self.layout.aliases),
-                                                    now=now)
+                        outcome = self._merge_cards(suggestion.subjects[0], suggestion.subjects[1])
                     elif suggestion.kind == "similar_to":
                         outcome = apply.link_similar(first=suggestion.subjects[0], second=suggestion.subjects[1],
                                                      similarity=suggestion.evidence["similarity"], graph=graph,
@@ -425,9 +460,9 @@ class Engine:
                         outcome = apply.merge_relations(keep=suggestion.subjects[0], drop=suggestion.subjects[1],
                                                         graph=graph, journal=journal, now=now)
                     elif suggestion.kind == "promote_relation":
-                        raise AlayaError("not_supported", "promoting a custom relation to a core table is not "
-                                                          "supported yet; the suggestion stays pending")
-            suggestion.status = "approved" if approve else "rejected"
+                        outcome = apply.promote_relation(name=suggestion.subjects[0], graph=graph,
+                                                         vectors=self.vectors(), journal=journal, now=now)
+            suggestion.status = wanted
             suggestion.updated_at = millis_now()
             store.save()
             decided.append({"id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, **outcome})
@@ -446,8 +481,9 @@ class Engine:
         from .schema_info import relations_report
 
         with self._graph() as graph:
-            links = graph.counts()["links_by_relation"]
-        return relations_report(links, [name for name in self.vectors().relation_names() if not is_core(name)])
+            links, promoted = graph.counts()["links_by_relation"], graph.promoted_relations()
+        return relations_report(links, [name for name in self.vectors().relation_names() if not is_core(name)],
+                                promoted)
 
     def schema_node_types(self) -> "NodeTypesReport":
         from .schema_info import NodeTypesReport
@@ -523,6 +559,13 @@ class Engine:
         if unknown or not layers:
             raise AlayaError("bad_layer", f"unknown layer {unknown[0] if unknown else '(none)'}; choose from l1, l2")
         return rebuild(self, set(layers), progress)
+
+    def backup(self, out: str | None = None) -> "BackupReport":
+        """A consistent ``.tar.gz`` of the store, taken in one step while other clients go on."""
+        from .maintenance.backup import backup
+
+        with self.hold():
+            return backup(self, Path(out).expanduser() if out else None)
 
     def verify(self) -> "VerifyReport":
         """Do the three layers agree (seed 7.4)? Every problem with its kind, ids and repair."""

@@ -16,11 +16,15 @@ USAGE = 2
 RUNTIME = 1
 """Exit code for failures of the environment: locks, network, disk."""
 
+REDACTED = "[REDACTED]"
+_SECRETS: set[str] = set()
+
 
 class AlayaError(Exception):
     """A failure with a stable machine-readable code and a one-line message."""
 
     def __init__(self, code: str, message: str, exit_code: int = USAGE):
+        message = _without_secrets(one_line(message))
         super().__init__(message)
         self.code = code
         self.message = message
@@ -28,6 +32,22 @@ class AlayaError(Exception):
 
     def to_json(self) -> dict:
         return {"error": {"code": self.code, "message": self.message}}
+
+
+def hide_secrets(secrets: list[str]) -> None:
+    """Never show these values (API keys) in an error message of this process, whatever text it quotes."""
+    _SECRETS.update(secret for secret in secrets if len(secret) >= 4)
+
+
+def _without_secrets(text: str) -> str:
+    for secret in _SECRETS:
+        text = text.replace(secret, REDACTED)
+    return text
+
+
+def one_line(text: str) -> str:
+    """``text`` with its line breaks folded into spaces: an error is one line, whatever it quotes."""
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 def report_error(error: AlayaError, wants_json: bool) -> int:

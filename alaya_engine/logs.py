@@ -13,7 +13,7 @@ from logging.handlers import RotatingFileHandler
 from pathlib import Path
 from typing import Any
 
-REDACTED = "[REDACTED]"
+from .errors import REDACTED, RUNTIME, AlayaError, hide_secrets
 
 
 class SecretFilter(logging.Filter):
@@ -22,12 +22,21 @@ class SecretFilter(logging.Filter):
         self.secrets = [secret for secret in secrets if len(secret) >= 4]
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Scrub the message and any traceback text (formatted here, so the handler prints the scrubbed copy)."""
         if self.secrets:
-            message = record.getMessage()
-            for secret in self.secrets:
-                message = message.replace(secret, REDACTED)
-            record.msg, record.args = message, None
+            record.msg, record.args = self._scrub(record.getMessage()), None
+            if record.exc_info and not record.exc_text:
+                record.exc_text = logging.Formatter().formatException(record.exc_info)
+            if record.exc_text:
+                record.exc_text = self._scrub(record.exc_text)
+            if record.stack_info:
+                record.stack_info = self._scrub(record.stack_info)
         return True
+
+    def _scrub(self, text: str) -> str:
+        for secret in self.secrets:
+            text = text.replace(secret, REDACTED)
+        return text
 
 
 def configured_secrets(config: dict[str, Any]) -> list[str]:
@@ -36,7 +45,11 @@ def configured_secrets(config: dict[str, Any]) -> list[str]:
 
 
 def setup_logging(home: Path, config: dict[str, Any]) -> None:
-    """Send the ``alaya_engine`` logger to the configured rotating file (once per process)."""
+    """Send the ``alaya_engine`` logger to the configured rotating file (once per process).
+
+    The configured keys are also hidden from every error message from now on.
+    """
+    hide_secrets(configured_secrets(config))
     settings = config["logging"]
     logger = logging.getLogger("alaya_engine")
     logger.setLevel(settings["level"].upper())
@@ -47,8 +60,13 @@ def setup_logging(home: Path, config: dict[str, Any]) -> None:
             return
         logger.removeHandler(handler)
         handler.close()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handler = RotatingFileHandler(path, maxBytes=settings["max_bytes"], backupCount=settings["backups"], encoding="utf-8")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = RotatingFileHandler(path, maxBytes=settings["max_bytes"], backupCount=settings["backups"],
+                                      encoding="utf-8", errors="backslashreplace")
+    except OSError as exc:
+        raise AlayaError("log_unwritable", f"cannot write the log file {path}: {exc.strerror or exc}; "
+                                           "fix logging.file in config.json", RUNTIME) from None
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(SecretFilter(configured_secrets(config)))
     logger.addHandler(handler)

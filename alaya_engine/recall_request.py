@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import json
-
 from .errors import AlayaError
+from .json_input import JsonInputError, load_json
 
 
 def request_from_options(**options) -> dict:
@@ -12,9 +11,17 @@ def request_from_options(**options) -> dict:
     return {key: value for key, value in options.items() if value is not None}
 
 
+def read_stdin() -> str:
+    """stdin as text whatever its bytes: undecodable ones survive as surrogates that validation then refuses
+    (``bad_query``, exit 2), instead of a UnicodeDecodeError before the request is even parsed."""
+    import sys
+
+    return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+
+
 def request_from_stdin(raw: str) -> dict:
     try:
-        return json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise AlayaError("bad_query", f"stdin is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); "
+        return load_json(raw)
+    except JsonInputError as exc:
+        raise AlayaError("bad_query", f"stdin is not valid JSON ({exc.reason}{exc.where}); "
                                       'send an object like {"concepts": ["..."]}') from None

@@ -1,7 +1,9 @@
-"""Relation names: the core set with their definitions, and name normalisation.
+"""Relation names: the core set with their definitions, name normalisation, and which names may become tables.
 
 Core relations have their own rel tables in the graph; every other name lives
-in the ``CUSTOM`` table under its normalised UPPER_SNAKE_CASE ``type``.
+in the ``CUSTOM`` table under its normalised UPPER_SNAKE_CASE ``type`` until
+``alaya review`` promotes it to a rel table of its own (a *promoted* relation,
+which then behaves as core in that store).
 """
 
 from __future__ import annotations
@@ -40,6 +42,22 @@ CAUSES definition); synonym phrases rank custom names next to the core relation 
 SYMMETRIC_RELATIONS = frozenset({"SIMILAR_TO", "CONTRADICTS"})
 CARD_TO_SESSION = frozenset({"EXTRACTED_FROM"})
 CUSTOM_TABLE = "CUSTOM"
+NODE_TABLES = ("Card", "Session")
+GENERIC_NAMES = frozenset({"RELATES_TO", "RELATED_TO", "LINKED_TO", "LINKS_TO", "ASSOCIATED_WITH", "CONNECTED_TO"})
+"""Vague names: introspect suggests splitting them into finer ones, never promoting them."""
+
+PROMOTABLE_NAME = re.compile(r"[A-Z][A-Z0-9_]{1,63}")
+CYPHER_KEYWORDS = frozenset("""
+    ACYCLIC ADD ALL ALTER AND ANY AS ASC ASCENDING ATTACH BEGIN BY CALL CASE CAST CHECKPOINT COLUMN COMMENT COMMIT
+    COMMIT_SKIP_CHECKPOINT CONSTRAINT CONTAINS COPY COUNT CREATE CYCLE DATABASE DBTYPE DEFAULT DELETE DESC
+    DESCENDING DETACH DISTINCT DO DROP ELSE END ENDS EXISTS EXPLAIN EXPORT EXTENSION FALSE FOR FROM GLOB GRAPH
+    GROUP HEADERS HINT IF IMPORT IN INCREMENT INDEX INSTALL IS JOIN KEY LIMIT LOAD LOGICAL MACRO MANDATORY MATCH
+    MAXVALUE MERGE MINVALUE MULTI_JOIN NO NODE NONE NOT NULL OF ON ONLY OPTIONAL OR ORDER PRIMARY PROFILE PROJECT
+    READ REL RELATIONSHIP REMOVE RENAME REQUIRE RETURN ROLLBACK ROLLBACK_SKIP_CHECKPOINT SCALAR SEQUENCE SET
+    SHORTEST SINGLE SKIP START STARTS TABLE THEN TO TRAIL TRANSACTION TRUE TYPE UNINSTALL UNION UNIQUE UNWIND UPDATE
+    USE WHEN WHERE WITH WRITE WSHORTEST XOR YIELD
+""".split())
+"""Words the graph's Cypher dialect (openCypher plus Kuzu's DDL) reserves or may reserve: never a table name."""
 
 _SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
@@ -57,6 +75,28 @@ def normalise_relation(name: str) -> str:
 
 def is_core(relation: str) -> bool:
     return relation in CORE_RELATIONS
+
+
+def check_promotable(name: str) -> None:
+    """Refuse a name that must not become a rel table: it is interpolated into Cypher, so trust nothing.
+
+    Allowed: ``[A-Z][A-Z0-9_]{1,63}`` (what :func:`normalise_relation` makes, starting with a letter), not a
+    Cypher keyword, not a core, ``CUSTOM`` or node table (compared case-insensitively, as the graph's catalog
+    does), not a vague name (those are to be split, and memex imports keep ``RELATES_TO`` in ``CUSTOM``).
+    """
+    from .errors import AlayaError
+
+    shown = repr(name)[:80]
+    if not isinstance(name, str) or not PROMOTABLE_NAME.fullmatch(name):
+        raise AlayaError("bad_relation", f"relation {shown} cannot become a table: a name is 2-64 characters of "
+                                         "A-Z, 0-9 and _, starting with a letter")
+    reserved = {*CORE_RELATIONS, CUSTOM_TABLE, *NODE_TABLES}
+    if name in CYPHER_KEYWORDS or name.upper() in {table.upper() for table in reserved}:
+        raise AlayaError("bad_relation", f"relation {shown} cannot become a table: the name is a Cypher keyword or "
+                                         "an existing table")
+    if name in GENERIC_NAMES:
+        raise AlayaError("bad_relation", f"relation {shown} is too vague to promote; split it into finer names "
+                                         "instead (alaya link --rel NAME)")
 
 
 def relation_embedding_text(relation: str, reason: str = "") -> str:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .relations import CORE_RELATIONS
+from .relations import CORE_RELATIONS, GENERIC_NAMES
 
 PROMOTE_AT = 100
 """Uses above which a custom relation is worth promoting to a core one (seed 4.7.1)."""
-GENERIC_NAMES = frozenset({"RELATES_TO", "RELATED_TO", "LINKED_TO", "LINKS_TO", "ASSOCIATED_WITH", "CONNECTED_TO"})
+PROMOTED_HINT = "promoted: own table"
 
 
 @dataclass
@@ -45,16 +45,21 @@ class NodeTypesReport:
                 "total_cards": total, "sessions": self.sessions}
 
 
-def relations_report(links_by_relation: dict[str, int], known_custom: list[str]) -> RelationsReport:
+def relations_report(links_by_relation: dict[str, int], known_custom: list[str],
+                     promoted: frozenset[str] = frozenset()) -> RelationsReport:
+    """Core relations, then emergent ones by use. A promoted relation stays among the emergent ones (it emerged
+    from use) with ``is_core`` true, since it has a table of its own now, and the hint :data:`PROMOTED_HINT`."""
     core = [RelationUsage(name, links_by_relation.get(name, 0), True) for name in CORE_RELATIONS]
-    names = {name for name in links_by_relation if name not in CORE_RELATIONS} | set(known_custom)
-    custom = [RelationUsage(name, links_by_relation.get(name, 0), False, _hint(name, links_by_relation.get(name, 0)))
-              for name in names]
+    names = {name for name in links_by_relation if name not in CORE_RELATIONS} | set(known_custom) | set(promoted)
+    custom = [RelationUsage(name, links_by_relation.get(name, 0), name in promoted,
+                            _hint(name, links_by_relation.get(name, 0), name in promoted)) for name in names]
     custom.sort(key=lambda usage: (-usage.uses, usage.name))
     return RelationsReport(core, custom)
 
 
-def _hint(name: str, uses: int) -> str | None:
+def _hint(name: str, uses: int, promoted: bool) -> str | None:
+    if promoted:
+        return PROMOTED_HINT
     if name in GENERIC_NAMES:
         return "generic, consider splitting"
     if uses > PROMOTE_AT:

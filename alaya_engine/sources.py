@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,12 +49,22 @@ def expand_sources(arguments: list[str], stdin: bytes | None) -> tuple[list[Sess
             continue
         path = Path(argument).expanduser()
         if path.is_dir():
-            sources.extend(SessionSource(name=str(found), path=found) for found in sorted(path.rglob("*"))
+            sources.extend(SessionSource(name=display_name(found), path=found) for found in sorted(path.rglob("*"))
                            if found.is_file() and found.suffix in SESSION_SUFFIXES
                            and not any(part.startswith(".") for part in found.relative_to(path).parts))
         elif path.is_file():
-            sources.append(SessionSource(name=str(path), path=path))
+            sources.append(SessionSource(name=display_name(path), path=path))
         else:
-            missing.append(IngestOutcome(source=argument, status="refused", error={
+            missing.append(IngestOutcome(source=display_name(argument), status="refused", error={
                 "code": "not_found", "message": "no such file or folder"}))
     return sources, missing
+
+
+def display_name(path: str | os.PathLike) -> str:
+    """A path as one printable line: undecodable bytes as ``\\xNN``, line breaks and other controls escaped.
+
+    Names end up in error lines, JSON output and the log file; a raw newline would split the one
+    error line in two, and an undecodable byte cannot be written to a UTF-8 stream at all.
+    """
+    text = os.fsencode(path).decode("utf-8", "backslashreplace")
+    return "".join(char if char.isprintable() else char.encode("unicode_escape").decode("ascii") for char in text)

@@ -108,6 +108,8 @@ def print_distill(console: "Console", report: dict) -> None:
 
 def print_introspect(console: "Console", report: dict) -> None:
     """Seed 4.7's output, for the steps that ran."""
+    from rich.markup import escape
+
     steps = report["steps"]
     console.print("🧘 Starting introspection..." + (" [dim](dry run)[/]" if report["dry_run"] else "") + "\n")
     for number, (name, result) in enumerate(steps.items(), start=1):
@@ -119,6 +121,11 @@ def print_introspect(console: "Console", report: dict) -> None:
             new = result["new"]
             console.print(f"   {new.get('merge_cards', 0)} duplicate pairs and {new.get('similar_to', 0)} SIMILAR_TO "
                           f"links proposed; {sum(v for k, v in new.items() if 'relation' in k)} relation suggestions")
+            if result.get("llm"):
+                llm = result["llm"]
+                console.print(f"   {llm['model']} confirmed {len(llm['merged'])} of {llm['asked']} duplicate pairs "
+                              f"(merged); {llm['rejected']} were different, {llm['unusable']} unusable answers"
+                              + (f"; stopped: {escape(llm['error'])}" if llm["error"] else ""))
             console.print(f"   {result['pending']} suggestions pending: alaya review list")
         elif name == "cooldown":
             tiers = result["by_tier"]
@@ -287,6 +294,19 @@ def print_rebuild(console: "Console", report: dict) -> None:
     console.print("  Check it with: alaya verify")
 
 
+def print_backup(console: "Console", report: dict) -> None:
+    console.print(f"✓ Backed up {report['files']:,} files to {report['path']} ({human_bytes(report['bytes'])}) in "
+                  f"{report['total_s']:.1f} s; the store was held for {report['snapshot_s']:.2f} s", markup=False)
+
+
+def print_restore_backup(console: "Console", report: dict) -> None:
+    console.print(f"✓ Restored {report['files']:,} files from {report['archive']} into {report['home']}", markup=False)
+    if report["replaced"]:
+        console.print(f"  The home that was there is kept at {report['replaced']}; delete it when you are sure",
+                      markup=False)
+    print_verify(console, report["verify"])
+
+
 VERIFY_SHOWN = 10
 """Problems of one kind listed on screen; ``--json`` has every one."""
 
@@ -314,3 +334,36 @@ def human_bytes(count: int) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} GB"
+
+
+def print_export(console: "Console", report: dict) -> None:
+    """Seed 4.10's output."""
+    console.print("📦 Exporting Alaya data...\n")
+    console.print(f"[green]✓[/] Exported {report['cards']:,} cards to {_short(report['cards_dir'])}/")
+    for card_type, count in report["cards_by_type"].items():
+        console.print(f"  - {card_type}/ ({count:,})")
+    console.print(f"[green]✓[/] Exported graph to {_short(report['graphml'])} ({report['sessions']:,} sessions, "
+                  f"{report['edges']:,} relations)")
+    console.print(f"[green]✓[/] Created index at {_short(report['index'])}")
+    replaced = " (replaced the earlier export)" if report["replaced"] else ""
+    console.print(f"\nExport complete: {_short(report['out'])}/{replaced}")
+
+
+def print_import_memex(console: "Console", report: dict) -> None:
+    from rich.markup import escape
+
+    console.print(f"📚 Importing memex cards from {escape(_short(report['vault']))}\n")
+    for card in report["cards"] if len(report["cards"]) <= DETAIL_LIMIT else []:
+        if card["status"] != "unchanged":
+            console.print(f"[green]✓[/] {card['status'].capitalize()}: {escape(card['title'])} \\[{card['type']}] "
+                          f"[dim]{escape(card['file'])}[/]")
+    console.print(f"Cards: {report['imported']} imported, {report['updated']} updated, {report['unchanged']} "
+                  f"unchanged ({report['files']} files, {report['links']} wikilinks written)")
+    for title, items, key in (("Broken links", report["broken_links"], "target"),
+                              ("Unreadable files", report["unreadable"], "reason"),
+                              ("Skipped", report["skipped"], "reason"),
+                              ("Imported earlier, file now gone (card kept)", report["missing"], "card_id")):
+        if items:
+            console.print(f"[yellow]{title}: {len(items)}[/]")
+            for item in items:
+                console.print(f"  - {escape(item['file'])}: {escape(item[key])}")

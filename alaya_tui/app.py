@@ -1,21 +1,48 @@
 """AlayaApp: takes a backend (the owner server or an in-process engine), so tests can hand it a prepared store.
 
-Two modes, each with its own screen stack: ``explore`` (the home screen; cards open on top of it) and ``status``.
-Every screen asks the backend only through ``backend.call`` in worker threads, so what a person sees is rendered
-from the same documents ``alaya … --json`` prints.
+Four modes, each with its own screen stack: ``explore`` (the home screen; cards open on top of it), ``status``,
+``tiers`` and ``review``. Every screen asks the backend only through ``backend.call`` in worker threads, so what a
+person sees is rendered from the same documents ``alaya … --json`` prints, and the app holds no store lock while
+it waits for a key: an agent's ``alaya recall`` or a cron ``introspect`` runs meanwhile.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from textual import work
 from textual.app import App
 from textual.binding import Binding
+from textual.screen import Screen
+from textual.signal import Signal
 
-from alaya_engine.backend import Backend
+from alaya_engine.backend import Backend, LocalBackend, open_backend
 
+from .errors import describe
+from .palette import AlayaCommands, CardCommands
+from .screens.card import CardScreen
 from .screens.explore import ExploreScreen
-from .screens.help import HelpScreen
+from .screens.help import HelpScreen, key_sections
+from .screens.review import ReviewScreen
 from .screens.status import StatusScreen
+from .screens.tiers import TiersScreen
 from .styles import stylesheet
+
+MODE_SCREENS: dict[str, type[Screen]] = {
+    "explore": ExploreScreen, "status": StatusScreen, "tiers": TiersScreen, "review": ReviewScreen,
+}
+SWITCHING = "switching"
+"""A blank mode shown for a moment while the screens are rebuilt for another store."""
+
+
+def _mode_keys(number: str, function_key: str, mode: str, label: str, letter: str | None = None) -> list[Binding]:
+    """The digit (shown in the footer), the F-key (works while typing) and an optional letter for one mode."""
+    action = f"show_mode('{mode}')"
+    keys = [Binding(number, action, label),
+            Binding(function_key, action, label, show=False, priority=True)]
+    if letter:
+        keys.append(Binding(letter, action, label, show=False))
+    return keys
 
 
 class AlayaApp(App):
@@ -23,13 +50,17 @@ class AlayaApp(App):
     CSS_PATH = stylesheet("alaya.tcss")
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
     """Below 130 columns the side panes go under the main ones (see ``alaya.tcss``)."""
+    COMMANDS = App.COMMANDS | {AlayaCommands, CardCommands}
     BINDINGS = [
-        Binding("q", "quit", "Quit"),
-        Binding("e", "show_explore", "Explore"),
-        Binding("s", "show_status", "Status"),
+        *_mode_keys("1", "f2", "explore", "Explore", "e"),
+        *_mode_keys("2", "f3", "status", "Status", "s"),
+        *_mode_keys("3", "f4", "tiers", "Tiers"),
+        *_mode_keys("4", "f5", "review", "Review"),
+        Binding("slash", "search", "Query (recall)", show=False),
+        Binding("j", "cursor('down')", "Down", show=False),
+        Binding("k", "cursor('up')", "Up", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?/F1"),
-        Binding("f2", "show_explore", "Explore", show=False, priority=True),
-        Binding("f3", "show_status", "Status", show=False, priority=True),
+        Binding("q", "quit", "Quit"),
     ]
 
     def __init__(self, backend: Backend):
@@ -37,23 +68,82 @@ class AlayaApp(App):
         self.backend = backend
         """What every screen calls, from worker threads (the engine's ``hold`` is shared safely by threads)."""
         self.sub_title = str(backend.home)
-        self.add_mode("explore", lambda: ExploreScreen(self.backend))
-        self.add_mode("status", lambda: StatusScreen(self.backend))
+        self.store_changed_signal: Signal[str] = Signal(self, "store-changed")
+        """Published (with what changed it: ``introspect``, ``review``) after the app changed the store."""
+        self._previous_mode = "explore"
+        self._add_modes()
+
+    def _add_modes(self) -> None:
+        for mode, screen in MODE_SCREENS.items():
+            self.add_mode(mode, lambda screen=screen: screen(self.backend))
 
     def on_mount(self) -> None:
         self.switch_mode("explore")
 
-    def action_show_explore(self) -> None:
-        """To the explore screen itself (cards opened on top of it are closed)."""
-        if self.current_mode != "explore":
-            self.switch_mode("explore")
-        while len(self.screen_stack) > 1 and not isinstance(self.screen, ExploreScreen):
+    # Screens ------------------------------------------------------------------------------------------------------
+
+    async def action_show_mode(self, mode: str) -> None:
+        """To the mode's own screen (cards opened on top of it are closed)."""
+        if mode != self.current_mode:
+            self._previous_mode = self.current_mode
+            await self.switch_mode(mode)
+        while len(self.screen_stack) > 1 and not isinstance(self.screen, MODE_SCREENS[mode]):
             self.pop_screen()
 
-    def action_show_status(self) -> None:
-        self.switch_mode("status")
+    async def action_back_mode(self) -> None:
+        """Escape on the tiers or review screen: back to the screen shown before it."""
+        await self.action_show_mode(self._previous_mode if self._previous_mode != self.current_mode else "explore")
+
+    async def action_search(self) -> None:
+        await self.action_show_mode("explore")
+        self.screen.action_focus_query()
+
+    async def action_run_introspect(self) -> None:
+        await self.action_show_mode("review")
+        self.screen.action_introspect()
+
+    async def open_card(self, card_id: str) -> None:
+        await self.action_show_mode("explore")
+        self.push_screen(CardScreen(self.backend, card_id))
+
+    def action_cursor(self, direction: str) -> None:
+        """``j`` / ``k``: move the focused list's cursor, or scroll the focused pane."""
+        for name in (f"action_cursor_{direction}", f"action_scroll_{direction}"):
+            move = getattr(self.focused, name, None)
+            if move is not None:
+                move()
+                return
 
     def action_help(self) -> None:
         if isinstance(self.screen, HelpScreen):
             return
-        self.push_screen(HelpScreen(self.screen.HELP or "# Alaya"))
+        self.push_screen(HelpScreen(self.screen.HELP or "# Alaya", key_sections(self.screen)))
+
+    # Another store ----------------------------------------------------------------------------------------------
+
+    def switch_home(self, home: Path) -> None:
+        self.notify(f"Opening {home}…")
+        self._open_home(home)
+
+    @work(thread=True, exclusive=True, group="home", exit_on_error=False)
+    def _open_home(self, home: Path) -> None:
+        """Opening may start the store's owner server, so it happens off the event loop."""
+        try:
+            backend = open_backend(home, no_server=isinstance(self.backend, LocalBackend))
+        except Exception as error:  # noqa: BLE001 - shown as a notification, the current store stays open
+            self.call_from_thread(self.notify, describe(error), severity="error")
+            return
+        self.call_from_thread(self.use_backend, backend)
+
+    async def use_backend(self, backend: Backend) -> None:
+        """Every screen rebuilt on ``backend``, starting from Explore."""
+        self.backend = backend
+        self.sub_title = str(backend.home)
+        self.add_mode(SWITCHING, Screen)
+        await self.switch_mode(SWITCHING)
+        for mode in MODE_SCREENS:
+            await self.remove_mode(mode)
+        self._add_modes()
+        self._previous_mode = "explore"
+        await self.switch_mode("explore")
+        await self.remove_mode(SWITCHING)

@@ -7,7 +7,8 @@ import importlib
 
 from .report import print_table, save
 
-BENCHMARKS = ("ingest", "cli_startup", "distill_speed", "recall_speed", "introspect_speed", "locomo_quality")
+BENCHMARKS = ("ingest", "cli_startup", "sync_speed", "distill_speed", "recall_speed", "introspect_speed",
+              "locomo_quality")
 
 
 def main() -> None:

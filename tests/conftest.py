@@ -141,3 +141,19 @@ def write_session(folder: Path, session_id: str = "session-20260331-062900", **o
     path = folder / f"{session_id.replace('/', '_')}.json"
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+
+def write_problem_session(folder: Path, session_id: str, number: int, timestamp: int) -> Path:
+    """A copy of one of the shipped demo sessions under a new id and time: content the offline distiller
+    turns into cards (card ids depend on the session id, so every copy yields cards of its own)."""
+    from alaya_engine.demo import sample_sessions_dir
+
+    templates = sorted(path for path in sample_sessions_dir().glob("session-*.json")
+                       if "small talk" not in path.read_text(encoding="utf-8").lower())
+    document = json.loads(templates[number % len(templates)].read_text(encoding="utf-8"))
+    document.update({"id": session_id, "timestamp": timestamp})
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id}.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path

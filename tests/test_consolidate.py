@@ -7,6 +7,9 @@ import pytest
 
 from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
+from alaya_engine.errors import AlayaError
+from alaya_engine.introspect import apply
+from alaya_engine.raw.journal import Journal
 
 DIM = 512
 
@@ -110,11 +113,24 @@ def test_approving_similar_and_relation_merge_and_rejecting(store):
     assert suggestions(store)["RELATES_TO"]["status"] == "rejected"
 
 
-def test_promotion_is_refused_honestly_and_stays_pending(store, cli):
+def test_promotion_is_approved_and_the_promoted_relation_is_then_left_alone(store, cli):
+    with store._graph() as graph:
+        for _ in range(101):
+            graph.query("MATCH (a:Card {id: 'X'}), (b:Card {id: 'A'}) CREATE (a)-[:CUSTOM {type: 'RELATES_TO'}]->(b)")
     store.introspect(["consolidate"])
+    kinds = {(s["kind"], tuple(s["subjects"])) for s in store.review_list()["suggestions"]}
+    assert ("split_relation", ("RELATES_TO",)) in kinds and ("promote_relation", ("RELATES_TO",)) not in kinds, \
+        "a vague name is to be split, never promoted"
     promote = suggestions(store)["LED_TO"]
     result = cli("review", "approve", promote["id"], "--json")
-    assert result.exit_code == 2 and result.json()["error"]["code"] == "not_supported"
-    assert suggestions(store)["LED_TO"]["status"] == "pending"
-    listed = cli("review", "list").stdout
-    assert promote["id"] in listed and "promote_relation" in listed
+    assert result.exit_code == 0 and result.json()["decided"][0]["edges_moved"] == 101
+    with store._graph() as graph:
+        assert graph.promoted_relations() == {"LED_TO"}
+        with pytest.raises(AlayaError) as refused:
+            apply.merge_relations(keep="INSPIRED_BY", drop="LED_TO", graph=graph, journal=Journal(store.layout.journal),
+                                  now=1)
+    assert refused.value.code == "relation_promoted"
+    assert not list(Journal(store.layout.journal).events("relation.merge"))
+    again = store.introspect(["consolidate"])["steps"]["consolidate"]
+    assert sum(again["new"].values()) == 0
+    assert "promoted: own table" in cli("schema", "--relations").stdout

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from alaya_engine.distill.base import CARD_TYPES
+from alaya_engine.domain import CARD_TYPES
 from alaya_engine.distill.offline import OfflineDistiller, text
 from alaya_engine.domain import Session, Turn
 from alaya_engine.raw.formats import parse_session_bytes

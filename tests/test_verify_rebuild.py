@@ -132,7 +132,12 @@ def break_orphan_context(engine: Engine) -> None:
         json.dumps({"card_id": "card-nobody", "session_id": "session-never-ingested", "turns": []}))
 
 
+def break_promotion_missing_from_l2(engine: Engine) -> None:
+    Journal(engine.layout.journal).append("relation.promote", millis_now(), name="LED_TO")
+
+
 BREAKS = {
+    "promotion_missing_from_l2": break_promotion_missing_from_l2,
     "l3_unreadable": break_unreadable_record,
     "card_without_l3": break_card_without_l3,
     "card_missing_from_l2": break_card_missing_from_l2,

@@ -13,7 +13,6 @@ from typing import Protocol
 
 from ..domain import Session
 
-CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
 
 
 @dataclass

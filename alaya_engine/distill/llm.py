@@ -135,6 +135,7 @@ class LLMDistiller:
                 text = self._complete(system, user)
                 return text, self._parse(text)
             except _Retry as retry:
+                retry.failure = self._redact(retry.failure)
                 failed += 1
                 if failed == attempts:
                     raise self._exhausted(session, attempts, retry) from None
@@ -144,6 +145,10 @@ class LLMDistiller:
                     session.id, failed, attempts, retry.failure, delay,
                 )
                 self._sleep(delay)
+
+    def _redact(self, text: str) -> str:
+        """A failure quoting the model's answer could quote the key (a proxy echoing the request)."""
+        return text.replace(self._api_key, "***") if self._api_key else text
 
     def _complete(self, system: str, user: str) -> str:
         """One attempt; a server that refuses JSON mode is asked again without it, within the attempt."""

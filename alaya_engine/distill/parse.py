@@ -8,21 +8,25 @@ answer with no usable JSON at all is refused, so the caller can ask again.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
 
+from ..domain import CARD_TYPES
 from ..errors import AlayaError
+from ..json_input import JsonInputError, decode_at, load_json, without_lone_surrogates
 from ..relations import CARD_TO_SESSION, normalise_relation
-from .base import CARD_TYPES, CardDraft, Distillation, LinkDraft
+from .base import CardDraft, Distillation, LinkDraft
 
 DEFAULT_IMPORTANCE = 0.5
 DEFAULT_TYPE = "concept"
 
 _THINKING = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
+_THINKING_END = re.compile(r"</think>", re.IGNORECASE)
+_OBJECT_START = re.compile(r'\{\s*["}]')
+"""Where a JSON object can start; trying every ``{`` made each stray brace a failed decode."""
 _TAG_SEPARATORS = re.compile(r"[,，、;；]")
-_DECODER = json.JSONDecoder()
+_MAX_TURN_DIGITS = 9
 
 
 class UnparseableOutput(ValueError):
@@ -47,23 +51,36 @@ def extract_document(text: str) -> dict[str, Any]:
 
     Decoding from every ``{`` finds the object inside fences or prose, and
     also one nested in a wrapper such as ``{"result": {"cards": [...]}}``.
+    Lone surrogates (the answer's envelope may have spelled them as escapes) become U+FFFD.
     """
-    text = _THINKING.sub("", text)
+    text = _without_thinking(without_lone_surrogates(text))
     whole = _loads(text.strip())
     if isinstance(whole, list):
         return {"cards": whole}
-    for start, char in enumerate(text):
-        if char != "{":
-            continue
+    for start in (match.start() for match in _OBJECT_START.finditer(text)):
         try:
-            candidate, _ = _DECODER.raw_decode(text, start)
-        except json.JSONDecodeError:
+            candidate, _ = decode_at(text, start, strict=False)
+        except JsonInputError:
             continue
         if isinstance(candidate, dict) and "cards" in candidate:
             if not isinstance(candidate["cards"], list):
                 raise UnparseableOutput(f'"cards" is a {type(candidate["cards"]).__name__}, not a list')
             return candidate
     raise UnparseableOutput(f"no JSON object with a \"cards\" list in {_preview(text)}")
+
+
+def _without_thinking(text: str) -> str:
+    """Drop ``<think>…</think>`` blocks in linear time.
+
+    Nothing after the last ``</think>`` can close a block, so the lazy pattern only runs before it;
+    run over the whole text, every unclosed ``<think>`` would rescan the rest of it (24 s for 140 kB).
+    """
+    last_end = None
+    for last_end in _THINKING_END.finditer(text):
+        pass
+    if last_end is None:
+        return text
+    return _THINKING.sub("", text[: last_end.end()]) + text[last_end.end():]
 
 
 def title_key(title: str) -> str:
@@ -118,7 +135,7 @@ def _unit_float(value: Any, default: float) -> float:
         return default
     try:
         number = float(value)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return default
     return default if math.isnan(number) else min(max(number, 0.0), 1.0)
 
@@ -132,7 +149,8 @@ def _turns(value: Any) -> list[int]:
 
 
 def _is_digits(value: Any) -> bool:
-    return isinstance(value, str) and value.strip().isdigit()
+    """A string ``int()`` reads as a plausible turn index (``isdigit`` alone also passes ``'²'``)."""
+    return isinstance(value, str) and value.strip().isdecimal() and len(value.strip()) <= _MAX_TURN_DIGITS
 
 
 def _links(items: Any, cards: list[CardDraft]) -> tuple[list[LinkDraft], int]:
@@ -182,8 +200,8 @@ def _keep_most_important(
 
 def _loads(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError:
+        return load_json(text, strict=False)
+    except JsonInputError:
         return None
 
 

@@ -2,22 +2,24 @@
 
 Traps this class is shaped around (measured with LadybugDB 0.22): exactly one
 ``Database`` per file per process (two silently lose writes), relation types
-cannot be query parameters (so table names come from a whitelist), MERGE on
-the key then SET, and timestamps stored as naive UTC.
+cannot be query parameters (so table names come from a whitelist: the core
+relations, ``CUSTOM``, and the promoted relations the catalog lists, whose
+names were checked by ``relations.check_promotable`` and are quoted anyway),
+MERGE on the key then SET, and timestamps stored as naive UTC.
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..domain import Card, Link, Session
+from ..domain import CARD_TYPES, Card, Link, Session
 from ..errors import RUNTIME, AlayaError
-from ..relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, is_core
+from ..relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, check_promotable, is_core
 from .engines import load_engine
 
-CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
 TEMPERATURE_BANDS = ((0.9, 1.0), (0.7, 0.9), (0.5, 0.7), (0.3, 0.5), (0.0, 0.3))
 
 _NODE_TABLES = (
@@ -31,6 +33,7 @@ _NODE_TABLES = (
 _EDGE_PROPERTIES = "weight DOUBLE, created_at TIMESTAMP, reason STRING"
 
 _OPEN_PATHS: set[Path] = set()
+log = logging.getLogger(__name__)
 
 
 def naive_utc(moment: datetime) -> datetime:
@@ -61,6 +64,7 @@ class GraphStore:
         except RuntimeError as exc:
             raise AlayaError("graph_unavailable", f"cannot open graph database {self.path}: {exc}", RUNTIME) from None
         self._conn = module.Connection(self._db)
+        self._promoted: frozenset[str] | None = None
         _OPEN_PATHS.add(self.path)
 
     def close(self) -> None:
@@ -89,6 +93,63 @@ class GraphStore:
             target = "Session" if relation in CARD_TO_SESSION else "Card"
             self.query(f"CREATE REL TABLE IF NOT EXISTS {relation}(FROM Card TO {target}, {_EDGE_PROPERTIES})")
         self.query(f"CREATE REL TABLE IF NOT EXISTS {CUSTOM_TABLE}(FROM Card TO Card, type STRING, {_EDGE_PROPERTIES})")
+
+    def promoted_relations(self) -> frozenset[str]:
+        """Relations promoted to a rel table of their own: every rel table that is neither core nor ``CUSTOM``.
+
+        The catalog is the truth for L2 (a rebuild creates the tables the journal's ``relation.promote`` events
+        name), read once per opening and again after a promotion.
+        """
+        if self._promoted is None:
+            self._promoted = frozenset(name for name, kind in self.query("CALL show_tables() RETURN name, type")
+                                       if kind == "REL" and name not in CORE_RELATIONS and name != CUSTOM_TABLE)
+        return self._promoted
+
+    def rel_table(self, relation: str) -> str:
+        """The rel table holding edges of ``relation``: its own if core or promoted, else ``CUSTOM``."""
+        return relation if is_core(relation) or relation in self.promoted_relations() else CUSTOM_TABLE
+
+    def check_promotable(self, name: str) -> None:
+        """:func:`relations.check_promotable`, plus: no other table of the catalog has that name (any case)."""
+        check_promotable(name)
+        taken = {table.upper() for (table,) in self.query("CALL show_tables() RETURN name")}
+        if name.upper() in taken and name not in self.promoted_relations():
+            raise AlayaError("bad_relation", f"relation {name!r} cannot become a table: a table of that name exists")
+
+    def create_relation_table(self, name: str) -> None:
+        """The rel table of a promoted relation, with the core tables' properties (no-op if it exists)."""
+        self.check_promotable(name)
+        self.query(f"CREATE REL TABLE IF NOT EXISTS `{name}`(FROM Card TO Card, {_EDGE_PROPERTIES})")
+        self._promoted = None
+
+    def promote_relation(self, name: str) -> int:
+        """Give a custom relation its own rel table and move its ``CUSTOM`` edges there, in one transaction.
+
+        Returns how many edges moved. Promoting a promoted relation again moves whatever ``CUSTOM`` edges of
+        that name there are (none, normally), so a run killed after the commit can simply be repeated.
+        """
+        self.check_promotable(name)
+        self.query("BEGIN TRANSACTION")
+        try:
+            self.create_relation_table(name)
+            moved = self.query(
+                f"MATCH (a:Card)-[r:{CUSTOM_TABLE} {{type: $name}}]->(b:Card) "
+                f"CREATE (a)-[:`{name}` {{weight: r.weight, created_at: r.created_at, reason: r.reason}}]->(b) "
+                "RETURN count(*)", {"name": name})[0][0]
+            self.query(f"MATCH (:Card)-[r:{CUSTOM_TABLE} {{type: $name}}]->(:Card) DELETE r", {"name": name})
+            self.query("COMMIT")
+        except BaseException:
+            self.rollback()
+            raise
+        return moved
+
+    def rollback(self) -> None:
+        """End a failed transaction; the database may have ended it already, so a failing ROLLBACK is only logged."""
+        self._promoted = None
+        try:
+            self.query("ROLLBACK")
+        except RuntimeError as exc:  # keep the original error, not the rollback's
+            log.warning("rollback after a failed transaction: %s", exc)
 
     def upsert_session(self, session: Session, content_hash: str, path: str) -> None:
         self.query(
@@ -177,12 +238,13 @@ class GraphStore:
         )
 
     def merge_link(self, link: Link) -> None:
-        """Create or update one edge; the relation name picks the table (a whitelist, never a parameter)."""
+        """Create or update one edge; the relation name picks the table (core, promoted or ``CUSTOM``)."""
         parameters = {"a": link.source, "b": link.target, "weight": link.weight, "reason": link.reason,
                       "created_at": from_millis(link.created_at)}
         target = "Session" if link.relation in CARD_TO_SESSION else "Card"
-        if is_core(link.relation):
-            pattern = f"(a)-[r:{link.relation}]->(b)"
+        table = self.rel_table(link.relation)
+        if table != CUSTOM_TABLE:
+            pattern = f"(a)-[r:`{table}`]->(b)"
         else:
             pattern = f"(a)-[r:{CUSTOM_TABLE} {{type: $type}}]->(b)"
             parameters["type"] = link.relation
@@ -253,14 +315,14 @@ class GraphStore:
                 for index, (low, high) in enumerate(TEMPERATURE_BANDS)]
 
     def counts(self) -> dict[str, Any]:
-        """Cards per type, sessions, and links per relation (custom ones by their own name)."""
+        """Cards per type, sessions, and links per relation (custom and promoted ones by their own name)."""
         cards_by_type = dict.fromkeys(CARD_TYPES, 0)
         for card_type, count in self.query("MATCH (c:Card) RETURN c.type, count(*)"):
             cards_by_type[card_type] = count
         links: dict[str, int] = {}
-        for relation in CORE_RELATIONS:
+        for relation in (*CORE_RELATIONS, *sorted(self.promoted_relations())):
             target = "Session" if relation in CARD_TO_SESSION else "Card"
-            links[relation] = self.query(f"MATCH (:Card)-[r:{relation}]->(:{target}) RETURN count(r)")[0][0]
+            links[relation] = self.query(f"MATCH (:Card)-[r:`{relation}`]->(:{target}) RETURN count(r)")[0][0]
         for name, count in self.query(f"MATCH (:Card)-[r:{CUSTOM_TABLE}]->(:Card) RETURN r.type, count(*)"):
             links[name] = count
         sessions, oldest, newest = self.query("MATCH (s:Session) RETURN count(s), min(s.timestamp), max(s.timestamp)")[0]

@@ -2,16 +2,19 @@
 
 - ``merge_cards``: the better card (higher importance, then longer content) absorbs the other: union of
   source sessions and tags, every edge re-pointed, the other card's vector deleted, and its id kept as an
-  alias (``raw/aliases.json``) so ``trace``, ``card`` and ``recall --from-nodes`` still accept it.
+  alias (``raw/aliases.json``) so ``trace``, ``card`` and ``recall --from-nodes`` still accept it. When an
+  LLM confirmed the merge, the kept card may take its merged title and content (``MergedText``).
 - ``similar_to``: a ``SIMILAR_TO`` edge both ways.
 - ``merge_relations``: every ``CUSTOM`` edge named like the second relation is renamed to the first.
 - ``split_relation``: acknowledged only; splitting a vague name needs a person to choose the new names.
-- ``promote_relation``: refused for now (it needs a new rel table at run time); the suggestion stays pending.
+- ``promote_relation``: the relation gets a rel table of its own and its ``CUSTOM`` edges move there
+  (``GraphStore.promote_relation``); from then on it behaves as core in this store.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -20,7 +23,7 @@ from ..domain import Card, Link
 from ..errors import AlayaError
 from ..graph.store import to_millis
 from ..raw.journal import Journal
-from ..relations import directed
+from ..relations import CUSTOM_TABLE, directed
 
 if TYPE_CHECKING:
     from ..embedding.base import Embedder
@@ -51,14 +54,41 @@ class Aliases:
         atomic_write_json(self.path, table)
 
 
+@dataclass(frozen=True)
+class MergedText:
+    """A merged card's new title and/or content (from the LLM that confirmed the merge; checked by its parser).
+    ``None`` keeps the kept card's own."""
+
+    title: str | None = None
+    content: str | None = None
+
+
 def merge_cards(*, first: str, second: str, graph: "GraphStore", vectors: "VectorStore", embedder: "Embedder",
-                journal: Journal, aliases: Aliases, now: int) -> dict:
+                journal: Journal, aliases: Aliases, now: int, text: MergedText | None = None) -> dict:
+    """Merge two cards, named by any id they have had: a card merged away earlier stands for its absorber.
+
+    ``text`` replaces the kept card's title and/or content; it is part of the journaled card, so a rebuild
+    replays it.
+
+    Re-running a merge that was killed half-way finishes it: every step is idempotent, and a card already
+    deleted by a journaled merge whose alias was not yet written is completed from that journal event.
+    """
+    named = second
+    first, second = aliases.resolve(first), aliases.resolve(second)
+    if first == second:
+        return {"kept": first, "merged": named, "edges_repointed": 0, "already_merged": True}
     cards = graph.cards([first, second])
     missing = [card_id for card_id in (first, second) if card_id not in cards]
+    for card_id in missing:
+        if _finish_interrupted_merge(card_id, graph, vectors, embedder, journal, aliases):
+            return merge_cards(first=first, second=second, graph=graph, vectors=vectors, embedder=embedder,
+                               journal=journal, aliases=aliases, now=now, text=text)
     if missing:
         raise AlayaError("unknown_card", f"card '{missing[0]}' is no longer in the store; reject this suggestion")
     keep, drop = sorted((cards[first], cards[second]), key=lambda c: (-c["importance"], -len(c["content"]), c["id"]))
-    merged = Card(id=keep["id"], title=keep["title"], content=keep["content"], type=keep["type"],
+    text = text or MergedText()
+    merged = Card(id=keep["id"], title=text.title or keep["title"], content=text.content or keep["content"],
+                  type=keep["type"],
                   tags=list(dict.fromkeys([*keep["tags"], *drop["tags"]])), importance=keep["importance"],
                   source_sessions=list(dict.fromkeys([*keep["source_sessions"], *drop["source_sessions"]])),
                   created_at=to_millis(min(keep["created_at"], drop["created_at"])), updated_at=now,
@@ -82,6 +112,23 @@ def merge_cards(*, first: str, second: str, graph: "GraphStore", vectors: "Vecto
     return {"kept": merged.id, "merged": drop["id"], "edges_repointed": len(links)}
 
 
+def _finish_interrupted_merge(drop: str, graph: "GraphStore", vectors: "VectorStore", embedder: "Embedder",
+                              journal: Journal, aliases: Aliases) -> bool:
+    """The tail of a merge killed after the graph lost ``drop``: its L1 rows and its alias."""
+    event = None
+    for candidate in journal.events("card.merge"):
+        if candidate["drop"] == drop:
+            event = candidate
+    if event is None or not graph.cards([event["keep"]]):
+        return False
+    merged = Card.from_json(event["card"])
+    vectors.delete_cards([drop])
+    if merged.tier != "COLD":
+        vectors.upsert_cards([merged], embedder.embed([merged.embedding_text()]))
+    aliases.add(drop, merged.id)
+    return True
+
+
 def link_similar(*, first: str, second: str, similarity: float, graph: "GraphStore", journal: Journal,
                  now: int) -> dict:
     links = directed(Link(first, second, "SIMILAR_TO", similarity, f"introspect: cosine {similarity:.2f}", now))
@@ -92,7 +139,21 @@ def link_similar(*, first: str, second: str, similarity: float, graph: "GraphSto
 
 
 def merge_relations(*, keep: str, drop: str, graph: "GraphStore", journal: Journal, now: int) -> dict:
+    """Rename ``CUSTOM`` edges; a promoted relation has a table of its own and is refused, like a core one."""
+    promoted = [name for name in (keep, drop) if name in graph.promoted_relations()]
+    if promoted:
+        raise AlayaError("relation_promoted", f"relation {promoted[0]} was promoted to a table of its own and "
+                                              "cannot be merged any more; reject this suggestion")
     journal.append("relation.merge", now, keep=keep, drop=drop)
-    renamed = graph.query("MATCH ()-[r:CUSTOM {type: $drop}]->() SET r.type = $keep RETURN count(r)",
+    renamed = graph.query(f"MATCH ()-[r:{CUSTOM_TABLE} {{type: $drop}}]->() SET r.type = $keep RETURN count(r)",
                           {"drop": drop, "keep": keep})[0][0]
     return {"kept": keep, "merged": drop, "edges_renamed": renamed}
+
+
+def promote_relation(*, name: str, graph: "GraphStore", vectors: "VectorStore", journal: Journal, now: int) -> dict:
+    """Journaled first (``relation.promote``), after the name is checked, so a rebuild creates the same table."""
+    graph.check_promotable(name)
+    journal.append("relation.promote", now, name=name)
+    moved = graph.promote_relation(name)
+    vectors.mark_core([name])
+    return {"promoted": name, "edges_moved": moved}

@@ -1,8 +1,11 @@
 """Consolidate (seed 4.7.1): find near-duplicate cards, missing ``SIMILAR_TO`` links and relation names to tidy.
 
-Offline, nothing is merged automatically: every finding becomes a suggestion
-in the review queue (``alaya review``), and approving one applies it exactly
-as an automatic merge would (:mod:`.apply`).
+Every finding becomes a suggestion in the review queue (``alaya review``), and
+approving one applies it (:mod:`.apply`). Offline nothing is merged
+automatically; with an LLM configured, the duplicate candidates are put to it
+(:mod:`.confirm`), which merges those it confirms through that same code path.
+Promoted relations behave as core: they are never proposed for a merge,
+promotion or split again.
 """
 
 from __future__ import annotations
@@ -12,13 +15,15 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from ..relations import is_core
-from ..schema_info import GENERIC_NAMES, PROMOTE_AT
+from ..errors import AlayaError
+from ..relations import CUSTOM_TABLE, GENERIC_NAMES, check_promotable, is_core
+from ..schema_info import PROMOTE_AT
 from .suggestions import SuggestionStore
 
 if TYPE_CHECKING:
     from ..graph.store import GraphStore
     from ..vectors.store import VectorStore
+    from .confirm import MergeConfirmation
 
 SIMILAR_FLOOR = 0.7
 """Pairs from here up to ``consolidate_threshold`` without an edge become ``SIMILAR_TO`` suggestions."""
@@ -34,6 +39,9 @@ class ConsolidateReport:
     new: dict[str, int] = field(default_factory=dict)
     pending: int = 0
     dry_run: bool = False
+    llm: dict | None = None
+    """What the LLM decided about duplicate candidates (``confirm.ConfirmReport``); None when none is configured
+    or in a dry run."""
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -87,8 +95,10 @@ def _groups(matrix, rounds: int = 5) -> list:
 
 
 def consolidate(*, vectors: "VectorStore", graph: "GraphStore", store: SuggestionStore, settings: dict, now: int,
-                dry_run: bool, step: Callable[[], AbstractContextManager]) -> ConsolidateReport:
-    """Reads the store under ``step``, then compares vectors outside it, so recalls are answered meanwhile."""
+                dry_run: bool, step: Callable[[], AbstractContextManager],
+                confirmation: "MergeConfirmation | None" = None) -> ConsolidateReport:
+    """Reads the store under ``step``, then compares vectors outside it, so recalls are answered meanwhile;
+    with ``confirmation``, the pending duplicate candidates are then put to the LLM."""
     report = ConsolidateReport(dry_run=dry_run)
     with step():
         linked = {frozenset(row) for row in graph.query("MATCH (a:Card)-[]->(b:Card) RETURN a.id, b.id")}
@@ -104,16 +114,22 @@ def consolidate(*, vectors: "VectorStore", graph: "GraphStore", store: Suggestio
     for kind, subjects, evidence in findings:
         is_new = store.propose(kind, subjects, evidence, now)[1]
         report.new[kind] = report.new.get(kind, 0) + is_new
-    report.pending = len(store.all("pending"))
     if not dry_run:
         store.save()
+        if confirmation is not None:
+            from .confirm import confirm_merges
+
+            report.llm = confirm_merges(confirmation, store=store, graph=graph, now=now, step=step).to_json()
+    report.pending = len(store.all("pending"))
     return report
 
 
 def _relation_findings(vectors: "VectorStore", graph: "GraphStore") -> list[tuple[str, list[str], dict]]:
     uses = graph.counts()["links_by_relation"]
+    promoted = graph.promoted_relations()
     names, matrix = vectors.relation_vectors()
-    custom = [(name, matrix[position]) for position, name in enumerate(names) if not is_core(name)]
+    custom = [(name, matrix[position]) for position, name in enumerate(names)
+              if not is_core(name) and name not in promoted]
     findings = []
     for index, (name, vector) in enumerate(custom):
         for other, other_vector in custom[index + 1:]:
@@ -122,11 +138,20 @@ def _relation_findings(vectors: "VectorStore", graph: "GraphStore") -> list[tupl
                 keep, drop = sorted((name, other), key=lambda n: (-uses.get(n, 0), n))
                 findings.append(("merge_relations", [keep, drop], {"similarity": round(score, 4),
                                                                    "uses": {keep: uses.get(keep, 0), drop: uses.get(drop, 0)}}))
-        if uses.get(name, 0) > PROMOTE_AT:
+        if uses.get(name, 0) > PROMOTE_AT and _promotable(name):
             findings.append(("promote_relation", [name], {"uses": uses[name]}))
         if name in GENERIC_NAMES:
-            examples = graph.query("MATCH (a:Card)-[r:CUSTOM {type: $name}]->(b:Card) RETURN a.title, b.title "
-                                   f"LIMIT {EXAMPLES}", {"name": name})
+            examples = graph.query(f"MATCH (a:Card)-[r:{CUSTOM_TABLE} {{type: $name}}]->(b:Card) "
+                                   f"RETURN a.title, b.title LIMIT {EXAMPLES}", {"name": name})
             findings.append(("split_relation", [name], {"uses": uses.get(name, 0),
                                                         "examples": [f"{a} → {b}" for a, b in examples]}))
     return findings
+
+
+def _promotable(name: str) -> bool:
+    """Vague names and names unfit for a table are never proposed (vague ones get a split suggestion)."""
+    try:
+        check_promotable(name)
+    except AlayaError:
+        return False
+    return True

@@ -95,7 +95,7 @@ def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | No
         dimension = manifest["embedding"]["dimension"]
         matrix = _embed(engine, cards, dimension, progress) if "l1" in layers else _zeros(len(cards), dimension)
         timed("embed")
-        scratch = _build(engine, manifest, cards, links, sessions, matrix)
+        scratch = _build(engine, manifest, cards, links, sessions, matrix, state.promoted)
         timed("load")
         engine.close_layers()
         for layer in layers:
@@ -174,13 +174,14 @@ def _new_manifest(engine: "Engine", layers: set[str]) -> dict:
 
 
 def _build(engine: "Engine", manifest: dict, cards: list[Card], links: list, sessions: list[dict],
-           matrix: "np.ndarray") -> Layout:
-    """Both layers, fresh, in the scratch folder; the caller swaps in the ones it wants."""
+           matrix: "np.ndarray", promoted: set[str]) -> Layout:
+    """Both layers, fresh, in the scratch folder; the caller swaps in the ones it wants.
+    ``promoted``: the relations the journal promoted, which get rel tables of their own."""
     from ..bulk import bulk_load
 
     scratch = Layout(engine.layout.home / SCRATCH)
     shutil.rmtree(scratch.home, ignore_errors=True)
-    bulk_load(engine.scratch(scratch, manifest), cards, links, matrix, sessions=sessions)
+    bulk_load(engine.scratch(scratch, manifest), cards, links, matrix, sessions=sessions, promoted=promoted)
     return scratch
 
 

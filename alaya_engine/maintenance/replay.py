@@ -15,7 +15,10 @@ millisecond), each with the meaning its live command gave it:
 - ``card.forget``: the card and its edges are deleted;
 - ``card.restore``: the card saved by its last ``card.forget`` comes back WARM
   with the edges whose other end exists (``introspect.forget``);
-- ``relation.merge``: custom edges named ``drop`` are renamed ``keep``;
+- ``relation.merge``: custom edges named ``drop`` are renamed ``keep`` (never
+  a core or promoted relation, which the live command refuses);
+- ``relation.promote``: the name joins ``promoted``, the relations that get a
+  rel table of their own (edges keep their name, so nothing else changes);
 - ``card.import``: the memex card is upserted, its previous outgoing memex
   wikilinks replaced by the given ones.
 
@@ -31,16 +34,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from ..domain import Card, Link
+from ..errors import AlayaError
 from ..introspect.forget import card_from_forget_event
+from ..memex.importer import REASON as MEMEX_LINK_REASON
+from ..memex.importer import RELATION as MEMEX_LINK_RELATION
 from ..paths import Layout
 from ..raw.distilled import DistilledRecord
 from ..raw.journal import Journal
 from ..raw.store import RawStore
-from ..relations import CARD_TO_SESSION, is_core
+from ..relations import CARD_TO_SESSION, check_promotable, is_core
 
 log = logging.getLogger(__name__)
 
-MEMEX_LINK_REASON = "memex wikilink"
 LinkKey = tuple[str, str, str]
 
 
@@ -63,6 +68,8 @@ class ReplayedGraph:
     """Card id → its last ``card.forget`` event (what ``card.restore`` brings back)."""
     record_cards: set[str] = field(default_factory=set)
     """Cards that came from a distillation record (they have a context file)."""
+    promoted: set[str] = field(default_factory=set)
+    """Relations promoted to a rel table of their own (what a rebuild creates)."""
     unreadable: list[ReplayProblem] = field(default_factory=list)
     _incident: dict[str, set[LinkKey]] = field(default_factory=dict)
     _extracted: dict[str, set[str]] = field(default_factory=dict)
@@ -178,11 +185,14 @@ def _apply_event(graph: ReplayedGraph, event: dict) -> None:
             _restore(graph, event)
         elif op == "relation.merge":
             _rename_relation(graph, event["drop"], event["keep"])
+        elif op == "relation.promote":
+            check_promotable(event["name"])
+            graph.promoted.add(event["name"])
         elif op == "card.import":
             _import(graph, event)
         else:
             log.warning("journal event of unknown kind %r skipped", op)
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AlayaError) as exc:
         graph.unreadable.append(ReplayProblem(f"journal event {op} at {event.get('at')}", f"{type(exc).__name__}: {exc}"))
 
 
@@ -197,7 +207,7 @@ def _restore(graph: ReplayedGraph, event: dict) -> None:
 
 
 def _rename_relation(graph: ReplayedGraph, drop: str, keep: str) -> None:
-    if is_core(drop) or is_core(keep):
+    if any(is_core(name) or name in graph.promoted for name in (drop, keep)):
         return
     for key in [key for key in graph.links if key[2] == drop]:
         link = graph.links[key]
@@ -209,7 +219,7 @@ def _import(graph: ReplayedGraph, event: dict) -> None:
     card = Card.from_json(event["card"])
     graph.upsert_card(card)
     for link in graph.outgoing(card.id):
-        if link.relation == "RELATES_TO" and link.reason == MEMEX_LINK_REASON:
+        if link.relation == MEMEX_LINK_RELATION and link.reason == MEMEX_LINK_REASON:
             graph.delete_link((link.source, link.target, link.relation))
     for link in event["links"]:
         graph.merge_link(Link.from_json(link))

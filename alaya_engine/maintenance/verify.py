@@ -15,6 +15,8 @@ repairs it. Kinds:
 - ``stale_vector`` — the embedded text's hash differs from the card's content;
 - ``orphan_vector`` — an L1 row whose card is not in L2;
 - ``missing_metadata`` — a card without its ``card_meta`` row;
+- ``promotion_missing_from_l2`` — a relation the journal promoted that has no
+  table of its own in the graph (a crash between the journal and the graph);
 - ``missing_context`` / ``orphan_context`` — a distilled card without its
   context turns, or a context file whose session is not in L3.
 
@@ -43,6 +45,7 @@ REPAIR = {
     "session_missing_from_l2": "alaya ingest the session again, or alaya rebuild --l2",
     "link_without_l3": "alaya rebuild --l2",
     "link_missing_from_l2": "alaya rebuild --l2",
+    "promotion_missing_from_l2": "approve the promotion again, or alaya rebuild --l2",
     "missing_vector": "alaya rebuild --l1",
     "duplicate_vector": "alaya rebuild --l1",
     "wrong_dimension": "alaya rebuild --l1",
@@ -87,6 +90,7 @@ def verify(engine: "Engine") -> VerifyReport:
         cards = {card.id: card for card in graph.all_cards()}
         links = {(link.source, link.target, link.relation) for link in graph.all_links()}
         sessions = graph.session_ids()
+        promoted = graph.promoted_relations()
     store = engine.vectors()
     vector_ids, width = store.vector_rows()
     meta = store.meta_index()
@@ -99,6 +103,8 @@ def verify(engine: "Engine") -> VerifyReport:
                        ("link_missing_from_l2", set(expected.links) - links)):
         for source, target, relation in sorted(keys):
             report.add(kind, [source, target], f"{source} -[{relation}]-> {target}")
+    for name in sorted(expected.promoted - promoted):
+        report.add("promotion_missing_from_l2", [name], f"relation {name} was promoted but has no table of its own")
     _check_vectors(report, engine, cards, vector_ids, width, meta)
     _check_contexts(report, engine, cards, expected.record_cards, set(expected.sessions))
     return report

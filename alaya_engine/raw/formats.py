@@ -8,17 +8,24 @@ event lines). Anything else is refused with one line that names the problem.
 from __future__ import annotations
 
 import json
+import math
 import re
 from datetime import datetime, timezone
 from typing import Any
 
 from ..domain import Session, Turn, estimate_tokens
 from ..errors import AlayaError
+from ..json_input import JsonInputError, load_json
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 TURN_KEYS = frozenset({"role", "content", "timestamp", "tool_calls", "tool_name"})
 ROLE_ALIASES = {"user": "user", "assistant": "assistant", "tool": "tool", "toolResult": "tool",
                 "tool_result": "tool", "system": "system"}
+COUNTED_METADATA = ("tokens", "duration_ms")
+"""Metadata the store computes with (and stores as 64-bit integers in the graph), unlike the free-form rest."""
+MAX_COUNT = 2**53
+LATEST_MILLIS = 253_402_300_799_999
+"""9999-12-31T23:59:59.999Z: later times cannot be stored (nor can times before 1970)."""
 
 
 def refuse(message: str) -> AlayaError:
@@ -45,24 +52,24 @@ def parse_session_bytes(data: bytes, max_bytes: int, agent_hint: str | None = No
 
 def _is_openclaw_header(line: str) -> bool:
     try:
-        head = json.loads(line)
-    except json.JSONDecodeError:
+        head = load_json(line)
+    except JsonInputError:
         return False
     return isinstance(head, dict) and head.get("type") == "session" and "turns" not in head
 
 
 def _load_json(text: str) -> Any:
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise refuse(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+        return load_json(text)
+    except JsonInputError as exc:
+        raise refuse(f"malformed JSON{exc.where}: {exc.reason}") from None
 
 
 def check_session_id(session_id: Any) -> str:
     """Refuse ids that are not plain names, so no id can escape the data folder."""
     if not isinstance(session_id, str) or not session_id:
         raise refuse("field 'id' must be a non-empty string")
-    if not SAFE_ID.match(session_id) or ".." in session_id:
+    if not SAFE_ID.fullmatch(session_id) or ".." in session_id:
         raise refuse(f"session id {session_id[:80]!r} is not allowed: use letters, digits, '.', '_' and '-' (at most 128)")
     return session_id
 
@@ -87,6 +94,8 @@ def parse_session_json(document: Any) -> Session:
     metadata = document.get("metadata", {})
     if not isinstance(metadata, dict):
         raise refuse(f"field 'metadata' must be an object, got {_type_name(metadata)}")
+    for key in COUNTED_METADATA:
+        _check_count(metadata.get(key), f"metadata.{key}")
     return _finish(
         Session(
             id=session_id,
@@ -103,9 +112,10 @@ def _parse_turn(raw: Any, index: int) -> Turn:
     where = f"turns[{index}]"
     if not isinstance(raw, dict):
         raise refuse(f"{where} must be an object, got {_type_name(raw)}")
-    role = ROLE_ALIASES.get(raw.get("role"))
+    role = _role(raw.get("role"))
     if role is None:
-        raise refuse(f"{where}.role must be one of user, assistant, tool, system; got {json.dumps(raw.get('role'))}")
+        got = json.dumps(raw.get("role"))[:40]
+        raise refuse(f"{where}.role must be one of user, assistant, tool, system; got {got}")
     content = raw.get("content", "")
     if isinstance(content, list):
         content = _text_of_parts(content, where)
@@ -140,9 +150,9 @@ def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
     events = []
     for number, line in lines:
         try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise refuse(f"line {number}: malformed JSON ({exc.msg})") from None
+            event = load_json(line)
+        except JsonInputError as exc:
+            raise refuse(f"line {number}: malformed JSON ({exc.reason})") from None
         if not isinstance(event, dict):
             raise refuse(f"line {number}: expected a JSON object")
         events.append((number, event))
@@ -155,7 +165,7 @@ def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
     for number, event in events[1:]:
         kind = event.get("type")
         if kind == "model_change":
-            model = event.get("modelId") or model
+            model = _text_or_none(event.get("modelId")) or model
         elif kind == "message":
             message = event.get("message")
             if not isinstance(message, dict):
@@ -166,7 +176,7 @@ def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
             usage = message.get("usage")
             if isinstance(usage, dict) and isinstance(usage.get("totalTokens"), int):
                 total_tokens += usage["totalTokens"]
-            model = message.get("model") or model
+            model = _text_or_none(message.get("model")) or model
     if start is None:
         start = next((t.timestamp for t in turns if t.timestamp is not None), None)
     if start is None:
@@ -176,14 +186,14 @@ def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
         metadata["model"] = model
     if total_tokens:
         metadata["tokens"] = total_tokens
-    if header.get("cwd"):
+    if _text_or_none(header.get("cwd")):
         metadata["cwd"] = header["cwd"]
     return _finish(Session(id=session_id, timestamp=start, turns=turns, channel="openclaw",
                            agent=agent_hint or "main", metadata=metadata))
 
 
 def _openclaw_turn(message: dict, event: dict, number: int) -> Turn | None:
-    role = ROLE_ALIASES.get(message.get("role"))
+    role = _role(message.get("role"))
     if role is None:
         return None
     content = message.get("content", "")
@@ -207,7 +217,16 @@ def _openclaw_turn(message: dict, event: dict, number: int) -> Turn | None:
     if timestamp is None:
         timestamp = _to_millis(event.get("timestamp"), f"line {number} timestamp")
     return Turn(role=role, content="\n".join(texts), timestamp=timestamp, tool_calls=tool_calls,
-                tool_name=message.get("toolName") if role == "tool" else None)
+                tool_name=_text_or_none(message.get("toolName")) if role == "tool" else None)
+
+
+def _role(value: Any) -> str | None:
+    return ROLE_ALIASES.get(value) if isinstance(value, str) else None
+
+
+def _text_or_none(value: Any) -> str | None:
+    """OpenClaw's optional descriptive fields: kept when they are strings, ignored otherwise."""
+    return value if isinstance(value, str) else None
 
 
 def _finish(session: Session) -> Session:
@@ -221,22 +240,35 @@ def _finish(session: Session) -> Session:
 
 
 def _to_millis(value: Any, where: str) -> int | None:
-    """Accept epoch milliseconds (or seconds) and ISO-8601 strings; return UTC milliseconds."""
+    """Accept epoch milliseconds (or seconds) and ISO-8601 strings; return UTC milliseconds from 1970 to 9999."""
     if value is None:
         return None
     if isinstance(value, bool):
         raise refuse(f"{where} must be a number or an ISO-8601 string")
     if isinstance(value, (int, float)):
-        return int(value if value > 1e11 else value * 1000)
-    if isinstance(value, str):
+        if not math.isfinite(value):
+            raise refuse(f"{where} must be a finite number, got {value}")
+        millis = int(value if value > 1e11 else value * 1000)
+    elif isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=timezone.utc)
+            millis = int(parsed.timestamp() * 1000)
+        except (ValueError, OverflowError):
             raise refuse(f"{where} {value[:40]!r} is not an ISO-8601 time") from None
-        if parsed.tzinfo is None:
-            parsed = parsed.replace(tzinfo=timezone.utc)
-        return int(parsed.timestamp() * 1000)
-    raise refuse(f"{where} must be a number or an ISO-8601 string, got {_type_name(value)}")
+    else:
+        raise refuse(f"{where} must be a number or an ISO-8601 string, got {_type_name(value)}")
+    if not 0 <= millis <= LATEST_MILLIS:
+        raise refuse(f"{where} {str(value)[:40]} is out of range: times from 1970 to 9999 can be stored")
+    return millis
+
+
+def _check_count(value: Any, where: str) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < MAX_COUNT:
+        raise refuse(f"{where} must be a non-negative number, got {json.dumps(value)[:40]}")
 
 
 def _optional_str(document: dict, key: str) -> str | None:

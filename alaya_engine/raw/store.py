@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..atomic import atomic_write_json, atomic_write_text
 from ..domain import Session
+from ..errors import RUNTIME, AlayaError
 from ..paths import disk_usage
 from .formats import parse_session_json
 from .summary import session_markdown
@@ -44,12 +45,36 @@ class RawStore:
         return self.sessions_dir / month / f"{session_file_stem(session.id)}.json"
 
     def find(self, session_id: str) -> Path | None:
-        """The stored file of ``session_id`` in any month folder, or None."""
+        """The stored file of ``session_id`` in any month folder, or None.
+
+        Ids ``x`` and ``session-x`` share a file name; a file that holds the other one is refused,
+        so neither session can overwrite the other (nor its distilled record).
+        """
         matches = sorted(self.sessions_dir.glob(f"*/{session_file_stem(session_id)}.json"))
-        return matches[0] if matches else None
+        if not matches:
+            return None
+        stored_id = self._document(matches[0]).get("id")
+        if stored_id != session_id:
+            raise AlayaError("session_id_collision", f"session id {session_id!r} would share the file "
+                                                     f"{matches[0].name} with stored session {stored_id!r}; "
+                                                     "give this session another id")
+        return matches[0]
 
     def read(self, path: Path) -> Session:
-        return parse_session_json(json.loads(path.read_text(encoding="utf-8")))
+        return parse_session_json(self._document(path))
+
+    @staticmethod
+    def _document(path: Path) -> dict:
+        """A stored session's JSON; a damaged file is a store problem, named with its path."""
+        try:
+            document = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, RecursionError) as exc:
+            raise AlayaError("store_damaged", f"{path} is damaged ({exc}); delete it and ingest the session "
+                                              "again", RUNTIME) from None
+        if not isinstance(document, dict):
+            raise AlayaError("store_damaged", f"{path} is damaged (not a JSON object); delete it and ingest "
+                                              "the session again", RUNTIME)
+        return document
 
     def write(self, session: Session, replacing: Path | None = None) -> Path:
         """Store ``session`` (JSON, then its Markdown summary); drop a replaced file in another month."""

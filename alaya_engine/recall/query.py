@@ -14,12 +14,16 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ..domain import CARD_TYPES
 from ..errors import AlayaError
+from ..json_input import has_lone_surrogate
 from ..relations import normalise_relation
 
-CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
 MAX_DEPTH = 3
 MAX_CONCEPTS = 8
+MAX_TEXT_CHARS = 4000
+"""Per text or concept: embedding costs ~30 µs a character, so a pasted document would hold the store for minutes."""
+MAX_ITEMS = {"concepts": 32, "relations": 32, "from_nodes": 200, "types": len(CARD_TYPES)}
 _SPLIT = re.compile(r"[,，、;；。?？!！/\n]+")
 _KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text"}
 
@@ -62,6 +66,8 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
     text = document.get("text")
     if text is not None and (not isinstance(text, str) or not text.strip()):
         raise bad_query("'text' must be a non-empty string")
+    if text is not None:
+        _check_text(text, "'text'")
     concepts = _strings(document, "concepts")
     if text and not concepts:
         concepts = split_free_text(text)
@@ -91,7 +97,19 @@ def _strings(document: dict, key: str) -> list[str]:
         value = [part for part in (piece.strip() for piece in value.split(",")) if part]
     if not isinstance(value, list) or not all(isinstance(item, str) and item.strip() for item in value):
         raise bad_query(f"'{key}' must be a list of non-empty strings")
+    if len(value) > MAX_ITEMS[key]:
+        raise bad_query(f"'{key}' has {len(value)} items; at most {MAX_ITEMS[key]}")
+    for item in value:
+        _check_text(item, f"an item of '{key}'")
     return [item.strip() for item in value]
+
+
+def _check_text(text: str, what: str) -> None:
+    if len(text) > MAX_TEXT_CHARS:
+        raise bad_query(f"{what} is {len(text)} characters; at most {MAX_TEXT_CHARS}: recall takes a question or "
+                        "key phrases, not a document")
+    if has_lone_surrogate(text):
+        raise bad_query(f"{what} is not valid UTF-8 text")
 
 
 def _integer(document: dict, key: str, default: int, low: int, high: int) -> int:

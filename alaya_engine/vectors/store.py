@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import atomic_write_json
+from ..domain import TIERS
 
 if TYPE_CHECKING:
     import numpy as np
@@ -27,7 +28,6 @@ if TYPE_CHECKING:
 CARD_VECTORS = "card_vectors"
 CARD_META = "card_meta"
 RELATIONS = "relations"
-TIERS = ("HOT", "WARM", "COLD")
 STATS_FILE = "stats.json"
 log = logging.getLogger(__name__)
 
@@ -92,6 +92,15 @@ class VectorStore:
         table = self._db.open_table(RELATIONS)
         table.merge_insert("relation").when_matched_update_all().when_not_matched_insert_all().execute(batch)
         self.write_stats()
+
+    def mark_core(self, names: list[str]) -> None:
+        """Flag relations ``is_core`` (a promotion), leaving their vectors and examples as they are."""
+        import pyarrow as pa
+
+        known = [name for name in names if name in self.relation_names()]
+        if known:
+            self._db.open_table(RELATIONS).merge_insert("relation").when_matched_update_all().execute(
+                pa.table({"relation": known, "is_core": [True] * len(known)}))
 
     def relation_names(self) -> list[str]:
         table = self._db.open_table(RELATIONS)

@@ -53,9 +53,6 @@ the *explorable* relations lead further.
 | `Tab` / `Shift+Tab` | query bar → results → explorable relations |
 | `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path |
 | `Escape` | leave the query bar for the results (single-letter keys then work); elsewhere back to the query bar |
-| `s` / `e` (or `F3` / `F2`, also while typing) | status screen / explore screen |
-| `?` / `F1` | this help |
-| `q` | quit |
 
 Colours of the h bar: green below 0.3 (close to target), yellow below 0.5 (getting closer), red otherwise.
 """

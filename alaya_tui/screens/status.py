@@ -35,16 +35,8 @@ STATUS_HELP = """\
 # Status
 
 The three layers of the store, from the `status` call (what `alaya status --json` prints):
-L3 raw sessions, the L2 graph, the L1 vectors and their tiers.
-
-## Keys
-
-| key | what it does |
-|---|---|
-| `r` | refresh (also done each time the screen is shown) |
-| `e` / `s` (or `F2` / `F3`) | explore screen / status screen |
-| `?` / `F1` | this help |
-| `q` | quit |
+L3 raw sessions, the L2 graph, the L1 vectors and their tiers. The figures reload each time the screen is shown,
+and with `r`. The tiers screen (`3`) shows the memory's heat: tiers, temperatures, relation usage.
 """
 
 

@@ -1,0 +1,121 @@
+"""The commands that connect agents to Alaya: ``alaya mcp``, ``alaya sync openclaw`` and ``alaya skill [install]``.
+
+Registered onto the main command line (:mod:`alaya_engine.commands`); each is a thin layer over
+:mod:`alaya_engine.integrations`, imported only when the command runs (``mcp`` alone costs seconds to import).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .commands import RUNTIME_CODES, JsonFlag, _emit, app
+from .errors import RUNTIME, USAGE
+
+sync_app = typer.Typer(help="Bring in sessions from agent runtimes (OpenClaw); safe to run from cron.",
+                       no_args_is_help=True)
+skill_app = typer.Typer()
+app.add_typer(sync_app, name="sync")
+app.add_typer(skill_app, name="skill")
+
+
+@app.command()
+def mcp(ctx: typer.Context) -> None:
+    """Serve Alaya's tools to an agent over the Model Context Protocol (stdio): recall, trace, schema, link,
+    ingest, distill, status. Mount it in Claude Code, Cursor, VS Code, Codex or OpenClaw as the command
+    `alaya mcp` (add --home PATH for another store)."""
+    from .integrations.mcp_server import serve
+
+    raise typer.Exit(serve(ctx.obj["home"], ctx.obj["no_server"]))
+
+
+@sync_app.command("openclaw")
+def sync_openclaw(
+    ctx: typer.Context,
+    state_dir: Annotated[Optional[str], typer.Option("--state-dir", metavar="DIR", help=(
+        "OpenClaw's state folder (default: $OPENCLAW_STATE_DIR or ~/.openclaw).")) ] = None,
+    agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent's sessions.")] = None,
+    distill: Annotated[bool, typer.Option("--distill", help="Distill what was ingested.")] = False,
+    include_active: Annotated[bool, typer.Option("--include-active", help=(
+        "Re-ingest changed sessions now, without waiting until they are quiet for sync.session_idle_minutes."))
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Ingest OpenClaw transcripts (agents/*/sessions/*.jsonl) that are new or changed since the last sync."""
+    from .integrations.openclaw_sync import sync_openclaw as run_sync
+
+    document = run_sync(ctx.obj["home"], ctx.obj["no_server"], state_dir=state_dir, agent=agent, distill=distill,
+                        include_active=include_active)
+    _emit(document) if as_json else print_sync(document)
+    refused = [change for change in document["changes"] if change["status"] == "refused"]
+    for change in refused:
+        print(f"error: {change['path']}: {change['error']['message']}", file=sys.stderr)
+    if refused:
+        raise typer.Exit(RUNTIME if {c["error"]["code"] for c in refused} <= RUNTIME_CODES else USAGE)
+    if document["distill"] and document["distill"]["sessions_failed"]:
+        raise typer.Exit(RUNTIME)
+
+
+@skill_app.callback(invoke_without_command=True)
+def skill(ctx: typer.Context) -> None:
+    """Print the agent skill (SKILL.md) that teaches an agent to use Alaya; `alaya skill install` installs it."""
+    if ctx.invoked_subcommand is None:
+        from .skills import skill_text
+
+        sys.stdout.write(skill_text())
+
+
+@skill_app.command("install")
+def skill_install(
+    openclaw_dir: Annotated[Optional[str], typer.Option("--openclaw-dir", metavar="DIR", help=(
+        "Install into DIR/skills/alaya/ (default: OpenClaw's managed skills, $OPENCLAW_STATE_DIR or ~/.openclaw; "
+        "give a workspace folder to install for one agent only).")) ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Copy SKILL.md where OpenClaw loads skills (a different SKILL.md already there is kept as SKILL.md.bak)."""
+    from .integrations.skill_install import install_skill
+
+    outcome = install_skill(openclaw_dir).to_json()
+    if as_json:
+        return _emit(outcome)
+    verb = {"installed": "Installed", "updated": "Updated", "unchanged": "Already up to date:"}[outcome["status"]]
+    print(f"✓ {verb} {outcome['path']}" + (f" (previous version kept as {outcome['backup']})"
+                                          if outcome["backup"] else ""))
+
+
+def print_sync(document: dict) -> None:
+    """What changed, one line per file, then the totals (rendered from the ``--json`` document)."""
+    if document["busy"]:
+        print(document["busy"])
+        return
+    agents_dir = Path(document["state_dir"]) / "agents"
+    for change in document["changes"]:
+        print(_change_line(change, agents_dir, document["idle_minutes"]))
+    counts = [f"{document[key]} {key}" for key in ("ingested", "replaced", "refused", "waiting") if document[key]]
+    counts.append(f"{document['unchanged']} unchanged")
+    if document["skipped"]:
+        reasons = ", ".join(f"{count} {reason}" for reason, count in document["skipped"].items())
+        counts.append(f"{sum(document['skipped'].values())} skipped ({reasons})")
+    head = "" if document["changes"] else "nothing changed: "
+    print(f"{head}{' · '.join(counts)} · {agents_dir} ({', '.join(document['agents'])}) · "
+          f"{document['elapsed_ms']:.0f} ms")
+    if document["distill"]:
+        distilled = document["distill"]
+        print(f"distilled {distilled['sessions_distilled']} sessions: {distilled['cards_created']} cards, "
+              f"{distilled['links_created']} links" + (f", {distilled['sessions_failed']} failed"
+                                                         if distilled["sessions_failed"] else ""))
+
+
+def _change_line(change: dict, agents_dir: Path, idle_minutes: int) -> str:
+    where = str(Path(change["path"]).relative_to(agents_dir))
+    status = change["status"]
+    if status == "waiting":
+        return (f"… {where}: {change['change']}, active {change['idle_s'] // 60} min ago → ingested once quiet "
+                f"for {idle_minutes} min (or --include-active)")
+    if status == "refused":
+        return f"✗ {where}: {change['change']} → refused: {change['error']['message']}"
+    mark = {"ingested": "+", "replaced": "~", "unchanged": "="}[status]
+    return f"{mark} {where}: {change['change']} → {status} session {change['session_id']}"

@@ -1,0 +1,71 @@
+"""Everything an export shows, read from the graph (cards, sessions, every edge) and ``card_meta`` (counters).
+
+Times become ISO 8601 UTC strings (``2026-03-31T06:29:00Z``) here, once, so the
+Markdown files and the GraphML file agree to the character.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from ..relations import CARD_TO_SESSION
+
+if TYPE_CHECKING:
+    from ..graph.store import GraphStore
+
+CARD_FIELDS = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
+               "importance", "created_at", "updated_at")
+SESSION_FIELDS = ("id", "timestamp", "channel", "agent", "summary", "turns", "tokens", "content_hash", "path",
+                  "distilled_hash", "distilled_at")
+
+
+@dataclass
+class StoreSnapshot:
+    cards: list[dict[str, Any]]
+    """``CARD_FIELDS`` plus ``access_count`` and ``last_accessed`` (None if never recalled), by id."""
+    sessions: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+    """``source``, ``target``, ``relation`` (a custom relation by its own name), ``weight``, ``reason``, ``created_at``."""
+
+
+def read_snapshot(graph: "GraphStore", heat_rows: list[dict]) -> StoreSnapshot:
+    counters = {row["id"]: row for row in heat_rows}
+    cards = []
+    for row in graph.query(f"MATCH (c:Card) RETURN {', '.join('c.' + name for name in CARD_FIELDS)} ORDER BY c.id"):
+        card = {name: _plain(value) for name, value in zip(CARD_FIELDS, row)}
+        heat = counters.get(card["id"], {})
+        card["access_count"] = int(heat.get("access_count") or 0)
+        card["last_accessed"] = _iso_millis(heat.get("last_accessed"))
+        cards.append(card)
+    sessions = [{name: _plain(value) for name, value in zip(SESSION_FIELDS, row)} for row in graph.query(
+        f"MATCH (s:Session) RETURN {', '.join('s.' + name for name in SESSION_FIELDS)} ORDER BY s.id")]
+    edges = [_edge(a, custom or label, b, weight, reason, created) for a, label, custom, b, weight, reason, created
+             in graph.query("MATCH (a:Card)-[r]->(b:Card) RETURN a.id, label(r), r.type, b.id, r.weight, r.reason, "
+                            "r.created_at ORDER BY a.id, b.id")]
+    for relation in sorted(CARD_TO_SESSION):
+        edges += [_edge(a, relation, b, weight, reason, created) for a, b, weight, reason, created in graph.query(
+            f"MATCH (a:Card)-[r:{relation}]->(b:Session) RETURN a.id, b.id, r.weight, r.reason, r.created_at "
+            "ORDER BY a.id, b.id")]
+    return StoreSnapshot(cards=cards, sessions=sessions, edges=edges)
+
+
+def iso(moment: datetime) -> str:
+    """A naive UTC timestamp from the graph as ISO 8601 with ``Z``."""
+    return moment.isoformat() + "Z"
+
+
+def _edge(source: str, relation: str, target: str, weight, reason, created) -> dict[str, Any]:
+    return {"source": source, "target": target, "relation": relation, "weight": weight, "reason": reason,
+            "created_at": _plain(created)}
+
+
+def _plain(value: Any) -> Any:
+    return iso(value) if isinstance(value, datetime) else value
+
+
+def _iso_millis(millis: int | None) -> str | None:
+    from ..graph.store import from_millis
+
+    return iso(from_millis(millis)) if millis else None

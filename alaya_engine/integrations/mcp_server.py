@@ -1,0 +1,126 @@
+"""``alaya mcp``: Alaya's tools over the Model Context Protocol (stdio), built on the official ``mcp`` SDK.
+
+A client like the CLI: every tool call goes through a backend (the store's owner server, started on demand,
+or the engine in-process with ``--no-server``), opened at the first call, so the server starts even before
+``alaya init`` and says so in a tool error. Failures become tool results with ``isError`` set and the CLI's
+``{"error": {"code", "message"}}`` document. Nothing but protocol messages reaches stdout: the SDK's stdio
+transport points fd 1 at stderr while it serves, and Alaya's own logging goes to the store's log file.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import threading
+
+import anyio
+import anyio.to_thread
+from mcp import types
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+
+from .. import __version__
+from ..errors import RUNTIME, AlayaError
+from .mcp_tools import INSTRUCTIONS, TOOLS, ToolSpec, run_tool
+
+log = logging.getLogger(__name__)
+
+
+class LazyBackend:
+    """The backend, opened at the first tool call (and again after a failed open)."""
+
+    def __init__(self, home: str | None, no_server: bool):
+        self.home = home
+        self.no_server = no_server
+        self._backend = None
+        self._opening = threading.Lock()
+
+    def call(self, method: str, params: dict) -> dict:
+        with self._opening:
+            if self._backend is None:
+                from ..backend import open_backend
+
+                self._backend = open_backend(self.home, self.no_server)
+        return self._backend.call(method, params)
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        output_schema=spec.output_schema,
+        annotations=types.ToolAnnotations(title=spec.title, read_only_hint=spec.read_only,
+                                          destructive_hint=None if spec.read_only else False,
+                                          open_world_hint=False),
+    )
+
+
+def _text(document: dict) -> list[types.TextContent]:
+    return [types.TextContent(type="text", text=json.dumps(document, ensure_ascii=False, default=str))]
+
+
+def _result(document: dict) -> types.CallToolResult:
+    return types.CallToolResult(content=_text(document), structured_content=document)
+
+
+def _error_result(error: AlayaError, partial: dict | None = None) -> types.CallToolResult:
+    """Text only: structured content would have to match the tool's output schema, which an error does not."""
+    document = error.to_json()
+    if partial is not None:
+        document["result"] = partial
+    return types.CallToolResult(content=_text(document), is_error=True)
+
+
+def build_server(home: str | None, no_server: bool) -> Server:
+    backend = LazyBackend(home, no_server)
+    tools = [_tool(spec) for spec in TOOLS]
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        work = functools.partial(run_tool, backend.call, params.name, params.arguments)
+        try:
+            outcome = await anyio.to_thread.run_sync(work)
+        except AlayaError as error:
+            log.info("tool %s refused: %s", params.name, error.message)
+            return _error_result(error)
+        except Exception as error:  # one failed call must not end the session: log it, report one line
+            log.exception("tool %s failed", params.name)
+            return _error_result(AlayaError("internal", f"unexpected {type(error).__name__}: {error}; details are "
+                                                        "in the log file", RUNTIME))
+        if outcome.error is not None:
+            return _error_result(outcome.error, outcome.document)
+        return _result(outcome.document)
+
+    return Server("alaya", version=__version__, title="Alaya memory", instructions=INSTRUCTIONS,
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def serve(home: str | None, no_server: bool) -> int:
+    """Serve over stdin/stdout until the client closes the connection."""
+    _log_to_store(home)
+    server = build_server(home, no_server)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    log.info("mcp server started on stdio")
+    anyio.run(main)
+    log.info("mcp server stopped: the client closed the connection")
+    return 0
+
+
+def _log_to_store(home: str | None) -> None:
+    """Alaya's log file when the store exists; otherwise warnings reach stderr only (never stdout)."""
+    from ..config import load_config
+    from ..logs import setup_logging
+    from ..paths import Layout, resolve_home
+
+    layout = Layout(resolve_home(home))
+    if layout.is_initialised():
+        setup_logging(layout.home, load_config(layout.config_file))

@@ -1,0 +1,123 @@
+"""The tiers screen: the memory's heat. Tier counts, the temperature histogram, relation usage, cards per type.
+
+Built from two documents, ``status`` and ``schema`` with relations (what ``alaya status --json`` and
+``alaya schema --relations --json`` print). The status screen keeps the layers' own figures (sizes, sessions,
+model); this one is what introspect changes, so it reloads whenever the store changed (after introspect or a
+review decision) and each time it is shown.
+"""
+
+from __future__ import annotations
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from alaya_engine.backend import Backend
+from alaya_engine.views import human_bytes
+
+from ..errors import call_or_report
+from ..widgets.bar_chart import BarChart, BarRow
+from ..widgets.relation_usage import RelationUsage
+
+TIERS_HELP = """\
+# Tiers
+
+The memory's heat, from the `status` and `schema` calls (`alaya status --json`, `alaya schema --relations --json`).
+
+- **Tiers**: cards per tier. HOT and WARM cards keep their vector resident in memory; COLD cards are archived
+  without one (still reachable through the graph and full-text search).
+- **Temperature**: cards per band of the seed (HOT from 0.7, COLD below 0.3).
+- **Relations**: edges per relation, the core ones first, then the custom ones with the schema's hints.
+- **Cards per type**.
+
+The screen reloads after introspect or a review decision, and each time it is shown.
+"""
+
+
+def share(count: int, total: int) -> float:
+    return count / total if total else 0.0
+
+
+def tier_rows(report: dict) -> list[BarRow]:
+    by_tier = report["l1"]["by_tier"]
+    total = sum(by_tier.values())
+    return [BarRow(tier, count, share(count, total), tier.lower()) for tier, count in by_tier.items()]
+
+
+def temperature_rows(report: dict) -> list[BarRow]:
+    return [BarRow(band["range"], band["count"], band["share"],
+                   "hot" if band["low"] >= 0.7 else "warm" if band["low"] >= 0.3 else "cold")
+            for band in report["temperature"]]
+
+
+def type_rows(report: dict) -> list[BarRow]:
+    by_type = report["l2"]["cards_by_type"]
+    total = sum(by_type.values())
+    return [BarRow(kind, count, share(count, total), kind) for kind, count in by_type.items()]
+
+
+def summary_line(report: dict, relations: dict) -> str:
+    resident = ", ".join(f"{tier} {human_bytes(size)}" for tier, size in report["l1"]["resident_bytes"].items())
+    return (f"{report['l2']['cards']:,} cards · vectors in memory: {resident} · {relations['total_edges']:,} edges "
+            f"over {relations['core_types']} core and {relations['custom_types']} custom relations")
+
+
+class TiersScreen(Screen):
+    HELP = TIERS_HELP
+    BINDINGS = [
+        Binding("r", "refresh", "Refresh"),
+        Binding("escape", "app.back_mode", "Back", show=False),
+    ]
+
+    def __init__(self, backend: Backend):
+        super().__init__()
+        self.backend = backend
+        self.sub_title = "Tiers"
+        self.report: dict | None = None
+        """The ``status`` document shown."""
+        self.relations: dict | None = None
+        """The ``schema`` call's ``relations`` document shown."""
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("loading…", id="tiers-summary", markup=False)
+        with Horizontal(id="tiers-charts"):
+            yield BarChart("Tiers", id="tier-chart")
+            yield BarChart("Temperature", id="temperature-chart")
+            yield BarChart("Cards per type", id="type-chart")
+        with VerticalScroll(id="relations-scroll"):
+            yield RelationUsage(id="relations")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#relations-scroll").border_title = "Relations"
+        self.app.store_changed_signal.subscribe(self, lambda _change: self.action_refresh())
+
+    def on_screen_resume(self) -> None:
+        self.action_refresh()
+
+    def action_refresh(self) -> None:
+        self.load()
+
+    @work(thread=True, exclusive=True, group="tiers", exit_on_error=False)
+    def load(self) -> None:
+        report = call_or_report(self, "status", None, self._failed)
+        schema = call_or_report(self, "schema", {"relations": True}, self._failed) if report else None
+        if schema is not None:
+            self.app.call_from_thread(self._show, report, schema["relations"])
+
+    def _show(self, report: dict, relations: dict) -> None:
+        self.report, self.relations = report, relations
+        self.query_one("#tiers-summary", Static).update(summary_line(report, relations))
+        self.query_one("#tier-chart", BarChart).show(tier_rows(report))
+        self.query_one("#temperature-chart", BarChart).show(temperature_rows(report))
+        self.query_one("#type-chart", BarChart).show(type_rows(report))
+        self.query_one("#relations", RelationUsage).show(relations)
+        self.query_one("#relations-scroll").border_title = f"Relations · {relations['total_edges']:,} edges"
+
+    def _failed(self, message: str) -> None:
+        self.query_one("#tiers-summary", Static).update(message)
+        self.notify(message, severity="error")

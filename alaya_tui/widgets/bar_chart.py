@@ -1,0 +1,58 @@
+"""A bordered panel of labelled horizontal bars (the seed's ``████░░░░░░``), one row per count."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from alaya_engine.views import share_bar
+
+BAR_WIDTH = 12
+
+
+@dataclass
+class BarRow:
+    label: str
+    count: int
+    share: float
+    """Of the chart's total, 0–1: the bar's length."""
+    tone: str = ""
+    """A colour class of :class:`BarChart` (``hot``, ``warm``, ``cold`` or a card type); empty for the accent."""
+
+
+class BarChart(Static):
+    COMPONENT_CLASSES = {
+        "bar-chart--bar", "bar-chart--hot", "bar-chart--warm", "bar-chart--cold",
+        "bar-chart--concept", "bar-chart--pattern", "bar-chart--gotcha", "bar-chart--decision",
+        "bar-chart--muted",
+    }
+
+    def __init__(self, title: str, *, id: str | None = None):
+        super().__init__("loading…", id=id, classes="bar-chart")
+        self.border_title = title
+        self.rows: list[BarRow] = []
+
+    def on_mount(self) -> None:
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self.call_after_refresh(self._redraw))
+
+    def show(self, rows: list[BarRow]) -> None:
+        self.rows = list(rows)
+        self._redraw()
+
+    def _redraw(self) -> None:
+        muted = self.get_component_rich_style("bar-chart--muted", partial=True)
+        table = Table.grid(padding=(0, 1))
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        table.add_column(no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
+        for row in self.rows:
+            tone = f"bar-chart--{row.tone}" if row.tone else "bar-chart--bar"
+            style = self.get_component_rich_style(tone if tone in self.COMPONENT_CLASSES else "bar-chart--bar",
+                                                  partial=True)
+            table.add_row(row.label, f"{row.count:,}", Text(share_bar(row.share, BAR_WIDTH), style=style),
+                          f"{row.share:.0%}")
+        self.update(table if self.rows else Text("nothing to show", style=muted))

@@ -1,0 +1,71 @@
+"""The tiers screen shows what ``alaya status --json`` and ``alaya schema --relations --json`` report, and follows
+the store when the app changes it."""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+import pytest
+from conftest import cli_for
+from tui_store import SIZE, review_fixtures, settle
+
+from alaya_engine.backend import LocalBackend
+from alaya_tui.app import AlayaApp
+from alaya_tui.screens.tiers import TiersScreen
+from alaya_tui.widgets.bar_chart import BarChart
+from alaya_tui.widgets.relation_usage import relation_rows
+
+review_template, review_home = review_fixtures()
+SNAPSHOT_TEXTUAL = "8.2.8"
+
+
+def chart(screen: TiersScreen, name: str) -> list[tuple[str, int, float]]:
+    return [(row.label, row.count, row.share) for row in screen.query_one(f"#{name}", BarChart).rows]
+
+
+async def open_tiers(app, pilot) -> TiersScreen:
+    await pilot.press("escape", "3")  # leave the query bar of the home screen, then Tiers
+    await settle(app, pilot)
+    assert isinstance(app.screen, TiersScreen)
+    return app.screen
+
+
+async def test_tiers_show_the_status_and_schema_documents_and_reload_when_the_app_changes_the_store(review_home):
+    cli = cli_for(review_home)
+    status = cli("status", "--json").json()
+    relations = cli("schema", "--relations", "--json").json()["relations"]
+    backend = LocalBackend(review_home)
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_tiers(app, pilot)
+        tiers = chart(screen, "tier-chart")
+        temperature = chart(screen, "temperature-chart")
+        types = chart(screen, "type-chart")
+        assert screen.relations == relations
+
+        before = screen.report
+        merge = next(s for s in backend.call("review.list", {"status": "pending"})["suggestions"]
+                     if s["kind"] == "merge_cards")
+        backend.call("review.approve", {"ids": [merge["id"]]})
+        app.store_changed_signal.publish("review")  # what the review screen does after a decision
+        await settle(app, pilot)
+        assert screen.report is not before and screen.report["l2"]["cards"] == 9
+        assert dict((label, count) for label, count, _ in chart(screen, "tier-chart"))["HOT"] == 5
+
+    assert [(label, count) for label, count, _ in tiers] == list(status["l1"]["by_tier"].items()) == [
+        ("HOT", 6), ("WARM", 2), ("COLD", 2)]
+    assert [(band["range"], band["count"], band["share"]) for band in status["temperature"]] == temperature
+    assert [(label, count) for label, count, _ in types] == list(status["l2"]["cards_by_type"].items())
+    assert sum(share for *_, share in types) == pytest.approx(1.0)
+    shown = [(usage["name"], usage["is_core"], usage["uses"]) for usage in relation_rows(relations)]
+    assert shown[:len(relations["core"])] == [(usage["name"], True, usage["uses"]) for usage in relations["core"]]
+    assert ("LED_TO", False, 101) in shown and relations["custom"][0]["hint"].startswith("high freq")
+
+
+@pytest.mark.skipif(version("textual") != SNAPSHOT_TEXTUAL,
+                    reason=f"the tiers snapshot was recorded with textual {SNAPSHOT_TEXTUAL}")
+def test_tiers_snapshot(review_home, snap_compare):
+    async def open_screen(pilot) -> None:
+        await open_tiers(pilot.app, pilot)
+
+    assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=SIZE, run_before=open_screen)
