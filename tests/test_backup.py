@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import cli_for, write_session
+from conftest import cli_for, write_session
 
 SECRET = "sk-test-0123456789abcdef-never-in-a-backup"
 

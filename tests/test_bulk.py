@@ -119,3 +119,22 @@ def test_bulk_load_refuses_a_store_with_cards_and_bad_links(home):
     with pytest.raises(AlayaError) as error:
         bulk_load(engine, cards[:1], [], vectors[:1])
     assert error.value.code == "store_not_empty"
+
+
+def test_status_figures_match_a_constructed_store(home, cli):
+    """Seed 4.9 on a store whose contents are known: types, relations, tiers, resident bytes, temperature bands."""
+    sessions, cards, links, vectors = _dataset(200)
+    bulk_load(Engine.open(home), cards, links, vectors, sessions=sessions)
+    document = cli("status", "--json").json()
+    by_type = {card_type: sum(1 for card in cards if card.type == card_type) for card_type in TYPES}
+    assert document["l2"]["cards"] == 200 and document["l2"]["cards_by_type"] == by_type
+    assert {k: v for k, v in document["l2"]["links_by_relation"].items() if v} == _expected_links(links)
+    tiers = {tier: sum(1 for card in cards if card.tier == tier) for tier in ("HOT", "WARM", "COLD")}
+    assert document["l1"]["by_tier"] == tiers and document["l1"]["cards"] == tiers["HOT"] + tiers["WARM"]
+    assert document["l1"]["resident_bytes"] == {"HOT": tiers["HOT"] * 512 * 4, "WARM": tiers["WARM"] * 512 * 4}
+    bands = {band["range"]: band["count"] for band in document["temperature"]}
+    assert bands == {"0.9-1.0": sum(1 for c in cards if c.temperature >= 0.9), "0.7-0.9": 0, "0.5-0.7": 0,
+                     "0.3-0.5": sum(1 for c in cards if 0.3 <= c.temperature < 0.5), "0.0-0.3": 0}
+    assert sum(band["share"] for band in document["temperature"]) == pytest.approx(1.0, abs=1e-3)
+    human = cli("status").stdout
+    assert "Temperature Distribution" in human and "0.9-1.0: █" in human and "(archived, no vector)" in human

@@ -35,7 +35,7 @@ from pathlib import Path
 import pytest
 
 from alaya_engine.engine import Engine
-from tests.conftest import FIXTURES, write_problem_session
+from conftest import FIXTURES, write_problem_session
 
 pytestmark = pytest.mark.slow
 

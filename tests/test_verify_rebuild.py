@@ -14,7 +14,7 @@ from alaya_engine.engine import Engine
 from alaya_engine.introspect import apply
 from alaya_engine.raw.journal import Journal
 from alaya_engine.vectors.store import CARD_META, CARD_VECTORS
-from tests.conftest import cli_for, write_session
+from conftest import cli_for, write_session
 
 QUERY = "gateway restart telegram"
 

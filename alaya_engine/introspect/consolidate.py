@@ -136,16 +136,22 @@ def _relation_findings(vectors: "VectorStore", graph: "GraphStore") -> list[tupl
             score = float(vector @ other_vector)
             if score > RELATION_ALIAS_AT:
                 keep, drop = sorted((name, other), key=lambda n: (-uses.get(n, 0), n))
-                findings.append(("merge_relations", [keep, drop], {"similarity": round(score, 4),
-                                                                   "uses": {keep: uses.get(keep, 0), drop: uses.get(drop, 0)}}))
+                findings.append(("merge_relations", [keep, drop], {
+                    "similarity": round(score, 4), "uses": {keep: uses.get(keep, 0), drop: uses.get(drop, 0)},
+                    "examples": {keep: _examples(graph, keep), drop: _examples(graph, drop)}}))
         if uses.get(name, 0) > PROMOTE_AT and _promotable(name):
             findings.append(("promote_relation", [name], {"uses": uses[name]}))
         if name in GENERIC_NAMES:
-            examples = graph.query(f"MATCH (a:Card)-[r:{CUSTOM_TABLE} {{type: $name}}]->(b:Card) "
-                                   f"RETURN a.title, b.title LIMIT {EXAMPLES}", {"name": name})
             findings.append(("split_relation", [name], {"uses": uses.get(name, 0),
-                                                        "examples": [f"{a} → {b}" for a, b in examples]}))
+                                                        "examples": _examples(graph, name)}))
     return findings
+
+
+def _examples(graph: "GraphStore", name: str) -> list[str]:
+    """A few edges of a custom relation, ``title → title``: the evidence a person judges a relation by."""
+    rows = graph.query(f"MATCH (a:Card)-[r:{CUSTOM_TABLE} {{type: $name}}]->(b:Card) "
+                       f"RETURN a.title, b.title LIMIT {EXAMPLES}", {"name": name})
+    return [f"{a} → {b}" for a, b in rows]
 
 
 def _promotable(name: str) -> bool:
