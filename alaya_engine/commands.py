@@ -27,8 +27,19 @@ from .errors import RUNTIME, USAGE, AlayaError, report_error
 log = logging.getLogger(__name__)
 
 
+COMMAND_ORDER = ("init", "demo", "ingest", "distill", "recall", "trace", "schema", "link", "status", "introspect",
+                 "review", "restore", "verify", "rebuild", "rebuild-l1", "backup", "export", "import-memex", "sync",
+                 "mcp", "skill", "tui", "serve", "server", "version")
+"""``alaya --help`` lists commands in the order of a memory's life, not the order they are defined in."""
+
+
 class AlayaGroup(TyperGroup):
     """Runs a command and maps every failure to one line and an exit code."""
+
+    def list_commands(self, ctx) -> list[str]:
+        names = super().list_commands(ctx)
+        rank = {name: position for position, name in enumerate(COMMAND_ORDER)}
+        return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = list(sys.argv[1:] if args is None else args)

@@ -46,3 +46,13 @@ def test_no_unused_imports_or_undefined_names():
     lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--select", "F,E9", "--no-cache", *checked],
                           capture_output=True, text=True, timeout=120)
     assert lint.returncode == 0, lint.stdout[-3000:]
+
+
+def test_help_lists_every_command_in_the_order_of_a_memorys_life():
+    from typer.main import get_command
+
+    from alaya_engine.commands import COMMAND_ORDER, app
+
+    group = get_command(app)
+    listed = group.list_commands(None)
+    assert listed == list(COMMAND_ORDER), "a command was added without a place in COMMAND_ORDER"
