@@ -25,6 +25,9 @@ from . import __version__
 from .errors import RUNTIME, USAGE, AlayaError, report_error
 
 log = logging.getLogger(__name__)
+logging.getLogger("alaya_engine").addHandler(logging.NullHandler())
+"""Before the store's log file is set up, an error logged on the way out must not reach the terminal as a
+traceback (logging's last-resort handler would print it): the command has already shown its one line."""
 
 
 COMMAND_ORDER = ("init", "demo", "ingest", "distill", "recall", "trace", "schema", "link", "status", "introspect",
