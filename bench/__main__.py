@@ -1,26 +1,43 @@
-"""``python -m bench [--quick] [--only NAME ...]``: run the benchmarks, print one table, save JSON."""
+"""``python -m bench [--quick] [--only NAME ...] [--results DIR]``: run the benchmarks, print one table, save JSON."""
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import tempfile
+import time
+from pathlib import Path
 
-from .report import print_table, save
+from .plan import Plan
+from .report import RESULTS, load_average, print_table, save
+from .stores import Stores
 
-BENCHMARKS = ("ingest", "cli_startup", "sync_speed", "distill_speed", "recall_speed", "introspect_speed",
-              "locomo_quality")
+BENCHMARKS = ("ingest", "cli_startup", "sync_speed", "distill_speed", "embedding_speed", "store_size",
+              "recall_speed", "introspect_speed", "locomo_quality")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="small sizes, finishes in under 2 minutes")
-    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, help="run only these benchmarks")
+    parser.add_argument("--quick", action="store_true",
+                        help="the 1k store only, few repetitions, LoCoMo skipped: a smoke run of well under 2 minutes")
+    parser.add_argument("--only", nargs="+", choices=BENCHMARKS, metavar="NAME",
+                        help=f"run only these benchmarks: {', '.join(BENCHMARKS)}")
+    parser.add_argument("--results", type=Path, default=RESULTS, metavar="DIR",
+                        help="folder for the JSON file (default: bench/results)")
     arguments = parser.parse_args()
-    rows = []
-    for name in arguments.only or BENCHMARKS:
-        rows.extend(importlib.import_module(f"bench.{name}").run(arguments.quick))
+    load_before = load_average()
+    rows, seconds = [], {}
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="alaya-bench-") as scratch:
+        plan = Plan(arguments.quick, frozenset(arguments.only or ()), Stores(Path(scratch)))
+        for name in arguments.only or BENCHMARKS:
+            began = time.perf_counter()
+            rows.extend(importlib.import_module(f"bench.{name}").run(plan))
+            seconds[name] = round(time.perf_counter() - began, 1)
     print_table(rows)
-    print(f"\nsaved to {save(rows, arguments.quick)}")
+    spent = ", ".join(f"{name} {value:g}" for name, value in seconds.items())
+    print(f"\n{time.perf_counter() - started:.0f} s in all: {spent}")
+    print(f"saved to {save(rows, seconds, arguments.quick, load_before, arguments.results)}")
 
 
 if __name__ == "__main__":

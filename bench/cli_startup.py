@@ -1,42 +1,29 @@
-"""Whole-process wall time of CLI commands: what an agent pays per call."""
+"""Whole-process wall time of commands that touch no store: the floor every ``alaya`` call pays.
+
+What a call pays on top of this against a store is measured where the store is: ``recall_speed`` (recall and
+status with a warm owner server and with ``--no-server``) and ``sync_speed``.
+"""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
-import tempfile
-import time
-from pathlib import Path
 
-from alaya_engine.engine import Engine
-
+from .plan import Plan
+from .processes import ALAYA, child_env, measure_many
 from .report import Row, median_p95
 
-
-def time_process(argv: list[str], runs: int, env: dict) -> list[float]:
-    """Wall milliseconds of ``runs`` complete runs of ``argv``."""
-    samples = []
-    for _ in range(runs):
-        started = time.perf_counter()
-        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        samples.append((time.perf_counter() - started) * 1000)
-    return samples
+NAME = "cli_startup"
+COMMANDS = (
+    ("python -c pass (floor)", [sys.executable, "-c", "pass"]),
+    ("alaya --help", ALAYA + ["--help"]),
+    ("alaya version --json", ALAYA + ["version", "--json"]),
+)
 
 
-def run(quick: bool) -> list[Row]:
-    runs = 5 if quick else 20
+def run(plan: Plan) -> list[Row]:
+    runs = plan.pick(2, 20)
     rows = []
-    with tempfile.TemporaryDirectory(prefix="alaya-bench-") as scratch:
-        home = Path(scratch) / "home"
-        Engine.init(home)
-        env = {**os.environ, "ALAYA_HOME": str(home)}
-        commands = (
-            ("python -c pass (floor)", [sys.executable, "-c", "pass"]),
-            ("alaya --help", [sys.executable, "-m", "alaya_engine.cli", "--help"]),
-            ("alaya status --json", [sys.executable, "-m", "alaya_engine.cli", "status", "--json"]),
-        )
-        for label, argv in commands:
-            p50, p95 = median_p95(time_process(argv, runs, env))
-            rows.append(Row("cli", label, p50, "ms p50", f"p95 {p95:.0f} ms over {runs} runs"))
+    for label, argv in COMMANDS:
+        p50, p95 = median_p95([sample.ms for sample in measure_many(argv, child_env(server=False), runs)])
+        rows.append(Row(NAME, label, p50, "ms p50", f"p95 {p95:.0f} ms over {runs} runs"))
     return rows

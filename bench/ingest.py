@@ -10,7 +10,10 @@ from pathlib import Path
 
 from alaya_engine.engine import Engine
 
+from .plan import Plan
 from .report import Row
+
+NAME = "ingest"
 
 TOPICS_EN = ["docker memory limit", "nginx upstream timeout", "postgres pool exhaustion", "redis stampede",
              "systemd restart backoff", "certbot renewal hook", "asyncio blocking call", "flaky CI ordering"]
@@ -39,12 +42,10 @@ def generate_sessions(folder: Path, count: int, seed: int = 7) -> list[str]:
     return paths
 
 
-def run(quick: bool) -> list[Row]:
-    count = 200 if quick else 1000
-    with tempfile.TemporaryDirectory(prefix="alaya-bench-") as scratch:
-        home = Path(scratch) / "home"
-        Engine.init(home)
-        paths = generate_sessions(Path(scratch) / "sessions", count)
+def run(plan: Plan) -> list[Row]:
+    count = plan.pick(50, 1000)
+    with plan.stores.empty() as home, tempfile.TemporaryDirectory(prefix="alaya-bench-sessions-") as sessions:
+        paths = generate_sessions(Path(sessions), count)
         engine = Engine.open(home)
         started = time.perf_counter()
         report = engine.ingest(paths)
@@ -54,6 +55,6 @@ def run(quick: bool) -> list[Row]:
         engine.ingest(paths)
         again = time.perf_counter() - started
     return [
-        Row("ingest", f"{count} new sessions", count / elapsed, "sessions/s", f"{elapsed:.2f} s total"),
-        Row("ingest", f"{count} unchanged (re-ingest)", count / again, "sessions/s", f"{again:.2f} s total"),
+        Row(NAME, f"{count} new sessions", count / elapsed, "sessions/s", f"{elapsed:.2f} s total"),
+        Row(NAME, f"{count} unchanged (re-ingest)", count / again, "sessions/s", f"{again:.2f} s total"),
     ]

@@ -30,7 +30,8 @@ category 5 (adversarial, no answer) are not scored. Timings: store build, ingest
 recall per question (the store held open across the recalls, as the owner server holds it), embedding of all turns.
 
 LoCoMo (CC BY-NC) is read from ``../shared/data/locomo/`` (or ``$ALAYA_LOCOMO``) and never copied; without it
-this benchmark prints one row saying so. ``--quick``: the first 2 conversations; the full run: all 10.
+this benchmark prints one row saying so. The full run: all 10 conversations; ``--quick`` skips it (one row saying
+so) unless it is named with ``--only``, then the first 2 conversations.
 """
 
 from __future__ import annotations
@@ -51,7 +52,8 @@ import numpy as np
 from alaya_engine.engine import Engine
 
 from .distill_speed import LOCOMO
-from .report import Row, median_p95
+from .plan import Plan
+from .report import Row, median_p95, skipped
 
 NAME = "locomo_quality"
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
@@ -361,11 +363,14 @@ def _budget(run: Run) -> tuple[dict[int, int], dict[int, float]]:
     return {k: max(1, round(value)) for k, value in covered.items()}, covered
 
 
-def run(quick: bool) -> list[Row]:
+def run(plan: Plan) -> list[Row]:
+    if plan.quick and NAME not in plan.named:
+        return [skipped(NAME, "skipped in --quick", "minutes of distilling and embedding; run without --quick, "
+                                                    "or --quick --only locomo_quality for 2 conversations")]
     conversations = load_conversations(LOCOMO) if (LOCOMO / "sessions").is_dir() else {}
     if not conversations or not (LOCOMO / "queries.jsonl").is_file():
-        return [Row(NAME, "LoCoMo not found", 0, "-", f"looked in {LOCOMO} (sessions/ and queries.jsonl)")]
-    chosen = list(conversations.items())[: QUICK_CONVERSATIONS if quick else None]
+        return [skipped(NAME, "LoCoMo not found", f"looked in {LOCOMO} (sessions/ and queries.jsonl)")]
+    chosen = list(conversations.items())[: QUICK_CONVERSATIONS if plan.quick else None]
     return rows_for(measure(chosen, load_questions(LOCOMO)))
 
 

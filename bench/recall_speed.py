@@ -1,10 +1,8 @@
-"""Recall latency on synthetic stores of 10k and 100k cards (``--quick``: 1k and 10k).
+"""Recall latency and memory on synthetic stores of 1k, 10k and 100k cards (``--quick``: 1k).
 
-Each store is built once by :func:`bench.synthetic.build_store` (bulk loaded,
-vectors composed from really embedded topic phrases) in a temporary folder,
-measured, and removed. Rows per store:
+Each store is a fresh copy of the one :mod:`bench.store_size` reports on (bulk loaded, vectors composed from
+really embedded topic phrases; see :mod:`bench.synthetic`). Rows per store:
 
-- the build time (steps and sizes on disk in the note);
 - ``Engine.recall`` end to end in this process, warm, with the store held
   open the way the owner server holds it, *including* the query embedding:
   free-text questions, and structured depth-2 navigations with a relation
@@ -12,8 +10,9 @@ measured, and removed. Rows per store:
   ``search``/``graph``/``rank`` laps, and of the time ``outside`` them (query
   embedding, reading the relation vectors, the access log);
 - the whole process ``python -m alaya_engine.cli --home H recall --json "..."``,
-  once with a warm owner server and once with ``ALAYA_NO_SERVER=1`` (what an
-  agent paid per call before the server);
+  once with ``ALAYA_NO_SERVER=1`` and once with a warm owner server: wall time
+  and the process's peak RSS, and the server's own peak RSS;
+- ``alaya status --json`` as a whole process against the warm server;
 - recall through the server while a long job (ingest and distill of generated
   sessions) runs on it, against the same recalls on the idle server;
 - references: the client path's import time, the query embedding alone, and
@@ -23,11 +22,8 @@ measured, and removed. Rows per store:
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -35,14 +31,12 @@ from pathlib import Path
 from alaya_engine.engine import Engine
 from alaya_engine.recall.query import build_query
 
+from .plan import Plan, size_label
+from .processes import ALAYA, OwnerServer, child_env, measure, measure_many, owner_server
 from .report import Row, median_p95
-from .synthetic import build_store, free_text_queries, structured_queries
+from .synthetic import free_text_queries, structured_queries
 
 NAME = "recall_speed"
-
-
-def _label(size: int) -> str:
-    return f"{size // 1000}k" if size >= 1000 else str(size)
 
 
 def _ms(started: float) -> float:
@@ -67,32 +61,40 @@ def _recall_rows(engine: Engine, label: str, kind: str, requests: list[dict]) ->
                f"{found}/{len(samples)} non-empty")
 
 
-def _cli_row(home: Path, label: str, texts: list[str], server: bool) -> Row:
-    env = {key: value for key, value in os.environ.items() if key != "ALAYA_NO_SERVER"}
-    if not server:
-        env["ALAYA_NO_SERVER"] = "1"
-    samples = []
-    for text in texts:
-        argv = [sys.executable, "-m", "alaya_engine.cli", "--home", str(home), "recall", "--json", text]
-        started = time.perf_counter()
-        subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        samples.append(_ms(started))
-    p50, p95 = median_p95(samples)
-    how = "warm owner server" if server else "--no-server (in-process)"
-    return Row(NAME, f"{label}: alaya recall --json (whole process, {how})", p50, "ms p50",
-               f"p95 {p95:.0f} ms over {len(samples)} runs")
+def _cli_rows(home: Path, label: str, texts: list[str], server: OwnerServer | None) -> list[Row]:
+    """Whole ``alaya recall --json`` processes: wall time, and the peak RSS of the process (and of the server)."""
+    argv = ALAYA + ["--home", str(home), "recall", "--json"]
+    samples = [measure(argv + [text], child_env(server=server is not None)) for text in texts]
+    p50, p95 = median_p95([sample.ms for sample in samples])
+    how = "warm owner server" if server else "--no-server"
+    rows = [Row(NAME, f"{label}: alaya recall --json (whole process, {how})", p50, "ms p50",
+                f"p95 {p95:.0f} ms over {len(samples)} runs"),
+            Row(NAME, f"{label}: alaya recall --json peak RSS ({how})", max(sample.peak_mb for sample in samples),
+                "MB", "the recall process itself" + (", a thin client; the server's own is the next row"
+                                                    if server else ": engine, graph, LanceDB and the model"))]
+    if server:
+        peak = server.peak_mb()
+        rows.append(Row(NAME, f"{label}: owner server peak RSS", peak, "MB",
+                        "VmHWM after start, warm-up and the recalls above" if peak is not None
+                        else "not available here (/proc)"))
+    return rows
+
+
+def _status_row(home: Path, label: str, runs: int) -> Row:
+    samples = measure_many(ALAYA + ["--home", str(home), "status", "--json"], child_env(server=True), runs)
+    p50, p95 = median_p95([sample.ms for sample in samples])
+    return Row(NAME, f"{label}: alaya status --json (whole process, warm owner server)", p50, "ms p50",
+               f"p95 {p95:.0f} ms over {runs} runs")
 
 
 def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, job_sessions: int) -> list[Row]:
-    """Whole-process recall against a warm server, then recall latency while the server runs a long job."""
-    from alaya_engine.server.client import ServerClient, start_server, wait_until_gone
-
+    """Whole processes against a warm server, then recall latency while the server runs a long job."""
     from .ingest import generate_sessions
 
-    client = start_server(home, timeout=120)
-    try:
-        client.call("recall", {"request": {"text": "warm up"}})
-        rows = [_cli_row(home, label, texts[:cli_runs], server=True)]
+    with owner_server(home) as server:
+        client = server.client
+        rows = _cli_rows(home, label, texts[:cli_runs], server)
+        rows.append(_status_row(home, label, cli_runs))
         idle = _client_recalls(client, texts)
         paths = generate_sessions(home.parent / "job-sessions", job_sessions)
         job_error: list[BaseException] = []
@@ -111,15 +113,12 @@ def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, job_se
             busy.extend(_client_recalls(client, texts[:5]))
         worker.join()
         job_seconds = time.perf_counter() - started
-        idle_p50, idle_p95 = median_p95(idle)
-        busy_p50, busy_p95 = median_p95(busy or [float("nan")])
-        rows.append(Row(NAME, f"{label}: recall via server, idle", idle_p50, "ms p50", f"p95 {idle_p95:.0f} ms"))
-        rows.append(Row(NAME, f"{label}: recall via server during a long job", busy_p50, "ms p50",
-                        f"p95 {busy_p95:.0f} ms over {len(busy)} recalls while ingest+distill of {job_sessions} "
-                        f"sessions ran ({job_seconds:.0f} s){'; job failed: ' + str(job_error[0]) if job_error else ''}"))
-    finally:
-        client.call("server.stop")
-        wait_until_gone(ServerClient(home), 60)
+    idle_p50, idle_p95 = median_p95(idle)
+    busy_p50, busy_p95 = median_p95(busy or [float("nan")])
+    rows.append(Row(NAME, f"{label}: recall via server, idle", idle_p50, "ms p50", f"p95 {idle_p95:.0f} ms"))
+    rows.append(Row(NAME, f"{label}: recall via server during a long job", busy_p50, "ms p50",
+                    f"p95 {busy_p95:.0f} ms over {len(busy)} recalls while ingest+distill of {job_sessions} "
+                    f"sessions ran ({job_seconds:.0f} s){'; job failed: ' + str(job_error[0]) if job_error else ''}"))
     return rows
 
 
@@ -135,12 +134,8 @@ def _client_recalls(client, texts: list[str]) -> list[float]:
 def _client_import_row(runs: int) -> Row:
     """What the thin client's imports cost beyond starting Python (no numpy, LanceDB, model, rich)."""
     def wall(code: str) -> float:
-        samples = []
-        for _ in range(runs):
-            started = time.perf_counter()
-            subprocess.run([sys.executable, "-c", code], check=True)
-            samples.append(_ms(started))
-        return statistics.median(samples)
+        return statistics.median(sample.ms for sample in measure_many([sys.executable, "-c", code],
+                                                                      child_env(server=False), runs))
 
     floor = wall("pass")
     client = wall("import alaya_engine.cli, alaya_engine.server.client, alaya_engine.recall_request")
@@ -178,36 +173,24 @@ def _reference_rows(engine: Engine, label: str, texts: list[str]) -> list[Row]:
     ]
 
 
-def measure_store(size: int, queries: int, cli_runs: int) -> list[Row]:
-    label = _label(size)
-    with tempfile.TemporaryDirectory(prefix="alaya-bench-recall-") as scratch:
-        home = Path(scratch) / "home"
-        stats = build_store(home, size)
-        seconds, steps, sizes = stats["seconds"], stats["bulk_load_seconds"], stats["bytes"]
-        graph_s = sum(value for name, value in steps.items() if name.startswith("graph"))
-        rows = [Row(NAME, f"{label}: build synthetic store", seconds["total"], "s",
-                    f"{stats['links']} links, {stats['sessions']} sessions; init {seconds['init']:.1f}, generate "
-                    f"{seconds['generate']:.1f}, embed topics {seconds['embed topics']:.1f}, bulk load "
-                    f"{seconds['bulk load']:.1f} (graph {graph_s:.1f}, L1 {steps['vectors']:.1f}, FTS "
-                    f"{steps['full-text index']:.1f}) s; graph {sizes['graph'] / 1e6:.0f} MB, "
-                    f"lancedb {sizes['lancedb'] / 1e6:.0f} MB")]
+def measure_store(plan: Plan, size: int) -> list[Row]:
+    label = size_label(size)
+    queries, server_runs, no_server_runs = plan.pick(10, 50), plan.pick(3, 10), plan.pick(1, 10)
+    texts = free_text_queries(queries + no_server_runs)
+    with plan.stores.synthetic(size) as home:
         engine = Engine.open(home)
-        texts = free_text_queries(queries + cli_runs)
         with engine.hold():
             engine.recall({"text": "warm-up: docker container OOM kill"})
-            rows.append(_recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]))
-            rows.append(_recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries)))
+            rows = [_recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]),
+                    _recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries))]
             rows.extend(_reference_rows(engine, label, texts[:queries]))
-        rows.append(_cli_row(home, label, texts[queries:], server=False))
-        rows.extend(_server_rows(home, label, texts[:queries], cli_runs, job_sessions=100 if queries > 20 else 30))
+        rows.extend(_cli_rows(home, label, texts[queries:], server=None))
+        rows.extend(_server_rows(home, label, texts[:queries], server_runs, job_sessions=plan.pick(5, 100)))
     return rows
 
 
-def run(quick: bool) -> list[Row]:
-    sizes = (1_000, 10_000) if quick else (10_000, 100_000)
-    queries = 20 if quick else 50
-    cli_runs = 5 if quick else 10
-    rows = [_client_import_row(cli_runs)]
-    for size in sizes:
-        rows.extend(measure_store(size, queries, cli_runs))
+def run(plan: Plan) -> list[Row]:
+    rows = [_client_import_row(plan.pick(3, 10))]
+    for size in plan.sizes:
+        rows.extend(measure_store(plan, size))
     return rows

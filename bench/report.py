@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import statistics
 import time
@@ -14,11 +15,17 @@ RESULTS = Path(__file__).parent / "results"
 
 @dataclass
 class Row:
+    """``value`` is None for a row that says why nothing was measured (a skipped step, missing data)."""
+
     benchmark: str
     metric: str
-    value: float
+    value: float | None
     unit: str
     note: str = ""
+
+
+def skipped(benchmark: str, metric: str, why: str) -> Row:
+    return Row(benchmark, metric, None, "-", why)
 
 
 def median_p95(samples: list[float]) -> tuple[float, float]:
@@ -33,16 +40,27 @@ def print_table(rows: list[Row]) -> None:
     print(header)
     print("-" * len(header))
     for row in rows:
-        print(f"{row.benchmark:<{widths[0]}}  {row.metric:<{widths[1]}}  {row.value:>12.3f}  {row.unit:<{widths[2]}}  {row.note}")
+        value = "—" if row.value is None else f"{row.value:.3f}"
+        print(f"{row.benchmark:<{widths[0]}}  {row.metric:<{widths[1]}}  {value:>12}  {row.unit:<{widths[2]}}  "
+              f"{row.note}")
 
 
-def save(rows: list[Row], quick: bool) -> Path:
-    RESULTS.mkdir(exist_ok=True)
-    path = RESULTS / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.json"
+def load_average() -> list[float] | None:
+    """The 1/5/15-minute load: timings taken on a busy machine say so in their JSON file."""
+    return list(os.getloadavg()) if hasattr(os, "getloadavg") else None
+
+
+def save(rows: list[Row], seconds: dict[str, float], quick: bool, load_before: list[float] | None,
+         folder: Path) -> Path:
+    """``bench-<time>.json`` in ``folder``: the machine, the mode, each benchmark's wall time and every row."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"bench-{time.strftime('%Y%m%d-%H%M%S')}.json"
     path.write_text(json.dumps({
         "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": __import__("os").cpu_count()},
+        "machine": {"python": platform.python_version(), "platform": platform.platform(), "cpus": os.cpu_count(),
+                    "load_average_before": load_before, "load_average_after": load_average()},
         "quick": quick,
+        "benchmarks": seconds,
         "rows": [asdict(row) for row in rows],
-    }, indent=2))
+    }, indent=2, ensure_ascii=False), encoding="utf-8")
     return path

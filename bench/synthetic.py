@@ -6,7 +6,7 @@
 - **cards** in the four types, Chinese, English and mixed devops/coding text
   built from template phrases, with realistic lengths (title 20–70
   characters, content 200–1200), tags, importance, HOT/WARM tiers (no COLD:
-  nothing demotes cards yet, so a real store has none);
+  only introspect demotes cards, and this store has not been introspected);
 - **sessions**, one per ~5 cards (3–7 each, consecutive in time over two
   years), as ``Session`` nodes with an ``EXTRACTED_FROM`` edge from each of
   their cards. Only the graph nodes are written: no L3 files, so ``alaya
@@ -121,12 +121,12 @@ def topic_phrases(seed: int = 7) -> list[str]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _is_chinese(phrase: str) -> bool:
+def is_chinese(phrase: str) -> bool:
     return any("\u3400" <= ch <= "\u9fff" for ch in phrase)
 
 
 def _tag(phrase: str) -> str:
-    if _is_chinese(phrase):
+    if is_chinese(phrase):
         return next(subject for subject in SUBJECTS_ZH if phrase.startswith(subject))
     return phrase.split()[0].lower()
 
@@ -138,7 +138,7 @@ def free_text_queries(count: int, seed: int = 7) -> list[str]:
     queries = []
     for _ in range(count):
         first, second = rng.sample(topics, 2)
-        if _is_chinese(first):
+        if is_chinese(first):
             queries.append(rng.choice([f"{first}怎么解决？", f"为什么会{first}，和{second}有关吗？",
                                        f"上次{first}是什么原因"]))
         else:
@@ -291,7 +291,7 @@ def generate(count: int, seed: int = 7) -> dict:
                 if candidate not in chosen:
                     chosen.append(candidate)
             names = [topics[t] for t in chosen]
-            chinese = _is_chinese(names[0]) if rng.random() < 0.85 else not _is_chinese(names[0])
+            chinese = is_chinese(names[0]) if rng.random() < 0.85 else not is_chinese(names[0])
             kind = rng.choices(CARD_TYPES, weights=TYPE_WEIGHTS)[0]
             title = writer.title(kind, names, chinese)
             created = started + (offset + 1) * 90_000
@@ -406,8 +406,19 @@ def build_store(home: Path, cards: int, seed: int = 7) -> dict:
         "sessions": len(data["sessions"]),
         "links": len(data["links"]),
         "links_by_relation": by_relation,
+        "card_edges": len(data["links"]) - by_relation.get("EXTRACTED_FROM", 0),
+        "chinese_cards": sum(is_chinese(card.title) for card in data["cards"]),
+        "access": _access_summary([count for count, _last in data["access"].values()], len(data["cards"])),
         "topics": len(data["topics"]),
         "seconds": {**seconds, "total": round(sum(seconds.values()), 3)},
         "bulk_load_seconds": steps,
         "bytes": {"graph": disk_usage(engine.layout.graph_dir), "lancedb": disk_usage(engine.layout.vectors_dir)},
     }
+
+
+def _access_summary(counts: list[int], cards: int) -> dict:
+    """How skewed the access counters are: cards ever recalled, the most recalled card, the top 1%'s share."""
+    ordered = sorted(counts, reverse=True)
+    total = sum(ordered) or 1
+    return {"cards_accessed": len(ordered), "max": ordered[0] if ordered else 0,
+            "top_1_percent_share": round(sum(ordered[:max(1, cards // 100)]) / total, 3)}

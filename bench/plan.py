@@ -1,0 +1,31 @@
+"""What one ``python -m bench`` run measures: quick or full, and the stores its benchmarks share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .stores import Stores
+
+QUICK_SIZES = (1_000,)
+FULL_SIZES = (1_000, 10_000, 100_000)
+
+
+@dataclass
+class Plan:
+    quick: bool
+    named: frozenset[str]
+    """Benchmarks asked for with ``--only``: a benchmark that ``--quick`` skips still runs when named."""
+    stores: Stores
+
+    @property
+    def sizes(self) -> tuple[int, ...]:
+        """Synthetic store sizes (cards) for the benchmarks that read one."""
+        return QUICK_SIZES if self.quick else FULL_SIZES
+
+    def pick(self, quick, full):
+        """``quick`` in ``--quick`` mode, else ``full``: repetitions, sample counts, batch sizes."""
+        return quick if self.quick else full
+
+
+def size_label(size: int) -> str:
+    return f"{size // 1000}k" if size >= 1000 else str(size)

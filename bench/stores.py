@@ -1,0 +1,65 @@
+"""Stores made once per ``python -m bench`` run and copied for each benchmark that needs one.
+
+``Engine.init`` costs seconds (the model's tokenizer is built and pickled into the store's cache, the graph
+schema created, the core relations embedded) and a synthetic store of 100k cards most of a minute, so each is
+made once per run in the run's scratch folder. Every benchmark works on its own copy, which it may change:
+recalls write access counters, introspect cools cards down and forgets some.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from alaya_engine.engine import Engine
+
+from .synthetic import build_store
+
+
+class Stores:
+    def __init__(self, scratch: Path):
+        self.scratch = scratch
+        self.init_seconds = 0.0
+        """Wall time of the one ``Engine.init`` of this run (the empty template)."""
+        self._template: Path | None = None
+        self._synthetic: dict[int, tuple[Path, dict]] = {}
+
+    @contextmanager
+    def empty(self) -> Iterator[Path]:
+        """A fresh copy of an empty, initialised store."""
+        with self._copy(self._template_home()) as home:
+            yield home
+
+    @contextmanager
+    def synthetic(self, size: int) -> Iterator[Path]:
+        """A fresh copy of the synthetic store of ``size`` cards (:func:`bench.synthetic.build_store`)."""
+        with self._copy(self.built(size)[0]) as home:
+            yield home
+
+    def built(self, size: int) -> tuple[Path, dict]:
+        """The pristine synthetic store of ``size`` cards and its build statistics, built on first use."""
+        if size not in self._synthetic:
+            home = self.scratch / f"synthetic-{size}" / "home"
+            shutil.copytree(self._template_home(), home)
+            self._synthetic[size] = (home, build_store(home, size))
+        return self._synthetic[size]
+
+    def _template_home(self) -> Path:
+        if self._template is None:
+            home = self.scratch / "template" / "home"
+            started = time.perf_counter()
+            Engine.init(home)
+            self.init_seconds = time.perf_counter() - started
+            self._template = home
+        return self._template
+
+    @contextmanager
+    def _copy(self, source: Path) -> Iterator[Path]:
+        with tempfile.TemporaryDirectory(prefix="copy-", dir=self.scratch) as folder:
+            home = Path(folder) / "home"
+            shutil.copytree(source, home)
+            yield home
