@@ -157,3 +157,20 @@ def write_problem_session(folder: Path, session_id: str, number: int, timestamp:
     path = folder / f"{session_id}.json"
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+LONGEST_FILES = ("test_crash_safety.py", "test_concurrency.py")
+"""Two to three minutes each (measured): started first of all."""
+
+
+def pytest_collection_modifyitems(items):
+    """The longest files, then files with slow tests, then the rest: the two xdist workers start on long files
+    and finish on short ones, instead of one worker running a two-minute file alone at the end."""
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+    position = {id(item): index for index, item in enumerate(items)}
+
+    def rank(item) -> tuple:
+        longest = LONGEST_FILES.index(item.path.name) if item.path.name in LONGEST_FILES else len(LONGEST_FILES)
+        return longest, item.path not in slow_files, position[id(item)]
+
+    items.sort(key=rank)
