@@ -30,7 +30,7 @@ DEFAULTS: dict[str, Any] = {
         "max_concurrency": 4,
         "timeout_s": 30.0,
     },
-    "graph": {"engine": "ladybug"},
+    "graph": {"engine": "ladybug", "buffer_pool_mb": 1024},
     "temperature": {
         "hot_threshold": 0.7,
         "warm_threshold": 0.3,
@@ -95,7 +95,7 @@ CHOICES = {
 
 
 MINIMUMS = {
-    "sync.session_idle_minutes": 0,
+    "sync.session_idle_minutes": 0, "graph.buffer_pool_mb": 64,
     "embedding.dimensions": 1, "embedding.batch_size": 1, "embedding.max_concurrency": 1, "embedding.timeout_s": 0.01,
     "temperature.hot_threshold": 0, "temperature.warm_threshold": 0, "temperature.cold_days": 0,
     "temperature.hot_limit": 0, "temperature.warm_limit": 0, "temperature.recency_decay": 1,

@@ -32,6 +32,10 @@ _NODE_TABLES = (
 )
 _EDGE_PROPERTIES = "weight DOUBLE, created_at TIMESTAMP, reason STRING"
 
+ARROW_CHUNK_ROWS = 100_000
+HEAT_BATCH = 20_000
+"""Rows per ``set_heat`` query: measured at 100k cards, 2k-row batches took 1.0 s, 20k 0.64 s, one of 100k 1.1 s."""
+
 _OPEN_PATHS: set[Path] = set()
 log = logging.getLogger(__name__)
 
@@ -53,14 +57,18 @@ def from_millis(millis: int) -> datetime:
 class GraphStore:
     """One open graph database; refuses a second opener of the same file in this process."""
 
-    def __init__(self, path: Path, engine: str):
+    def __init__(self, path: Path, engine: str, buffer_pool_mb: int | None = None):
+        """``buffer_pool_mb`` caps the engine's page cache and query memory (``graph.buffer_pool_mb``); None
+        leaves the engine's default, 80% of physical memory."""
         self.path = path.resolve()
         self.engine_name = engine
+        self.buffer_pool_mb = buffer_pool_mb
         if self.path in _OPEN_PATHS:
             raise AlayaError("graph_already_open", f"graph database {self.path} is already open in this process", RUNTIME)
         module = load_engine(engine)
+        options = {} if buffer_pool_mb is None else {"buffer_pool_size": buffer_pool_mb * 1024 * 1024}
         try:
-            self._db = module.Database(str(self.path))
+            self._db = module.Database(str(self.path), **options)
         except RuntimeError as exc:
             raise AlayaError("graph_unavailable", f"cannot open graph database {self.path}: {exc}", RUNTIME) from None
         self._conn = module.Connection(self._db)
@@ -80,11 +88,26 @@ class GraphStore:
         self.close()
 
     def query(self, cypher: str, parameters: dict[str, Any] | None = None) -> list[list[Any]]:
-        result = self._conn.execute(cypher, parameters or {})
+        result = self._execute(cypher, parameters)
         rows = []
         while result.has_next():
             rows.append(result.get_next())
         return rows
+
+    def query_arrow(self, cypher: str, parameters: dict[str, Any] | None = None):
+        """The result as one ``pyarrow.Table``: for results of 100k+ rows, a few MB where lists of lists take 100+."""
+        return self._execute(cypher, parameters).get_as_arrow(ARROW_CHUNK_ROWS)
+
+    def _execute(self, cypher: str, parameters: dict[str, Any] | None):
+        """Run a query; a full buffer pool (the engine holds a query's whole result there) says which key to raise."""
+        try:
+            return self._conn.execute(cypher, parameters or {})
+        except RuntimeError as exc:
+            if "buffer pool is full" not in str(exc):
+                raise
+            raise AlayaError("graph_memory_full", f"the graph database ran out of memory for a query (buffer pool of "
+                                                  f"{self.buffer_pool_mb or 'default'} MB); raise graph.buffer_pool_mb "
+                                                  "in config.json", RUNTIME) from None
 
     def create_schema(self) -> None:
         for statement in _NODE_TABLES:
@@ -194,11 +217,24 @@ class GraphStore:
         rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")
         return {card_id: sessions[0] for card_id, sessions in rows if sessions}
 
-    def set_heat(self, rows: list[dict], batch: int = 2000) -> None:
-        """Temperature and tier of many cards, a batch of rows per query."""
-        for start in range(0, len(rows), batch):
-            self.query("UNWIND $rows AS r MATCH (c:Card {id: r.id}) SET c.temperature = r.temperature, c.tier = r.tier",
-                       {"rows": rows[start:start + batch]})
+    def set_heat(self, rows: list[dict]) -> None:
+        """Temperature and tier of many cards (rows of ``id``, ``temperature``, ``tier``)."""
+        self.set_heat_columns([row["id"] for row in rows], [row["temperature"] for row in rows],
+                              [row["tier"] for row in rows])
+
+    def set_heat_columns(self, ids: list[str], temperatures: list[float], tiers: list[str],
+                         batch: int = HEAT_BATCH) -> None:
+        """:meth:`set_heat` column by column. Each batch goes in as an Arrow table (``LOAD FROM``): at 100k cards
+        0.7 s, where ``UNWIND`` over a list of parameter maps took 3 s converting every value."""
+        import pyarrow as pa
+
+        for start in range(0, len(ids), batch):
+            end = start + batch
+            rows = pa.table({"id": pa.array(ids[start:end], pa.string()),
+                             "temperature": pa.array(temperatures[start:end], pa.float64()),
+                             "tier": pa.array(tiers[start:end], pa.string())})
+            self.query("LOAD FROM $rows MATCH (c:Card {id: id}) SET c.temperature = temperature, c.tier = tier",
+                       {"rows": rows})
 
     def all_cards(self) -> list[Card]:
         """Every card, as the domain object (what a rebuild of L1 embeds and verify hashes)."""
@@ -290,10 +326,11 @@ class GraphStore:
     def edges_of_many(self, card_ids: list[str]) -> dict[str, dict[str, list[dict[str, Any]]]]:
         found = {card_id: {"outgoing": [], "incoming": []} for card_id in card_ids}
         for direction, arrow in (("outgoing", "(a)-[r]->(b:Card)"), ("incoming", "(a)<-[r]-(b:Card)")):
-            rows = self.query(f"UNWIND $ids AS x MATCH (a:Card {{id: x}}) OPTIONAL MATCH {arrow} "
-                              "WITH a, r, b WHERE r IS NOT NULL RETURN a.id, label(r), r.type, b.id, b.title, r.weight, "
-                              "r.reason", {"ids": card_ids})
-            for card_id, label, custom, other, title, weight, reason in rows:
+            rows = self.query_arrow(f"UNWIND $ids AS x MATCH (a:Card {{id: x}}) OPTIONAL MATCH {arrow} "
+                                    "WITH a, r, b WHERE r IS NOT NULL RETURN a.id, label(r), r.type, b.id, b.title, "
+                                    "r.weight, r.reason", {"ids": card_ids})
+            for card_id, label, custom, other, title, weight, reason in zip(*(column.to_pylist()
+                                                                              for column in rows.columns)):
                 found[card_id][direction].append({"relation": custom or label, "card_id": other, "title": title,
                                                   "weight": weight, "reason": reason})
         return found

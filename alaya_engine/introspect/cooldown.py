@@ -47,51 +47,67 @@ RANK = {"COLD": 0, "WARM": 1, "HOT": 2}
 
 def cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedder", access_log: AccessLog,
               settings: dict, now: int, dry_run: bool, step: Callable[[], AbstractContextManager]) -> CooldownReport:
+    """Works on columns, not a dict per card, and writes to L1 only the rows that changed: a rewritten
+    ``card_meta`` row drops out of the full-text index, and at 100k cards most rows are long cold and stay as
+    they were."""
     offset_file = access_log.offset_file
     offset = int(offset_file.read_text()) if offset_file.exists() else 0
     folded, end = access_log.fold(offset)
-    rows = vectors.heat_rows()
-    report = CooldownReport(cards=len(rows), dry_run=dry_run,
+    before = vectors.heat_columns()
+    ids = before["id"]
+    after = _folded(before, folded)
+    heat = assign_tiers([CardHeat(*card, relevance or 0.0) for *card, relevance in zip(
+        ids, before["created_at"], after["last_accessed"], after["access_count"], after["relevance"])], now, settings)
+    after["temperature"], after["tier"] = [heat[card_id][0] for card_id in ids], [heat[card_id][1] for card_id in ids]
+    report = CooldownReport(cards=len(ids), dry_run=dry_run,
                             accesses_folded=sum(stats.count for stats in folded.values()))
-    for row in rows:
-        _fold_into(row, folded.get(row["id"]))
-    heat = assign_tiers([CardHeat(row["id"], row["created_at"], row["last_accessed"], row["access_count"],
-                                  row["relevance"] or 0.0) for row in rows], now, settings)
-    with_vectors = vectors.vector_ids()
-    restore = []
-    for row in rows:
-        previous = row["tier"]
-        row["temperature"], row["tier"] = heat[row["id"]]
-        report.by_tier[row["tier"]] += 1
-        report.upgraded += RANK[row["tier"]] > RANK[previous]
-        report.downgraded += RANK[row["tier"]] < RANK[previous]
-        if row["tier"] != "COLD" and row["id"] not in with_vectors:
-            restore.append(row)
-    archive = [row["id"] for row in rows if row["tier"] == "COLD" and row["id"] in with_vectors]
+    for previous, tier in zip(before["tier"], after["tier"]):
+        report.by_tier[tier] += 1
+        report.upgraded += RANK[tier] > RANK[previous]
+        report.downgraded += RANK[tier] < RANK[previous]
+    vector_tiers = vectors.vector_tiers()
+    restore = [{"id": card_id, "tier": tier, "type": card_type}
+               for card_id, tier, card_type in zip(ids, after["tier"], before["type"])
+               if tier != "COLD" and card_id not in vector_tiers]
+    archive = [card_id for card_id, tier in zip(ids, after["tier"]) if tier == "COLD" and card_id in vector_tiers]
+    retier = {card_id: tier for card_id, tier in zip(ids, after["tier"])
+              if tier != "COLD" and vector_tiers.get(card_id, tier) != tier}
     report.newly_archived, report.restored = len(archive), len(restore)
     if dry_run:
         return report
+    changed = [index for index, values in enumerate(zip(*(after[name] for name in HEAT_UPDATE)))
+               if values != tuple(before[name][index] for name in HEAT_UPDATE)]
     with step():
-        vectors.update_heat(rows)
+        vectors.update_meta_heat({"id": [ids[index] for index in changed],
+                                  **{name: [after[name][index] for index in changed] for name in HEAT_UPDATE}})
         vectors.drop_vectors(archive)
+        vectors.set_vector_tiers(retier)
         if restore:
             cards = graph.cards([row["id"] for row in restore])
             texts = [f"{cards[row['id']]['title']}\n{cards[row['id']]['content']}" for row in restore]
             vectors.add_vectors(restore, embedder.embed(texts))
-        graph.set_heat([{"id": row["id"], "temperature": row["temperature"], "tier": row["tier"]} for row in rows])
+        graph.set_heat_columns(ids, after["temperature"], after["tier"])
         _save_offset(offset_file, end)
     return report
 
 
-def _fold_into(row: dict, stats) -> None:
-    """Add newly logged accesses to a card's counters; relevance stays the mean similarity over all of them."""
-    if stats is None:
-        return
-    before = row["access_count"]
-    total = before + stats.count
-    row["relevance"] = ((row["relevance"] or 0.0) * before + sum(stats.similarities)) / total
-    row["access_count"] = total
-    row["last_accessed"] = max(row["last_accessed"], stats.last_accessed)
+HEAT_UPDATE = ("last_accessed", "access_count", "relevance", "temperature", "tier")
+"""The ``card_meta`` columns cool-down computes (beside ``id``)."""
+
+
+def _folded(before: dict[str, list], folded: dict) -> dict[str, list]:
+    """The counters with newly logged accesses added; relevance stays the mean similarity over all of them."""
+    after = {name: list(before[name]) for name in ("last_accessed", "access_count", "relevance")}
+    for index, card_id in enumerate(before["id"]):
+        stats = folded.get(card_id)
+        if stats is None:
+            continue
+        count = after["access_count"][index]
+        total = count + stats.count
+        after["relevance"][index] = ((after["relevance"][index] or 0.0) * count + sum(stats.similarities)) / total
+        after["access_count"][index] = total
+        after["last_accessed"][index] = max(after["last_accessed"][index], stats.last_accessed)
+    return after
 
 
 def _save_offset(path: Path, offset: int) -> None:

@@ -11,7 +11,7 @@ was forgotten.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     from ..vectors.store import VectorStore
 
 MAX_ACCESSES = 3
-BATCH = 500
-"""Cards forgotten per step: one journal write, one L1 delete; recalls get in between steps."""
+BATCH = 2000
+"""Cards forgotten per step: one journal write, one L1 delete; recalls get in between steps. Each step costs
+a fixed part (two L1 deletes scanning ``card_meta``, a graph commit, ``stats.json``): measured at 100k cards,
+forgetting 49k took 42 s in steps of 500, 29 s in steps of 2000 (~1 s each), 24 s in steps of 5000."""
 
 
 @dataclass
@@ -38,7 +40,7 @@ class ForgetReport:
         return {**asdict(self), "count": len(self.forgotten)}
 
 
-def forgettable(rows: list[dict], now: int, settings: dict, depended_on: set[str]) -> list[str]:
+def forgettable(rows: Iterable[dict], now: int, settings: dict, depended_on: set[str]) -> list[str]:
     """The ids meeting every criterion; each is tested on its own in the tests."""
     horizon = settings["forget_days"] * DAY_MS
     return [row["id"] for row in rows
@@ -49,13 +51,14 @@ def forgettable(rows: list[dict], now: int, settings: dict, depended_on: set[str
 
 def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, settings: dict, now: int,
            dry_run: bool, step: Callable[[], AbstractContextManager]) -> ForgetReport:
-    rows = vectors.heat_rows()
+    columns = vectors.heat_columns()
     depended_on = {row[0] for row in graph.query("MATCH (:Card)-[:DEPENDS_ON]->(b:Card) RETURN DISTINCT b.id")}
-    chosen = forgettable(rows, now, settings, depended_on)
+    chosen = forgettable(_rows(columns), now, settings, depended_on)
     report = ForgetReport(forgotten=chosen, dry_run=dry_run)
     if dry_run or not chosen:
         return report
-    by_id = {row["id"]: row for row in rows}
+    wanted = set(chosen)
+    by_id = {row["id"]: row for row in _rows(columns) if row["id"] in wanted}
     for start in range(0, len(chosen), BATCH):
         batch = chosen[start:start + BATCH]
         with step():
@@ -65,6 +68,12 @@ def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, set
             graph.delete_cards(batch)
             vectors.delete_cards(batch)
     return report
+
+
+def _rows(columns: dict[str, list]) -> Iterator[dict]:
+    """The heat columns a row at a time, made as they are read (100k dicts at once took +230 MB)."""
+    names = list(columns)
+    return (dict(zip(names, values)) for values in zip(*columns.values()))
 
 
 def _plain(card: dict) -> dict:
