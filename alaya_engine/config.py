@@ -61,6 +61,7 @@ DEFAULTS: dict[str, Any] = {
         "alpha": 0.5,
         "beta": 0.3,
         "gamma": 0.2,
+        "hybrid": True,
     },
     "introspect": {
         "schedule": "0 */4 * * *",

@@ -19,7 +19,7 @@ from alaya_engine.schemas import json_schema
 DIM = 512
 SCHEMA = json_schema("recall")
 SETTINGS = {"alpha": 0.5, "beta": 0.3, "gamma": 0.2, "min_similarity": 0.25, "min_rel_similarity": 0.3,
-            "vector_top_k": 20, "graph_expand_depth": 1, "max_results": 10}
+            "vector_top_k": 20, "graph_expand_depth": 1, "max_results": 10, "hybrid": True}
 
 
 def basis(index: int) -> np.ndarray:

@@ -42,7 +42,8 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore"
         if not index.ids and not graph.query("MATCH (c:Card) RETURN count(c)")[0][0]:
             return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
                                                                "sessions first", timings_ms=clock.laps)
-        starts = index.seeds(queries, query.text, query.top_k, settings["min_similarity"])
+        full_text = query.text if settings["hybrid"] else None
+        starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])
     if query.from_nodes:

@@ -1,0 +1,72 @@
+"""The seed search over resident vectors: exact below ``EXACT_SEARCH_ROWS``, two stages above it."""
+
+from __future__ import annotations
+
+import numpy as np
+from alaya_engine.engine import Engine
+from alaya_engine.recall import index as card_index
+from alaya_engine.recall.index import CardIndex, best_similarity
+
+
+def clustered(rows: int, dimension: int = 512, seed: int = 3) -> np.ndarray:
+    """Unit vectors around 200 centres with most variance in a few dozen directions, like sentence embeddings."""
+    rng = np.random.default_rng(seed)
+    mixing = rng.normal(size=(48, dimension))
+    centres = rng.normal(size=(200, 48)) @ mixing
+    matrix = centres[rng.integers(0, 200, rows)] + rng.normal(size=(rows, 48)) @ mixing * 0.4 \
+        + rng.normal(scale=0.6, size=(rows, dimension))
+    return (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
+
+
+def loaded(matrix: np.ndarray) -> CardIndex:
+    index = CardIndex(vectors=None)
+    index.load([f"card-{row}" for row in range(len(matrix))], matrix)
+    return index
+
+
+def test_best_similarity_is_the_maximum_over_concepts_in_every_block():
+    matrix = clustered(2500, 64)
+    queries = clustered(3, 64, seed=9)
+    assert np.allclose(best_similarity(matrix, queries), (matrix @ queries.T).max(axis=1), atol=1e-6)
+    assert np.allclose(best_similarity(matrix, queries[:1]), matrix @ queries[0], atol=1e-6)
+
+
+def test_small_stores_are_searched_exactly():
+    index = loaded(clustered(3000))
+    assert index.coarse is None
+    query = clustered(1, seed=11)
+    expected = [f"card-{row}" for row in np.argsort(-(index.matrix @ query[0]))[:20]]
+    assert index.vector_search(query, 20, -1.0) == expected
+
+
+def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
+    matrix = clustered(6000)
+    queries = [clustered(1, seed=seed) for seed in range(100, 140)] + [matrix[[42]], matrix[[7, 4000]]]
+    exact = [loaded(matrix).vector_search(query, 20, -1.0) for query in queries]
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
+    monkeypatch.setattr(card_index, "MIN_CANDIDATES", 0)
+    index = loaded(matrix)
+    assert index.coarse is not None and index.coarse.projected.shape == (6000, 128)
+    approximate = [index.vector_search(query, 20, -1.0) for query in queries]
+    overlap = [len(set(a) & set(b)) / 20 for a, b in zip(exact, approximate)]
+    assert np.mean(overlap) >= 0.98, overlap
+    assert all(found[0] == wanted[0] for found, wanted in zip(approximate, exact))
+    assert approximate[-2][0] == "card-42" and set(approximate[-1][:2]) == {"card-7", "card-4000"}
+    assert index.vector_search(queries[0], 20, 0.99) == []
+
+
+def test_narrow_vectors_stay_exact_however_many(monkeypatch):
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 10)
+    assert loaded(clustered(500, 64)).coarse is None
+
+
+def test_recall_hybrid_false_leaves_full_text_out(demo_home):
+    """``plugins.allow`` is in three demo cards; the embeddings find one of them, the full-text index all three."""
+    engine = Engine.open(demo_home)
+
+    def cards_naming_it() -> int:
+        return sum("plugins.allow" in node.content for node in engine.recall({"text": "plugins.allow"}).nodes[:3])
+
+    with_full_text = cards_naming_it()
+    engine.config["recall"]["hybrid"] = False
+    assert with_full_text == 3 and cards_naming_it() < with_full_text
