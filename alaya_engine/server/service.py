@@ -26,7 +26,7 @@ from ..atomic import atomic_write_json
 from ..engine import Engine
 from ..errors import RUNTIME, AlayaError
 from ..paths import Layout
-from .protocol import PROTOCOL_VERSION, encode, read_message
+from .protocol import PROTOCOL_VERSION, encode, read_message, render
 
 log = logging.getLogger(__name__)
 SERVER_METHODS = ("server.status", "server.stop")
@@ -112,6 +112,8 @@ class OwnerServer:
                 reply["result"] = {"stopping": True, "pid": os.getpid()}
             else:
                 reply["result"] = call(self.engine, str(name), request.get("params") or {}, progress)
+            if request.get("as_text") is True:
+                reply["text"] = render(reply.pop("result"))
         except AlayaError as error:
             reply["error"] = _error(error)
         except Exception as error:  # one request's bug must not take the server down
