@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Protocol
 
 from .paths import Layout, resolve_home
-from .server.client import ServerClient, call_with_restart, connect, read_server_settings, server_disabled
+from .server.bare_client import server_disabled
+from .server.client import ServerClient, call_with_restart, connect, read_server_settings
 
 Progress = Callable[[int, int], None] | None
 

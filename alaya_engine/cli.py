@@ -54,7 +54,7 @@ def fast_recall(argv: list[str]) -> int | None:
     parsed = parse_fast_recall(argv)
     if parsed is None:
         return None
-    from .server.bare_client import bare_recall
+    from .server.bare_client import bare_recall, server_disabled
 
     answered = bare_recall(*parsed)
     if answered is not None:
@@ -63,7 +63,7 @@ def fast_recall(argv: list[str]) -> int | None:
 
     from .errors import AlayaError, report_error
     from .paths import Layout, resolve_home
-    from .server.client import call_with_restart, connect, read_server_settings, server_disabled
+    from .server.client import call_with_restart, connect, read_server_settings
 
     home, request = parsed
     layout = Layout(resolve_home(home))

@@ -13,8 +13,8 @@ really embedded topic phrases; see :mod:`bench.synthetic`). Rows per store:
   once with ``ALAYA_NO_SERVER=1`` and once with a warm owner server: wall time
   and the process's peak RSS, and the server's own peak RSS;
 - ``alaya status --json`` as a whole process against the warm server;
-- recall through the server while a long job (ingest and distill of generated
-  sessions) runs on it, against the same recalls on the idle server;
+- recall through the server while a long job runs on it (ingest and distill of
+  generated sessions; then introspect), against the same recalls on the idle server;
 - references: the client path's import time, the query embedding alone, and
   a plain numpy brute-force cosine top-20 over the same card matrix (the
   floor for the vector step).
@@ -97,29 +97,38 @@ def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, job_se
         rows.append(_status_row(home, label, cli_runs))
         idle = _client_recalls(client, texts)
         paths = generate_sessions(home.parent / "job-sessions", job_sessions)
-        job_error: list[BaseException] = []
-
-        def long_job() -> None:
-            try:
-                client.call("ingest", {"paths": paths, "distill": True})
-            except BaseException as error:  # reported in the row, never lost in the thread
-                job_error.append(error)
-
-        worker = threading.Thread(target=long_job)
-        started = time.perf_counter()
-        worker.start()
-        busy = []
-        while worker.is_alive():
-            busy.extend(_client_recalls(client, texts[:5]))
-        worker.join()
-        job_seconds = time.perf_counter() - started
+        ingest = _recalls_during(client, texts[:5], "ingest", {"paths": paths, "distill": True})
+        introspect = _recalls_during(client, texts[:5], "introspect", {})
     idle_p50, idle_p95 = median_p95(idle)
-    busy_p50, busy_p95 = median_p95(busy or [float("nan")])
     rows.append(Row(NAME, f"{label}: recall via server, idle", idle_p50, "ms p50", f"p95 {idle_p95:.0f} ms"))
-    rows.append(Row(NAME, f"{label}: recall via server during a long job", busy_p50, "ms p50",
-                    f"p95 {busy_p95:.0f} ms over {len(busy)} recalls while ingest+distill of {job_sessions} "
-                    f"sessions ran ({job_seconds:.0f} s){'; job failed: ' + str(job_error[0]) if job_error else ''}"))
+    for job, (busy, job_seconds, job_error) in (("ingest+distill of %d sessions" % job_sessions, ingest),
+                                                 ("introspect (all four steps)", introspect)):
+        busy_p50, busy_p95 = median_p95(busy or [float("nan")])
+        rows.append(Row(NAME, f"{label}: recall via server during {job.split(' ')[0]}", busy_p50, "ms p50",
+                        f"p95 {busy_p95:.0f} ms over {len(busy)} recalls while {job} ran on the server "
+                        f"({job_seconds:.0f} s){'; job failed: ' + str(job_error) if job_error else ''}"))
     return rows
+
+
+def _recalls_during(client, texts: list[str], method: str, params: dict) -> tuple[list[float], float, str | None]:
+    """Recall latencies (ms) from this client while another connection runs ``method`` as a server-side job;
+    the job's wall time and its error, if any (reported in the row, never lost in the thread)."""
+    job_error: list[BaseException] = []
+
+    def long_job() -> None:
+        try:
+            client.call(method, params)
+        except BaseException as error:
+            job_error.append(error)
+
+    worker = threading.Thread(target=long_job)
+    started = time.perf_counter()
+    worker.start()
+    busy = []
+    while worker.is_alive():
+        busy.extend(_client_recalls(client, texts))
+    worker.join()
+    return busy, time.perf_counter() - started, str(job_error[0]) if job_error else None
 
 
 def _client_recalls(client, texts: list[str]) -> list[float]:

@@ -8,7 +8,6 @@ than starting Python.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import sys
 import time
@@ -18,7 +17,6 @@ TYPE_CHECKING = False
 
 from .. import __version__
 from ..errors import RUNTIME, AlayaError
-from .bare_client import server_disabled
 from .protocol import PROTOCOL_VERSION, encode, read_message
 
 if TYPE_CHECKING:

@@ -143,6 +143,7 @@ class OwnerServer:
         self.engine = Engine.open(self.layout.home)
         self.engine.lock.command = f"alaya serve (owner server, pid {os.getpid()})"
         idle_timeout = self.engine.config["server"]["idle_timeout"]
+        pid_written = False
         try:
             with self.engine.hold():
                 server = self._bind()
@@ -150,18 +151,23 @@ class OwnerServer:
                     self._warm_up()
                     atomic_write_json(self.layout.server_pid, {"pid": os.getpid(), "version": __version__,
                                                                "started": self.started})
+                    pid_written = True
                     log.info("serving %s as pid %d", self.layout.home, os.getpid())
                     self._serve(server, idle_timeout)
                 finally:
                     server.shutdown()
                     server.server_close()
                     self.layout.socket.unlink(missing_ok=True)
-                    self.layout.server_pid.unlink(missing_ok=True)
         except AlayaError as error:
             if error.code == "store_locked" and _answers(self.layout.socket):
                 log.info("another server already owns %s; exiting", self.layout.home)
                 return 0
             raise
+        finally:
+            if pid_written:
+                # Only once the graph is closed and the lock released: whoever waits for this server to be
+                # gone (``server stop``, ``rebuild``) may then take the store or remove its folder.
+                self.layout.server_pid.unlink(missing_ok=True)
         log.info("server stopped after %d requests", self.requests)
         return 0
 
