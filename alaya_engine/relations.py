@@ -59,12 +59,15 @@ CYPHER_KEYWORDS = frozenset("""
 """.split())
 """Words the graph's Cypher dialect (openCypher plus Kuzu's DDL) reserves or may reserve: never a table name."""
 
-_SEPARATORS = re.compile(r"[^0-9A-Za-z]+")
+_SEPARATORS = re.compile(r"[\W_]+")
+"""Anything but letters and digits (any script: ``导致`` is a name of its own) separates words."""
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
 
 def normalise_relation(name: str) -> str:
-    """``led to`` / ``ledTo`` / ``led-to`` → ``LED_TO``; refuses names with no letters or digits."""
+    """``led to`` / ``ledTo`` / ``led-to`` → ``LED_TO``, ``caused by 根因`` → ``CAUSED_BY_根因``; refuses names with
+    no letters or digits. Such a name is only ever a query parameter (``CUSTOM.type``), never Cypher text; only
+    ASCII names can be promoted to tables of their own (:func:`check_promotable`)."""
     from .errors import AlayaError
 
     words = _SEPARATORS.sub(" ", _CAMEL.sub(" ", name.strip())).split()

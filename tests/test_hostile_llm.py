@@ -29,7 +29,8 @@ from alaya_engine.relations import CARD_TO_SESSION, normalise_relation
 
 CYPHER_RELATION = "X]->() DETACH DELETE n //"
 CYPHER_TITLE = "x'}) DETACH DELETE c //"
-RELATION_NAME = re.compile(r"^[A-Z0-9]+(_[A-Z0-9]+)*$")
+RELATION_NAME = re.compile(r"^[^\W_]+(_[^\W_]+)*$")
+"""Letters and digits of any script in words joined by underscores: nothing Cypher could read as syntax."""
 CARD_ID = re.compile(r"^card-[0-9a-f]{16}$")
 
 
@@ -127,7 +128,7 @@ def test_a_normalised_relation_name_is_only_letters_digits_and_underscores(name)
     except Exception as error:
         assert getattr(error, "code", None) == "bad_relation"
         return
-    assert RELATION_NAME.match(relation), relation
+    assert RELATION_NAME.match(relation) and relation == relation.upper(), relation
 
 
 # --- a hostile model through the whole pipeline --------------------------------------------------

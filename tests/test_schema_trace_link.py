@@ -49,6 +49,17 @@ def test_link_custom_relation_is_journaled_embedded_and_counted(demo_cli, demo_h
     assert "LED_TO" in VectorStore(demo_home / "lancedb", 512).relation_names()
 
 
+def test_a_chinese_relation_name_is_kept_and_navigable(demo_cli, demo_home):
+    first, second = gateway_cards(demo_home)[:2]
+    result = demo_cli("link", first, second, "--rel", "导致", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert [link["relation"] for link in result.json()["links"]] == ["导致"]
+    assert any(r["name"] == "导致" for r in demo_cli("schema", "--relations", "--json").json()["relations"]["custom"])
+    reached = demo_cli("recall", "--json", "--from-nodes", first, "--rel", "导致", "--depth", "1").json()["nodes"]
+    assert any(node["card_id"] == second and node["matched_rel"] == "导致" for node in reached)
+    assert demo_cli("link", first, second, "--rel", "——", "--json").json()["error"]["code"] == "bad_relation"
+
+
 def test_symmetric_links_go_both_ways_and_bad_links_are_refused(demo_cli, demo_home):
     first, second = gateway_cards(demo_home)[:2]
     both = demo_cli("link", first, second, "--rel", "SIMILAR_TO", "--json").json()["links"]
