@@ -99,6 +99,10 @@ def test_explorable_counts_paths_beyond_the_result(memory):
     assert set(explorable) == {"DEPENDS_ON", "SIMILAR_TO"}
     assert explorable["DEPENDS_ON"]["count"] == 1 and explorable["SIMILAR_TO"]["count"] == 1
     assert all(item["rel_sim_to_query"] < 1.0 for item in document["explorable"])
+    assert explorable["DEPENDS_ON"]["from_nodes"] == ["B"] and explorable["SIMILAR_TO"]["from_nodes"] == ["A"]
+    onward = recall(memory, basis(0)[None, :], from_nodes=explorable["DEPENDS_ON"]["from_nodes"],
+                    relations=["DEPENDS_ON"], depth=1)
+    assert [node["card_id"] for node in onward["nodes"]] == ["C"]
 
 
 def test_depth_limits_and_cold_cards_are_reachable(memory):

@@ -46,6 +46,8 @@ class Explorable:
     count: int
     """Cards one step further along ``rel`` from the returned nodes, not yet in the result."""
     rel_sim_to_query: float
+    from_nodes: list[str]
+    """The returned cards (in result order) that ``rel`` leads on from: the ``from_nodes`` that follow it."""
 
     def to_json(self) -> dict:
         return asdict(self)

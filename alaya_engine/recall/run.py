@@ -101,17 +101,21 @@ def _explorable(graph: "GraphStore", nodes: list[RecallNode], query: RecallQuery
                 queries: "np.ndarray") -> list[Explorable]:
     """Relations leading one step beyond the returned cards, with how many cards wait there."""
     shown = {node.card_id for node in nodes} | set(query.from_nodes)
+    order = {node.card_id: position for position, node in enumerate(nodes)}
     targets: dict[str, set[str]] = {}
-    for _source, relation, target, _weight in graph.neighbours([node.card_id for node in nodes]):
+    sources: dict[str, set[str]] = {}
+    for source, relation, target, _weight in graph.neighbours([node.card_id for node in nodes]):
         if target not in shown:
             targets.setdefault(relation, set()).add(target)
+            sources.setdefault(relation, set()).add(source)
     items = []
     for relation, cards in targets.items():
         if query.relations:
             similarity = space.similarity(relation, query.relations)
         else:
             similarity = space.similarity_to_vectors(relation, queries)
-        items.append(Explorable(rel=relation, count=len(cards), rel_sim_to_query=round(similarity, 4)))
+        items.append(Explorable(rel=relation, count=len(cards), rel_sim_to_query=round(similarity, 4),
+                                from_nodes=sorted(sources[relation], key=order.__getitem__)))
     items.sort(key=lambda item: (-item.rel_sim_to_query, -item.count, item.rel))
     return items
 

@@ -1,8 +1,8 @@
 """The explore screen: recall as navigation, the very document ``alaya recall --json`` prints, made walkable.
 
 A query (free text or the small structured syntax of :mod:`alaya_tui.query`) gives ranked cards; a relation in
-the explorable pane continues from the selected card exactly as an agent would
-(``{"from_nodes": [card], "relations": [rel], "depth": 1}``). Every request is a step of the breadcrumb trail;
+the explorable pane continues from the results it leads on from, exactly as an agent would
+(``{"from_nodes": explorable[i].from_nodes, "relations": [rel], "depth": 1}``). Every request is a step of the breadcrumb trail;
 back and forward restore the stored results without asking the engine again.
 """
 
@@ -19,7 +19,6 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from alaya_engine.backend import Backend
 
-from ..formatting import shorten
 from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.explorable_table import ExplorableTable
@@ -49,7 +48,7 @@ the *explorable* relations lead further.
 | `Enter` in the query bar | recall |
 | `Enter` on a result | open the card |
 | `t` on a result | open the card with its trace (the source session) shown |
-| `Enter` on an explorable relation | navigate from the selected result along it (`from_nodes`, depth 1) |
+| `Enter` on an explorable relation | navigate along it from the results it leads on from (`from_nodes`, depth 1) |
 | `Tab` / `Shift+Tab` | query bar → results → explorable relations |
 | `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path |
 | `Escape` | leave the query bar for the results (single-letter keys then work); elsewhere back to the query bar |
@@ -133,12 +132,11 @@ class ExploreScreen(Screen):
     def navigate_along(self, event: DataTable.RowSelected) -> None:
         event.stop()
         relation = str(event.row_key.value)
-        node = self.query_one("#results", ResultsTable).selected
-        if node is None:
-            self.show_message("Select a result first: navigation starts from the selected card", error=True)
-            return
-        self.recall({"from_nodes": [node["card_id"]], "relations": [relation], "depth": 1},
-                    f"{relation} from {node['title']}")
+        step = self.history[self.position]
+        starts = next(item["from_nodes"] for item in step.result["explorable"] if item["rel"] == relation)
+        titles = [node["title"] for node in step.result["nodes"] if node["card_id"] in starts]
+        self.recall({"from_nodes": starts, "relations": [relation], "depth": 1},
+                    f"{relation} from {titles[0] if len(starts) == 1 else f'{len(starts)} cards'}")
 
     def recall(self, request: dict, label: str) -> None:
         """Run a recall request in a worker; its result becomes the next step of the path."""
@@ -196,8 +194,6 @@ class ExploreScreen(Screen):
     def _show_selected(self) -> None:
         node = self.query_one("#results", ResultsTable).selected
         self.query_one("#node-detail", NodeDetail).show(node)
-        explorable = self.query_one("#explorable", ExplorableTable)
-        explorable.border_title = f"Explorable from: {shorten(node['title'], 20)}" if node else "Explorable"
 
     @on(DataTable.RowSelected, "#results")
     def open_card(self, event: DataTable.RowSelected) -> None:
