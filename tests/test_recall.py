@@ -65,8 +65,10 @@ def memory(home):
 def recall(engine: Engine, queries: np.ndarray, **request) -> dict:
     query = build_query({"concepts": ["placeholder"], **request}, SETTINGS)
     names, relation_vectors = engine.vectors().relation_vectors()
+    index = CardIndex(engine.vectors())
+    index.refresh()
     with engine._graph() as graph:
-        result = run_recall(query, queries, graph=graph, index=CardIndex(engine.vectors()),
+        result = run_recall(query, queries, graph=graph, index=index,
                             space=RelationSpace(names, relation_vectors), embedder=engine.embedder(),
                             settings=SETTINGS)
     document = result.to_json()

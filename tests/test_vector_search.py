@@ -33,9 +33,9 @@ def test_best_similarity_is_the_maximum_over_concepts_in_every_block():
 
 def test_small_stores_are_searched_exactly():
     index = loaded(clustered(3000))
-    assert index.coarse is None
+    assert index.resident.coarse is None
     query = clustered(1, seed=11)
-    expected = [f"card-{row}" for row in np.argsort(-(index.matrix @ query[0]))[:20]]
+    expected = [f"card-{row}" for row in np.argsort(-(index.resident.matrix @ query[0]))[:20]]
     assert index.vector_search(query, 20, -1.0) == expected
 
 
@@ -46,7 +46,7 @@ def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
     monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
     monkeypatch.setattr(card_index, "MIN_CANDIDATES", 0)
     index = loaded(matrix)
-    assert index.coarse is not None and index.coarse.projected.shape == (6000, 128)
+    assert index.resident.coarse is not None and index.resident.coarse.projected.shape == (6000, 128)
     approximate = [index.vector_search(query, 20, -1.0) for query in queries]
     overlap = [len(set(a) & set(b)) / 20 for a, b in zip(exact, approximate)]
     assert np.mean(overlap) >= 0.98, overlap
@@ -57,7 +57,7 @@ def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
 
 def test_narrow_vectors_stay_exact_however_many(monkeypatch):
     monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 10)
-    assert loaded(clustered(500, 64)).coarse is None
+    assert loaded(clustered(500, 64)).resident.coarse is None
 
 
 def test_recall_hybrid_false_leaves_full_text_out(demo_home):

@@ -42,26 +42,67 @@ log = logging.getLogger(__name__)
 
 
 class CardIndex:
+    """The resident vectors of one store, reloaded when L1 changes.
+
+    A load is swapped in as one :class:`ResidentVectors`, so a recall on another thread of the owner server
+    always sees ids, matrix and projection of the same load; :meth:`refresh` runs outside the store's step lock,
+    so a reload (~1 s at 100k cards) never holds up a long job's next step.
+    """
+
     def __init__(self, vectors: "VectorStore"):
+        import threading
+
         self.store = vectors
-        self.ids: list[str] = []
-        self.position: dict[str, int] = {}
-        self.matrix: "np.ndarray | None" = None
-        self.coarse: CoarseProjection | None = None
+        self.resident = ResidentVectors([], None)
         self._version: int | None = None
+        self._loading = threading.Lock()
+
+    @property
+    def ids(self) -> list[str]:
+        return self.resident.ids
 
     def refresh(self) -> None:
         """Reload the matrix if the vector table changed since the last load."""
-        version = self.store.vectors_version()
-        if version != self._version:
-            self.load(*self.store.active_vectors())
-            self._version = version
+        with self._loading:
+            version = self.store.vectors_version()
+            if version != self._version:
+                self.load(*self.store.active_vectors())
+                self._version = version
 
     def load(self, ids: list[str], matrix: "np.ndarray") -> None:
-        """Make these the resident vectors, with their coarse projection when there are many."""
+        """Make these the resident vectors."""
+        self.resident = ResidentVectors(ids, matrix)
+
+    def vector_of(self, card_id: str) -> "np.ndarray | None":
+        return self.resident.vector_of(card_id)
+
+    def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
+        return self.resident.vector_search(queries, top_k, min_similarity)
+
+    def seeds(self, queries: "np.ndarray", text: str | None, top_k: int, min_similarity: float) -> list[str]:
+        """Vector hits fused with full-text hits; a full-text hit needs no minimum similarity.
+
+        (The full-text search on a worker thread, started before the query embedding, made recall slower at
+        100k cards: 61 ms instead of 50 ms p50, two cores shared by LanceDB's threads and the model's.)
+        """
+        ranked = [self.vector_search(queries, top_k, min_similarity)]
+        if text:
+            ranked.append(self.store.full_text_search(text, top_k))
+        fused: dict[str, float] = {}
+        for ranking in ranked:
+            for rank, card_id in enumerate(ranking, start=1):
+                fused[card_id] = fused.get(card_id, 0.0) + 1.0 / (RRF_K + rank)
+        return sorted(fused, key=lambda card_id: -fused[card_id])[:top_k]
+
+
+
+class ResidentVectors:
+    """One load of the HOT/WARM vectors: ids, the matrix, and its coarse projection when there are many."""
+
+    def __init__(self, ids: list[str], matrix: "np.ndarray | None"):
         self.ids, self.matrix = ids, matrix
         self.position = {card_id: index for index, card_id in enumerate(ids)}
-        coarse_dimensions = matrix.shape[1] // COARSE_SHARE
+        coarse_dimensions = 0 if matrix is None else matrix.shape[1] // COARSE_SHARE
         many = len(ids) > EXACT_SEARCH_ROWS and coarse_dimensions >= MIN_COARSE_DIMENSIONS
         self.coarse = CoarseProjection(matrix, coarse_dimensions) if many else None
 
@@ -88,21 +129,6 @@ class CardIndex:
         top = top[np.argsort(-best[top])]
         positions = top if rows is None else rows[top]
         return [self.ids[position] for position, score in zip(positions, best[top]) if score >= min_similarity]
-
-    def seeds(self, queries: "np.ndarray", text: str | None, top_k: int, min_similarity: float) -> list[str]:
-        """Vector hits fused with full-text hits; a full-text hit needs no minimum similarity.
-
-        (The full-text search on a worker thread, started before the query embedding, made recall slower at
-        100k cards: 61 ms instead of 50 ms p50, two cores shared by LanceDB's threads and the model's.)
-        """
-        ranked = [self.vector_search(queries, top_k, min_similarity)]
-        if text:
-            ranked.append(self.store.full_text_search(text, top_k))
-        fused: dict[str, float] = {}
-        for ranking in ranked:
-            for rank, card_id in enumerate(ranking, start=1):
-                fused[card_id] = fused.get(card_id, 0.0) + 1.0 / (RRF_K + rank)
-        return sorted(fused, key=lambda card_id: -fused[card_id])[:top_k]
 
 
 class CoarseProjection:

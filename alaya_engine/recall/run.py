@@ -26,10 +26,10 @@ if TYPE_CHECKING:
 
 def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore", index: "CardIndex",
                space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any]) -> RecallResult:
-    """``queries`` are the embedded concepts (embedded by the caller, before it takes the store lock)."""
+    """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
+    the store's step lock, so a cold model or a reload of the vectors never holds up another client's step."""
     clock = _Clock()
     space.check_known(query.relations)
-    index.refresh()
     if query.from_nodes:
         known = graph.cards(query.from_nodes)
         missing = [card_id for card_id in query.from_nodes if card_id not in known]

@@ -252,7 +252,9 @@ class VectorStore:
         if not card_ids:
             return
         predicate = _id_predicate(card_ids)
-        self._db.open_table(CARD_VECTORS).delete(predicate)
+        vectors = self._db.open_table(CARD_VECTORS)
+        if vectors.count_rows(predicate):  # even a delete of nothing makes a new version, and every
+            vectors.delete(predicate)      # new version sends recalls to reload the resident matrix
         self._db.open_table(CARD_META).delete(predicate)
         self.write_stats()
 
