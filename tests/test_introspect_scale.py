@@ -124,3 +124,24 @@ def test_the_graph_buffer_pool_is_configured_and_a_full_one_names_the_key(home, 
         with pytest.raises(AlayaError) as caught:
             tiny.query_arrow("UNWIND range(1, 3000000) AS x RETURN x, to_string(x) AS s")
     assert caught.value.code == "graph_memory_full" and "graph.buffer_pool_mb" in caught.value.message
+
+
+def test_after_a_bulk_heat_rewrite_full_text_uses_the_index_alone_until_it_is_refreshed(home, monkeypatch):
+    """Scanning the rows a first cool-down rewrites took seconds per recall at 100k cards: until introspect
+    refreshes the index, those rows are left out of full-text search rather than scanned."""
+    from alaya_engine.vectors import store as vector_store
+
+    engine = small_store(home)
+    vectors = engine.vectors()
+    assert set(vectors.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
+    monkeypatch.setattr(vector_store, "UNINDEXED_SEARCHABLE_ROWS", 1)
+    vectors.update_meta_heat({"id": ["k1"], "last_accessed": [0], "access_count": [0], "relevance": [0.0],
+                              "temperature": [0.2], "tier": ["COLD"]})
+    assert not vectors.full_text_behind
+    vectors.update_meta_heat({"id": ["k1", "k2"], "last_accessed": [0, 0], "access_count": [0, 0],
+                              "relevance": [0.0, 0.0], "temperature": [0.2, 0.2], "tier": ["COLD", "COLD"]})
+    assert vectors.full_text_behind
+    assert set(vectors.full_text_search("content topic", 10)) == {"k0", "k3", "k4", "k5"}
+    vectors.refresh_full_text_index()
+    assert not vectors.full_text_behind
+    assert set(vectors.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}

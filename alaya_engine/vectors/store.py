@@ -60,6 +60,10 @@ def read_stats(folder: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+UNINDEXED_SEARCHABLE_ROWS = 1000
+"""A heat rewrite of more rows than this sets ``full_text_behind`` (a few rows are scanned in no time)."""
+
+
 class VectorStore:
     def __init__(self, folder: Path, dimension: int):
         import lancedb
@@ -68,6 +72,9 @@ class VectorStore:
         self.dimension = dimension
         self._db = lancedb.connect(str(folder))
         self._relations_cache: tuple | None = None
+        self.full_text_behind = False
+        """True after a bulk rewrite of ``card_meta`` until the full-text index is refreshed: searches then use
+        the index alone (see :meth:`full_text_search`)."""
 
     def create_tables(self) -> None:
         for name, schema in _schemas(self.dimension).items():
@@ -202,6 +209,7 @@ class VectorStore:
         update = pa.table({name: columns[name] for name in self.HEAT_UPDATE_COLUMNS},
                           schema=pa.schema([schema.field(name) for name in self.HEAT_UPDATE_COLUMNS]))
         self._db.open_table(CARD_META).merge_insert("id").when_matched_update_all().execute(update)
+        self.full_text_behind = self.full_text_behind or len(columns["id"]) > UNINDEXED_SEARCHABLE_ROWS
         self.write_stats()
 
     def set_vector_tiers(self, tiers: dict[str, str]) -> None:
@@ -262,12 +270,20 @@ class VectorStore:
         return self._db.open_table(CARD_VECTORS).version
 
     def full_text_search(self, text: str, limit: int) -> list[str]:
-        """Card ids best matching ``text`` by full-text search (COLD cards included), best first."""
+        """Card ids best matching ``text`` by full-text search (COLD cards included), best first.
+
+        Rows written since the index was refreshed are searched too, by scanning them — unless a bulk rewrite
+        left too many (``full_text_behind``): scanning the ~90k rows a first cool-down rewrites at 100k cards
+        took seconds per recall, so until introspect refreshes the index, those rows are left out.
+        """
         table = self._db.open_table(CARD_META)
         if not self._has_fts_index(table):
             return []
         try:
-            hits = table.search(text, query_type="fts").select(["id", "_score"]).limit(limit).to_arrow()
+            query = table.search(text, query_type="fts")
+            if self.full_text_behind:
+                query = query.fast_search()
+            hits = query.select(["id", "_score"]).limit(limit).to_arrow()
         except (ValueError, RuntimeError, OSError) as exc:
             log.warning("full-text search failed for %r: %s", text[:80], exc)
             return []
@@ -284,6 +300,7 @@ class VectorStore:
             from lancedb.index import FTS
 
             table.create_index("text", config=FTS(base_tokenizer="icu"))
+        self.full_text_behind = False
 
     @staticmethod
     def _has_fts_index(table) -> bool:
