@@ -95,7 +95,6 @@ class CardIndex:
         return sorted(fused, key=lambda card_id: -fused[card_id])[:top_k]
 
 
-
 class ResidentVectors:
     """One load of the HOT/WARM vectors: ids, the matrix, and its coarse projection when there are many."""
 
