@@ -70,10 +70,11 @@ def normalise_relation(name: str) -> str:
     ASCII names can be promoted to tables of their own (:func:`check_promotable`)."""
     from .errors import AlayaError
 
-    words = _SEPARATORS.sub(" ", _CAMEL.sub(" ", name.strip())).split()
+    upper = _CAMEL.sub(" ", name.strip()).upper()  # upper-casing first: ``ῶ`` becomes ``Ω`` + a combining mark
+    words = _SEPARATORS.sub(" ", upper).split()
     if not words:
         raise AlayaError("bad_relation", f"relation name {name!r} has no letters or digits")
-    return "_".join(word.upper() for word in words)
+    return "_".join(words)
 
 
 def is_core(relation: str) -> bool:

@@ -121,7 +121,8 @@ def test_a_lone_surrogate_in_a_title_becomes_a_replacement_character():
 
 
 @settings(max_examples=150, **NO_DEADLINE)
-@given(st.text(max_size=60) | st.sampled_from([CYPHER_RELATION, "a`b", "r]-(x", "MATCH (n) DETACH DELETE n"]))
+@given(st.text(max_size=60) | st.sampled_from([CYPHER_RELATION, "a`b", "r]-(x", "MATCH (n) DETACH DELETE n", "ῶ",
+                                                "a\u0301", "\u0342", "ŉ", "ǅx"]))
 def test_a_normalised_relation_name_is_only_letters_digits_and_underscores(name):
     try:
         relation = normalise_relation(name)
