@@ -59,11 +59,10 @@ def fast_recall(argv: list[str]) -> int | None:
     answered = bare_recall(*parsed)
     if answered is not None:
         return answered
-    import json
-
     from .errors import AlayaError, report_error
     from .paths import Layout, resolve_home
     from .server.client import call_with_restart, connect, read_server_settings
+    from .server.protocol import render
 
     home, request = parsed
     layout = Layout(resolve_home(home))
@@ -81,7 +80,7 @@ def fast_recall(argv: list[str]) -> int | None:
         result = call_with_restart(client, "recall", {"request": request}, None, autostart, start_timeout)
     except AlayaError as error:
         return report_error(error, wants_json=True)
-    print(json.dumps(result, ensure_ascii=False, indent=2))
+    print(render(result))
     return 0
 
 

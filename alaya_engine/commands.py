@@ -11,7 +11,6 @@ on stdout.
 from __future__ import annotations
 
 import base64
-import json
 import logging
 import os
 import sys
@@ -23,6 +22,7 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .errors import RUNTIME, USAGE, AlayaError, report_error
+from .server.protocol import render
 
 log = logging.getLogger(__name__)
 logging.getLogger("alaya_engine").addHandler(logging.NullHandler())
@@ -113,7 +113,7 @@ def _call(ctx: typer.Context, method: str, params: dict | None = None, label: st
 
 
 def _emit(document: dict) -> None:
-    print(json.dumps(document, ensure_ascii=False, indent=2, default=str))
+    print(render(document))
 
 
 def _show(document: dict, as_json: bool, view: str) -> None:
@@ -212,7 +212,7 @@ def review_show(ctx: typer.Context, suggestion_id: Annotated[str, typer.Argument
                 as_json: JsonFlag = False) -> None:
     """Show one suggestion with its evidence (and the cards involved)."""
     document = _call(ctx, "review.show", {"id": suggestion_id})
-    _emit(document) if as_json else print(json.dumps(document, ensure_ascii=False, indent=2))
+    _emit(document)
 
 
 @review_app.command("approve")

@@ -30,7 +30,7 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def render(document: dict[str, Any]) -> str:
-    """A result document as ``--json`` prints it."""
+    """A document as ``--json`` prints it: the one rendering behind the CLI, the fast path and ``as_text``."""
     import json
 
     return json.dumps(document, ensure_ascii=False, indent=2, default=str)
