@@ -69,7 +69,7 @@ def test_counts_cover_cards_links_and_custom_relations(graph):
 def test_heat_is_set_in_arrow_batches_and_read_back_as_arrow(graph):
     for card_id in ("c1", "c2", "c3"):
         graph.query("MERGE (c:Card {id: $id}) SET c.temperature = 1.0, c.tier = 'HOT'", {"id": card_id})
-    graph.set_heat([{"id": "c1", "temperature": 0.25, "tier": "COLD"}, {"id": "gone", "temperature": 0.5, "tier": "WARM"}])
+    graph.set_heat_columns(["c1", "gone"], [0.25, 0.5], ["COLD", "WARM"])
     graph.set_heat_columns(["c2", "c3"], [0.5, 0.75], ["WARM", "HOT"], batch=1)
     table = graph.query_arrow("MATCH (c:Card) RETURN c.id, c.temperature, c.tier ORDER BY c.id")
     assert [tuple(row.values()) for row in table.to_pylist()] == [("c1", 0.25, "COLD"), ("c2", 0.5, "WARM"),

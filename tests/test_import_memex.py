@@ -179,7 +179,7 @@ def test_forgotten_cards_stay_forgotten_until_edited_and_a_lost_graph_write_is_r
     cold = cid("docker-memory-limit")
     vectors = engine.vectors()
     with engine._graph() as graph:
-        graph.set_heat([{"id": cold, "temperature": 0.1, "tier": "COLD"}])
+        graph.set_heat_columns([cold], [0.1], ["COLD"])
     vectors.update_heat([{**vectors.heat_row(cold), "temperature": 0.1, "tier": "COLD"}])
     vectors.drop_vectors([cold])
     for note in (vault / "decisions" / "use-lancedb.md", vault / "docker-memory-limit.md"):

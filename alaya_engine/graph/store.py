@@ -217,15 +217,10 @@ class GraphStore:
         rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")
         return {card_id: sessions[0] for card_id, sessions in rows if sessions}
 
-    def set_heat(self, rows: list[dict]) -> None:
-        """Temperature and tier of many cards (rows of ``id``, ``temperature``, ``tier``)."""
-        self.set_heat_columns([row["id"] for row in rows], [row["temperature"] for row in rows],
-                              [row["tier"] for row in rows])
-
     def set_heat_columns(self, ids: list[str], temperatures: list[float], tiers: list[str],
                          batch: int = HEAT_BATCH) -> None:
-        """:meth:`set_heat` column by column. Each batch goes in as an Arrow table (``LOAD FROM``): at 100k cards
-        0.7 s, where ``UNWIND`` over a list of parameter maps took 3 s converting every value."""
+        """Temperature and tier of many cards (unknown ids are skipped). Each batch goes in as an Arrow table
+        (``LOAD FROM``): at 100k cards 0.7 s, where ``UNWIND`` over a list of parameter maps took 3 s."""
         import pyarrow as pa
 
         for start in range(0, len(ids), batch):

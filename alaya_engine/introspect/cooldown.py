@@ -75,11 +75,12 @@ def cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedde
     report.newly_archived, report.restored = len(archive), len(restore)
     if dry_run:
         return report
-    changed = [index for index, values in enumerate(zip(*(after[name] for name in HEAT_UPDATE)))
-               if values != tuple(before[name][index] for name in HEAT_UPDATE)]
+    computed = [name for name in vectors.HEAT_UPDATE_COLUMNS if name != "id"]
+    changed = [index for index, values in enumerate(zip(*(after[name] for name in computed)))
+               if values != tuple(before[name][index] for name in computed)]
     with step():
         vectors.update_meta_heat({"id": [ids[index] for index in changed],
-                                  **{name: [after[name][index] for index in changed] for name in HEAT_UPDATE}})
+                                  **{name: [after[name][index] for index in changed] for name in computed}})
         vectors.drop_vectors(archive)
         vectors.set_vector_tiers(retier)
         if restore:
@@ -89,10 +90,6 @@ def cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedde
         graph.set_heat_columns(ids, after["temperature"], after["tier"])
         _save_offset(offset_file, end)
     return report
-
-
-HEAT_UPDATE = ("last_accessed", "access_count", "relevance", "temperature", "tier")
-"""The ``card_meta`` columns cool-down computes (beside ``id``)."""
 
 
 def _folded(before: dict[str, list], folded: dict) -> dict[str, list]:

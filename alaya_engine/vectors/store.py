@@ -249,7 +249,7 @@ class VectorStore:
         return {row["id"]: (row["content_hash"], row["tier"]) for row in rows}
 
     def vector_ids(self) -> set[str]:
-        return set(self._scan(CARD_VECTORS, ["id"]).column("id").to_pylist())
+        return set(self.vector_tiers())
 
     def vector_tiers(self) -> dict[str, str]:
         """Card id → the tier stored beside its vector, for every card that has one."""
