@@ -129,7 +129,7 @@ def _refuse_non_empty(graph: "GraphStore", store) -> None:
     from .vectors.store import CARD_META, CARD_VECTORS
 
     in_graph = graph.query("MATCH (c:Card) RETURN count(c)")[0][0]
-    in_l1 = sum(store._db.open_table(name).count_rows() for name in (CARD_VECTORS, CARD_META))
+    in_l1 = sum(store.table(name).count_rows() for name in (CARD_VECTORS, CARD_META))
     if in_graph or in_l1:
         raise AlayaError("store_not_empty", f"bulk loading needs a store with no cards; this one has {in_graph} in "
                                             f"the graph and {in_l1} rows in L1. Load into a freshly initialised home")
@@ -294,7 +294,7 @@ def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[s
 
     from .vectors.store import CARD_META, CARD_VECTORS
 
-    vectors_table = store._db.open_table(CARD_VECTORS)
+    vectors_table = store.table(CARD_VECTORS)
     active = [position for position, card in enumerate(cards) if card.tier != "COLD"]
     flat = pa.array(np.ascontiguousarray(matrix[active]).reshape(-1), pa.float32())
     vectors_table.add(pa.table({
@@ -303,7 +303,7 @@ def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[s
         "tier": _strings([cards[p].tier for p in active]),
         "type": _strings([cards[p].type for p in active]),
     }, schema=vectors_table.schema))
-    store._db.open_table(CARD_META).add(store.meta_rows(cards, access))
+    store.table(CARD_META).add(store.meta_rows(cards, access))
 
 
 class _Steps:

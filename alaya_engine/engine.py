@@ -26,6 +26,7 @@ from .config import default_config, load_config
 from .domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
 from .embedding import embedder_identity, make_embedder
 from .errors import RUNTIME, AlayaError
+from .graph.resident import ResidentGraph
 from .graph.store import GraphStore
 from .lock import StoreLock
 from .logs import setup_logging
@@ -37,6 +38,7 @@ from .sources import SessionSource, expand_sources
 
 if TYPE_CHECKING:
     from .distill.pipeline import DistillReport
+    from .graph.snapshot import GraphSnapshot
     from .introspect.apply import MergedText
     from .introspect.confirm import MergeConfirmation
     from .maintenance.backup import BackupReport
@@ -85,6 +87,7 @@ class Engine:
         self._embedder = None
         self._card_index = None
         self._vectors = None
+        self._resident: ResidentGraph | None = None
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None, for_rebuild: bool = False) -> "Engine":
@@ -185,6 +188,8 @@ class Engine:
         with self._holding:
             if self._holders == 0:
                 self.lock.acquire()
+                if self._vectors is not None:
+                    self._vectors.forget_tables()
                 try:
                     self._graph_store = GraphStore(self.layout.graph_db, self.manifest["graph_engine"],
                                                    self.config["graph"]["buffer_pool_mb"])
@@ -198,9 +203,35 @@ class Engine:
             with self._holding:
                 self._holders -= 1
                 if self._holders == 0:
+                    if self._resident is not None:
+                        self._resident.close()
+                        self._resident = None
                     self._graph_store.close()
                     self._graph_store = None
                     self.lock.release()
+
+    def keep_resident(self, wait_seconds: float = 0.0) -> bool:
+        """Keep a snapshot of the graph in memory, fresh after every write, while the store is held.
+
+        For a long-lived holder (the owner server, a benchmark): recall then reads no database and takes no
+        step lock. Call it while holding the store; ``wait_seconds`` waits for the first snapshot (True if
+        it is there).
+        """
+        if self._resident is None:
+            self._resident = ResidentGraph(self._graph_store)
+        return self._resident.wait_fresh(wait_seconds) if wait_seconds else self._resident.current() is not None
+
+    @contextmanager
+    def _graph_view(self) -> Iterator["GraphStore | GraphSnapshot"]:
+        """What recall reads: the resident snapshot while it is fresh (memory: no step lock needed), else the
+        graph itself as one step."""
+        with self.hold():
+            snapshot = self._resident.current() if self._resident is not None else None
+            if snapshot is not None:
+                yield snapshot
+            else:
+                with self._graph() as graph:
+                    yield graph
 
     @contextmanager
     def _graph(self) -> Iterator[GraphStore]:
@@ -330,7 +361,7 @@ class Engine:
         index = self.card_index()
         index.refresh()
         names, relation_vectors = index.store.relation_vectors()
-        with self._graph() as graph:
+        with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
                                 settings=self.config["recall"])

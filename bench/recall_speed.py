@@ -4,7 +4,7 @@ Each store is a fresh copy of the one :mod:`bench.store_size` reports on (bulk l
 really embedded topic phrases; see :mod:`bench.synthetic`). Rows per store:
 
 - ``Engine.recall`` end to end in this process, warm, with the store held
-  open the way the owner server holds it, *including* the query embedding:
+  open the way the owner server holds it (graph snapshot resident), *including* the query embedding:
   free-text questions, and structured depth-2 navigations with a relation
   filter (``CAUSED_BY``); the note gives the median of the engine's own
   ``search``/``graph``/``rank`` laps, and of the time ``outside`` them (query
@@ -194,6 +194,7 @@ def measure_store(plan: Plan, size: int) -> list[Row]:
         engine = Engine.open(home)
         with engine.hold():
             engine.recall({"text": "warm-up: docker container OOM kill"})
+            engine.keep_resident(wait_seconds=300)
             rows = [_recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]),
                     _recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries))]
             rows.extend(_reference_rows(engine, label, texts[:queries]))

@@ -11,6 +11,7 @@ MERGE on the key then SET, and timestamps stored as naive UTC.
 from __future__ import annotations
 
 import logging
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,8 @@ HEAT_BATCH = 20_000
 """Rows per ``set_heat`` query: measured at 100k cards, 2k-row batches took 1.0 s, 20k 0.64 s, one of 100k 1.1 s."""
 
 _OPEN_PATHS: set[Path] = set()
+_WRITES = re.compile(r"\b(CREATE|MERGE|SET|DELETE|DROP|ALTER|COPY|COMMIT|ROLLBACK)\b", re.IGNORECASE)
+"""A statement naming one of these may change the graph (a read that merely mentions one only costs a snapshot)."""
 log = logging.getLogger(__name__)
 
 
@@ -72,7 +75,11 @@ class GraphStore:
         except RuntimeError as exc:
             raise AlayaError("graph_unavailable", f"cannot open graph database {self.path}: {exc}", RUNTIME) from None
         self._conn = module.Connection(self._db)
+        self._module = module
         self._promoted: frozenset[str] | None = None
+        self.generation = 0
+        """Counts statements that may have written, each counted once it has finished: a reader that saw
+        generation G before it started read everything those G statements wrote (see :mod:`.resident`)."""
         _OPEN_PATHS.add(self.path)
 
     def close(self) -> None:
@@ -94,6 +101,13 @@ class GraphStore:
             rows.append(result.get_next())
         return rows
 
+    def connect(self):
+        """A connection of its own to this database, for a reader on another thread (a snapshot builder)."""
+        return self._module.Connection(self._db)
+
+    def card_count(self) -> int:
+        return self.query("MATCH (c:Card) RETURN count(c)")[0][0]
+
     def query_arrow(self, cypher: str, parameters: dict[str, Any] | None = None):
         """The result as one ``pyarrow.Table``: for results of 100k+ rows, a few MB where lists of lists take 100+."""
         return self._execute(cypher, parameters).get_as_arrow(ARROW_CHUNK_ROWS)
@@ -108,6 +122,9 @@ class GraphStore:
             raise AlayaError("graph_memory_full", f"the graph database ran out of memory for a query (buffer pool of "
                                                   f"{self.buffer_pool_mb or 'default'} MB); raise graph.buffer_pool_mb "
                                                   "in config.json", RUNTIME) from None
+        finally:
+            if _WRITES.search(cypher):
+                self.generation += 1
 
     def create_schema(self) -> None:
         for statement in _NODE_TABLES:

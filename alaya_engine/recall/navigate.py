@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from ..graph.snapshot import GraphSnapshot
     from ..graph.store import GraphStore
     from .relation_space import RelationSpace
 
@@ -29,9 +30,13 @@ class Reach:
     rel_similarity: float | None = None
 
 
-def expand(graph: "GraphStore", starts: list[str], depth: int, relations: list[str], space: "RelationSpace",
+def expand(graph: "GraphStore | GraphSnapshot", starts: list[str], depth: int, relations: list[str], space: "RelationSpace",
            min_rel_similarity: float) -> dict[str, Reach]:
-    """Breadth-first from ``starts``; each card keeps its shallowest, best-matching way in."""
+    """Breadth-first from ``starts``; each card keeps its shallowest, best-matching way in.
+
+    Between equally good ways in, the smallest (via, relation) wins, so the result does not depend on the
+    order the graph lists edges in (the database and its resident snapshot list them differently).
+    """
     reached = {card_id: Reach(card_id, 0) for card_id in starts}
     frontier = list(starts)
     for level in range(1, depth + 1):
@@ -42,9 +47,10 @@ def expand(graph: "GraphStore", starts: list[str], depth: int, relations: list[s
             similarity = space.similarity(relation, relations)
             if similarity < min_rel_similarity:
                 continue
+            similarity = round(similarity, 4)
             best = found.get(target)
-            if best is None or similarity > best.rel_similarity:
-                found[target] = Reach(target, level, source, relation, round(similarity, 4))
+            if best is None or (-similarity, source, relation) < (-best.rel_similarity, best.via, best.matched_rel):
+                found[target] = Reach(target, level, source, relation, similarity)
         if not found:
             break
         reached.update(found)

@@ -19,15 +19,18 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..embedding.base import Embedder
+    from ..graph.snapshot import GraphSnapshot
     from ..graph.store import GraphStore
     from .index import CardIndex
     from .relation_space import RelationSpace
 
 
-def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore", index: "CardIndex",
+def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore | GraphSnapshot", index: "CardIndex",
                space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any]) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
-    the store's step lock, so a cold model or a reload of the vectors never holds up another client's step."""
+    the store's step lock, so a cold model or a reload of the vectors never holds up another client's step.
+    ``graph`` is the database or its resident snapshot: both answer ``cards``, ``neighbours`` and ``card_count``
+    alike."""
     clock = _Clock()
     space.check_known(query.relations)
     if query.from_nodes:
@@ -39,7 +42,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore"
         if not len(queries):
             queries = _vectors_for(list(known.values()), index, embedder)
     else:
-        if not index.ids and not graph.query("MATCH (c:Card) RETURN count(c)")[0][0]:
+        if not index.ids and not graph.card_count():
             return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
                                                                "sessions first", timings_ms=clock.laps)
         full_text = query.text if settings["hybrid"] else None
@@ -97,7 +100,7 @@ def _similarity(vector: "np.ndarray", queries: "np.ndarray") -> float:
     return float((queries @ vector).max()) if len(queries) else 0.0
 
 
-def _explorable(graph: "GraphStore", nodes: list[RecallNode], query: RecallQuery, space: "RelationSpace",
+def _explorable(graph: "GraphStore | GraphSnapshot", nodes: list[RecallNode], query: RecallQuery, space: "RelationSpace",
                 queries: "np.ndarray") -> list[Explorable]:
     """Relations leading one step beyond the returned cards, with how many cards wait there."""
     shown = {node.card_id for node in nodes} | set(query.from_nodes)

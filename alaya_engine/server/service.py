@@ -188,9 +188,11 @@ class OwnerServer:
         return server
 
     def _warm_up(self) -> None:
-        """Load the model and the resident vectors now, so the first recall is as fast as the rest."""
+        """Load the model and the resident vectors now, so the first recall is as fast as the rest; the graph
+        snapshot is read in the background (recall asks the database until it is there)."""
         self.engine.embedder().embed(["warm up"])
         self.engine.card_index().refresh()
+        self.engine.keep_resident()
 
     def _serve(self, server: _SocketServer, idle_timeout: float) -> None:
         thread = threading.Thread(target=server.serve_forever, name="alaya-serve", daemon=True)

@@ -71,10 +71,26 @@ class VectorStore:
         self.folder = folder
         self.dimension = dimension
         self._db = lancedb.connect(str(folder))
+        self._tables: dict[str, Any] = {}
+        self._full_text_indexed = False
         self._relations_cache: tuple | None = None
         self.full_text_behind = False
         """True after a bulk rewrite of ``card_meta`` until the full-text index is refreshed: searches then use
         the index alone (see :meth:`full_text_search`)."""
+
+    def table(self, name: str):
+        """This store's handle on a table, opened once: an opening reads the newest manifest (~0.8 ms, three per
+        recall), and a handle sees every write made through it. Another process's writes are not seen:
+        :meth:`forget_tables` when another process may have written (the engine does when it takes the store)."""
+        table = self._tables.get(name)
+        if table is None:
+            table = self._tables[name] = self._db.open_table(name)
+        return table
+
+    def forget_tables(self) -> None:
+        self._tables.clear()
+        self._full_text_indexed = False
+        self._relations_cache = None
 
     def create_tables(self) -> None:
         for name, schema in _schemas(self.dimension).items():
@@ -96,7 +112,7 @@ class VectorStore:
             "created_at": [now] * len(names),
             "updated_at": [now] * len(names),
         }, schema=schema)
-        table = self._db.open_table(RELATIONS)
+        table = self.table(RELATIONS)
         table.merge_insert("relation").when_matched_update_all().when_not_matched_insert_all().execute(batch)
         self.write_stats()
 
@@ -106,16 +122,16 @@ class VectorStore:
 
         known = [name for name in names if name in self.relation_names()]
         if known:
-            self._db.open_table(RELATIONS).merge_insert("relation").when_matched_update_all().execute(
+            self.table(RELATIONS).merge_insert("relation").when_matched_update_all().execute(
                 pa.table({"relation": known, "is_core": [True] * len(known)}))
 
     def relation_names(self) -> list[str]:
-        table = self._db.open_table(RELATIONS)
+        table = self.table(RELATIONS)
         return sorted(table.to_arrow().column("relation").to_pylist())
 
     def relation_vectors(self) -> tuple[list[str], "np.ndarray"]:
         """Relation names and vectors, re-read only when the relations table has a new version."""
-        table = self._db.open_table(RELATIONS)
+        table = self.table(RELATIONS)
         if self._relations_cache is None or self._relations_cache[0] != table.version:
             rows = table.to_arrow()
             self._relations_cache = (table.version, rows.column("relation").to_pylist(), self._matrix(rows))
@@ -131,7 +147,7 @@ class VectorStore:
             return
         update = pa.table({"relation": list(rows), "frequency": pa.array(list(rows.values()), pa.int64()),
                            "updated_at": pa.array([int(time.time() * 1000)] * len(rows), pa.int64())})
-        self._db.open_table(RELATIONS).merge_insert("relation").when_matched_update_all().execute(update)
+        self.table(RELATIONS).merge_insert("relation").when_matched_update_all().execute(update)
 
     def upsert_cards(self, cards: list["Card"], vectors: "np.ndarray") -> None:
         """One batched write per table: vectors replaced by id; metadata inserted, or its text columns updated.
@@ -144,12 +160,12 @@ class VectorStore:
             return
         schemas = _schemas(self.dimension)
         ids = [card.id for card in cards]
-        self._db.open_table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+        self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
             .execute(pa.table({"id": ids, "vector": [row.tolist() for row in vectors],
                                "tier": [card.tier for card in cards], "type": [card.type for card in cards]},
                               schema=schemas[CARD_VECTORS]))
         meta = self.meta_rows(cards)
-        table = self._db.open_table(CARD_META)
+        table = self.table(CARD_META)
         table.merge_insert("id").when_not_matched_insert_all().execute(meta)
         table.merge_insert("id").when_matched_update_all().execute(
             meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
@@ -183,7 +199,7 @@ class VectorStore:
 
     def heat_row(self, card_id: str) -> dict | None:
         """One card's counters: a filtered read (17 ms at 100k cards, where reading them all took 1 s)."""
-        rows = self._db.open_table(CARD_META).search().where(_id_predicate([card_id])) \
+        rows = self.table(CARD_META).search().where(_id_predicate([card_id])) \
             .select(self.HEAT_COLUMNS).limit(1).to_list()
         return rows[0] if rows else None
 
@@ -208,7 +224,7 @@ class VectorStore:
         schema = _schemas(self.dimension)[CARD_META]
         update = pa.table({name: columns[name] for name in self.HEAT_UPDATE_COLUMNS},
                           schema=pa.schema([schema.field(name) for name in self.HEAT_UPDATE_COLUMNS]))
-        self._db.open_table(CARD_META).merge_insert("id").when_matched_update_all().execute(update)
+        self.table(CARD_META).merge_insert("id").when_matched_update_all().execute(update)
         self.full_text_behind = self.full_text_behind or len(columns["id"]) > UNINDEXED_SEARCHABLE_ROWS
         self.write_stats()
 
@@ -217,7 +233,7 @@ class VectorStore:
         import pyarrow as pa
 
         if tiers:
-            self._db.open_table(CARD_VECTORS).merge_insert("id").when_matched_update_all().execute(
+            self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().execute(
                 pa.table({"id": list(tiers), "tier": list(tiers.values())}))
 
     def add_vectors(self, rows: list[dict], vectors: "np.ndarray") -> None:
@@ -226,7 +242,7 @@ class VectorStore:
 
         if not rows:
             return
-        self._db.open_table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+        self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
             .execute(pa.table({"id": [r["id"] for r in rows], "vector": [v.tolist() for v in vectors],
                                "tier": [r["tier"] for r in rows], "type": [r["type"] for r in rows]},
                               schema=_schemas(self.dimension)[CARD_VECTORS]))
@@ -235,17 +251,17 @@ class VectorStore:
     def drop_vectors(self, card_ids: list[str]) -> None:
         """COLD: the vector row goes, the metadata stays."""
         if card_ids:
-            self._db.open_table(CARD_VECTORS).delete(_id_predicate(card_ids))
+            self.table(CARD_VECTORS).delete(_id_predicate(card_ids))
             self.write_stats()
 
     def vector_rows(self) -> tuple[list[str], int]:
         """Every ``card_vectors`` id (repeats included, for verify) and the stored vector width."""
-        table = self._db.open_table(CARD_VECTORS)
+        table = self.table(CARD_VECTORS)
         return self._scan(CARD_VECTORS, ["id"]).column("id").to_pylist(), table.schema.field("vector").type.list_size
 
     def meta_index(self) -> dict[str, tuple[str, str]]:
         """Card id → (content_hash, tier) of every ``card_meta`` row."""
-        rows = self._db.open_table(CARD_META).to_arrow().select(["id", "content_hash", "tier"]).to_pylist()
+        rows = self.table(CARD_META).to_arrow().select(["id", "content_hash", "tier"]).to_pylist()
         return {row["id"]: (row["content_hash"], row["tier"]) for row in rows}
 
     def vector_ids(self) -> set[str]:
@@ -260,14 +276,14 @@ class VectorStore:
         if not card_ids:
             return
         predicate = _id_predicate(card_ids)
-        vectors = self._db.open_table(CARD_VECTORS)
+        vectors = self.table(CARD_VECTORS)
         if vectors.count_rows(predicate):  # even a delete of nothing makes a new version, and every
             vectors.delete(predicate)      # new version sends recalls to reload the resident matrix
-        self._db.open_table(CARD_META).delete(predicate)
+        self.table(CARD_META).delete(predicate)
         self.write_stats()
 
     def vectors_version(self) -> int:
-        return self._db.open_table(CARD_VECTORS).version
+        return self.table(CARD_VECTORS).version
 
     def full_text_search(self, text: str, limit: int) -> list[str]:
         """Card ids best matching ``text`` by full-text search (COLD cards included), best first.
@@ -276,8 +292,8 @@ class VectorStore:
         left too many (``full_text_behind``): scanning the ~90k rows a first cool-down rewrites at 100k cards
         took seconds per recall, so until introspect refreshes the index, those rows are left out.
         """
-        table = self._db.open_table(CARD_META)
-        if not self._has_fts_index(table):
+        table = self.table(CARD_META)
+        if not self._has_full_text_index():
             return []
         try:
             query = table.search(text, query_type="fts")
@@ -291,10 +307,10 @@ class VectorStore:
 
     def refresh_full_text_index(self) -> None:
         """Build the FTS index once; later, fold new rows into it (they are searchable before that too)."""
-        table = self._db.open_table(CARD_META)
+        table = self.table(CARD_META)
         if not table.count_rows():
             return
-        if self._has_fts_index(table):
+        if self._has_full_text_index():
             table.optimize()
         else:
             from lancedb.index import FTS
@@ -302,9 +318,11 @@ class VectorStore:
             table.create_index("text", config=FTS(base_tokenizer="icu"))
         self.full_text_behind = False
 
-    @staticmethod
-    def _has_fts_index(table) -> bool:
-        return any(index.index_type == "FTS" for index in table.list_indices())
+    def _has_full_text_index(self) -> bool:
+        """Listed once it exists (listing costs ~1 ms a recall; an index is never dropped but with its table)."""
+        if not self._full_text_indexed:
+            self._full_text_indexed = any(index.index_type == "FTS" for index in self.table(CARD_META).list_indices())
+        return self._full_text_indexed
 
     def active_vectors(self) -> tuple[list[str], "np.ndarray"]:
         """Ids and the vector matrix of every HOT/WARM card (COLD cards have no row here).
@@ -314,7 +332,7 @@ class VectorStore:
         """
         import numpy as np
 
-        table = self._db.open_table(CARD_VECTORS)
+        table = self.table(CARD_VECTORS)
         matrix = np.empty((table.count_rows(), self.dimension), dtype=np.float32)
         ids: list[str] = []
         for batch in table.search().select(["id", "vector"]).limit(None).to_batches():
@@ -324,7 +342,7 @@ class VectorStore:
 
     def _scan(self, name: str, columns: list[str]):
         """Some columns of every row of a table, in table order (``to_arrow`` reads every column)."""
-        return self._db.open_table(name).search().select(columns).limit(None).to_arrow()
+        return self.table(name).search().select(columns).limit(None).to_arrow()
 
     def _matrix(self, table) -> "np.ndarray":
         """The ``vector`` column as one float32 ``(rows, dimension)`` array, without a Python loop."""
@@ -336,11 +354,11 @@ class VectorStore:
 
     def write_stats(self) -> None:
         """Row counts for ``alaya status``; filtered counts, because reading the tier column took 0.8 s at 100k."""
-        meta = self._db.open_table(CARD_META)
+        meta = self.table(CARD_META)
         atomic_write_json(self.folder / STATS_FILE, {
-            "cards": self._db.open_table(CARD_VECTORS).count_rows(),
+            "cards": self.table(CARD_VECTORS).count_rows(),
             "by_tier": {tier: meta.count_rows(f"tier = '{tier}'") for tier in TIERS},
-            "relations": self._db.open_table(RELATIONS).count_rows(),
+            "relations": self.table(RELATIONS).count_rows(),
         })
 
 

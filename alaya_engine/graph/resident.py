@@ -1,0 +1,109 @@
+"""ResidentGraph: a :class:`GraphSnapshot` kept fresh in the background for a long-lived owner of the store.
+
+Reading the whole graph takes ~2 s at 100k cards, so it is no use to a
+one-shot command; the owner server (and anything else that holds a store for
+long) keeps one. Freshness is exact, not timed: the snapshot carries the
+:attr:`GraphStore.generation` it was read at, and :meth:`ResidentGraph.current`
+hands it out only while no write has finished since — otherwise recall asks
+the database as before, and the builder reads again once the graph has been
+quiet for :data:`QUIET_SECONDS` (so a long ingest is not slowed by a rebuild
+after every card).
+
+The builder reads through a connection of its own: LadybugDB lets that read
+run beside the owner's writes, so neither waits for the other.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import TYPE_CHECKING
+
+from .snapshot import GraphSnapshot
+
+if TYPE_CHECKING:
+    from .store import GraphStore
+
+QUIET_SECONDS = 0.5
+log = logging.getLogger(__name__)
+
+
+class ResidentGraph:
+    """The snapshot of one open :class:`GraphStore`; :meth:`close` before the store closes."""
+
+    def __init__(self, graph: "GraphStore"):
+        self.graph = graph
+        self.snapshot: GraphSnapshot | None = None
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._fresh = threading.Condition()
+        self._failed_generation: int | None = None
+        self._thread = threading.Thread(target=self._run, name="alaya-graph-snapshot", daemon=True)
+        self._thread.start()
+        self._wake.set()
+
+    def current(self) -> GraphSnapshot | None:
+        """The snapshot if no write has finished since it was read; else None, and a rebuild is asked for."""
+        snapshot, generation = self.snapshot, self.graph.generation
+        if snapshot is not None and snapshot.generation == generation:
+            return snapshot
+        if generation != self._failed_generation:
+            self._wake.set()
+        return None
+
+    def wait_fresh(self, timeout: float) -> bool:
+        """Block until the snapshot matches the graph (warm-up, benchmarks, tests); False on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._fresh:
+            while self.current() is None:
+                left = deadline - time.monotonic()
+                if left <= 0 or not self._thread.is_alive():
+                    return False
+                self._fresh.wait(min(left, QUIET_SECONDS))
+        return True
+
+    def close(self) -> None:
+        """Stop the builder, waiting for a read in progress (the database must not close under it)."""
+        self._stopping.set()
+        self._wake.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        connection = self.graph.connect()
+        try:
+            while self._wake.wait() and not self._stopping.is_set():
+                self._wake.clear()
+                generation = self._quiet_generation()
+                if generation is None:
+                    break
+                if self.snapshot is not None and self.snapshot.generation == generation:
+                    continue
+                self._build(connection, generation)
+        finally:
+            connection.close()
+
+    def _quiet_generation(self) -> int | None:
+        """The write generation once it has stood still for ``QUIET_SECONDS``; None when stopping."""
+        generation = self.graph.generation
+        while not self._stopping.wait(QUIET_SECONDS):
+            if self.graph.generation == generation:
+                return generation
+            generation = self.graph.generation
+        return None
+
+    def _build(self, connection, generation: int) -> None:
+        started = time.perf_counter()
+        try:
+            snapshot = GraphSnapshot.read(connection, generation)
+        except Exception as exc:  # the database path keeps answering; try again after the next write
+            self._failed_generation = generation
+            log.warning("graph snapshot at generation %d failed: %s", generation, exc)
+            return
+        with self._fresh:
+            self.snapshot = snapshot
+            self._fresh.notify_all()
+        log.info("graph snapshot of %d cards at generation %d in %.2f s", snapshot.card_count(), generation,
+                 time.perf_counter() - started)
+        if self.graph.generation != generation:
+            self._wake.set()

@@ -1,0 +1,124 @@
+"""The resident graph snapshot: the database's answers from memory, fresh exactly while no write has finished."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from alaya_engine.engine import Engine
+from alaya_engine.graph import resident
+from alaya_engine.graph.snapshot import GraphSnapshot
+
+QUESTIONS = [{"text": "plugins.allow"}, {"text": "docker container memory limit", "depth": 2, "max_results": 100},
+             {"concepts": ["timeout"], "relations": ["CAUSED_BY"], "depth": 2},
+             {"text": "连接池 配置", "depth": 3, "max_results": 100}]
+
+
+def card_ids(engine: Engine) -> list[str]:
+    with engine._graph() as graph:
+        return sorted(card.id for card in graph.all_cards())
+
+
+def link_every_kind(engine: Engine, ids: list[str]) -> None:
+    """A causal edge (read backwards too), a custom one, a promoted one, a symmetric pair."""
+    engine.link(ids[0], ids[1], "CAUSES", weight=0.4)
+    engine.link(ids[1], ids[2], "LED_TO")
+    engine.link(ids[2], ids[3], "WORKAROUND_FOR")
+    engine.link(ids[3], ids[4], "CONTRADICTS")
+    with engine._graph() as graph:
+        graph.promote_relation("WORKAROUND_FOR")
+
+
+def without_timings(result) -> dict:
+    document = result.to_json()
+    document.pop("timings_ms")
+    return document
+
+
+def test_the_snapshot_answers_as_the_database_does(demo_home):
+    engine = Engine.open(demo_home)
+    ids = card_ids(engine)
+    link_every_kind(engine, ids)
+    with engine.hold() as graph:
+        connection = graph.connect()
+        try:
+            snapshot = GraphSnapshot.read(connection, graph.generation)
+        finally:
+            connection.close()
+        asked = ids + ["no-such-card"]
+        assert snapshot.card_count() == graph.card_count() == len(ids)
+        assert snapshot.cards(asked) == graph.cards(asked)
+        edges = snapshot.neighbours(asked)
+        assert sorted(edges) == sorted(graph.neighbours(asked))
+    relations = {relation for _source, relation, _target, _weight in edges}
+    assert {"CAUSED_BY", "LED_TO", "WORKAROUND_FOR", "CONTRADICTS"} <= relations
+    assert (ids[1], "CAUSED_BY", ids[0], 0.4) in edges
+
+
+def test_recall_from_the_snapshot_equals_recall_from_the_database(demo_home):
+    engine = Engine.open(demo_home)
+    link_every_kind(engine, card_ids(engine))
+    with engine.hold():
+        from_database = [without_timings(engine.recall(question)) for question in QUESTIONS]
+        assert engine.keep_resident(wait_seconds=60)
+        assert [without_timings(engine.recall(question)) for question in QUESTIONS] == from_database
+    assert any(node["depth"] == 2 for result in from_database for node in result["nodes"])
+
+
+def test_a_fresh_snapshot_needs_no_step_lock_and_a_write_makes_it_stale(demo_home):
+    engine = Engine.open(demo_home)
+    ids = card_ids(engine)
+    with engine.hold():
+        assert engine.keep_resident(wait_seconds=60)
+        stepping, done = threading.Event(), threading.Event()
+
+        def long_step() -> None:
+            with engine._graph():
+                stepping.set()
+                done.wait(30)
+
+        worker = threading.Thread(target=long_step)
+        worker.start()
+        stepping.wait(10)
+        try:
+            assert engine.recall(QUESTIONS[0]).nodes
+        finally:
+            done.set()
+            worker.join()
+        engine.link(ids[5], ids[6], "BLOCKED_BY")
+        assert engine._resident.current() is None
+        through_database = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
+        assert [node.card_id for node in through_database.nodes] == [ids[6]]
+        assert engine.keep_resident(wait_seconds=60)
+        through_snapshot = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
+        assert without_timings(through_snapshot) == without_timings(through_database)
+
+
+def test_the_snapshot_is_rebuilt_beside_writes_and_stopped_with_the_store(demo_home, monkeypatch):
+    """Writes on the owner's connection while the builder reads on its own: none fails, and the last
+    snapshot is the graph."""
+    monkeypatch.setattr(resident, "QUIET_SECONDS", 0.01)
+    engine = Engine.open(demo_home)
+    ids = card_ids(engine)
+    with engine.hold() as graph:
+        engine.keep_resident()
+        for source, target in zip(ids[:30], ids[1:31]):
+            engine.link(source, target, "DEPENDS_ON")
+        assert engine.keep_resident(wait_seconds=60)
+        assert sorted(engine._resident.snapshot.neighbours(ids)) == sorted(graph.neighbours(ids))
+        builder = engine._resident._thread
+    assert engine._resident is None and not builder.is_alive()
+
+
+@pytest.mark.parametrize("statement, writes", [
+    ("MATCH (c:Card) RETURN count(c)", False),
+    ("MATCH (c:Card {id: $id}) SET c.tier = 'HOT'", True),
+    ("UNWIND $ids AS x MATCH (c:Card {id: x}) DETACH DELETE c", True),
+])
+def test_only_statements_that_may_write_advance_the_generation(home, statement, writes):
+    engine = Engine.open(home)
+    with engine.hold() as graph:
+        before = graph.generation
+        graph.query(statement, {"id": "none", "ids": []} if "$" in statement else None)
+        assert (graph.generation > before) is writes
