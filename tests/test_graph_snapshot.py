@@ -49,6 +49,8 @@ def test_the_snapshot_answers_as_the_database_does(demo_home):
         asked = ids + ["no-such-card"]
         assert snapshot.card_count() == graph.card_count() == len(ids)
         assert snapshot.cards(asked) == graph.cards(asked)
+        assert snapshot.card_types(asked) == graph.card_types(asked) == {
+            card_id: card["type"] for card_id, card in graph.cards(ids).items()}
         edges = snapshot.neighbours(asked)
         assert sorted(edges) == sorted(graph.neighbours(asked))
     relations = {relation for _source, relation, _target, _weight in edges}

@@ -37,6 +37,7 @@ class GraphSnapshot:
         self._cards = cards.combine_chunks()
         self._ids: list[str] = self._cards.column("id").to_pylist()
         self.position = {card_id: index for index, card_id in enumerate(self._ids)}
+        self._types = self._cards.column("type").dictionary_encode()
         inverse = edges.filter(pc.is_in(edges.column("relation"), pa.array(list(INVERSE))))
         inverse_relation = pc.if_else(pc.equal(inverse.column("relation"), "CAUSES"), "CAUSED_BY", "CAUSES")
         sources = pa.chunked_array(edges.column("source").chunks + inverse.column("target").chunks, pa.string())
@@ -81,6 +82,11 @@ class GraphSnapshot:
         taken = self._cards.take(rows)
         columns = [taken.column(name).to_pylist() for name in CARD_FIELDS]
         return {values[0]: dict(zip(CARD_FIELDS, values)) for values in zip(*columns)}
+
+    def card_types(self, card_ids: list[str]) -> dict[str, str]:
+        """As :meth:`GraphStore.card_types`."""
+        known = [card_id for card_id in card_ids if card_id in self.position]
+        return dict(zip(known, self._types.take([self.position[card_id] for card_id in known]).to_pylist()))
 
     def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
         """As :meth:`GraphStore.neighbours`: (from, relation, to, weight) around ``card_ids``."""

@@ -331,6 +331,13 @@ class GraphStore:
                 "importance", "created_at", "updated_at")
         return {row[0]: dict(zip(keys, row)) for row in rows}
 
+    def card_types(self, card_ids: list[str]) -> dict[str, str]:
+        """The type of each card with one of these ids (unknown ids absent): what recall filters on before it
+        reads the few cards it returns in full."""
+        if not card_ids:
+            return {}
+        return dict(self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN c.id, c.type", {"ids": card_ids}))
+
     def edges_of(self, card_id: str) -> dict[str, list[dict[str, Any]]]:
         """Every edge touching a card, both directions, with the title of the card at the other end."""
         return self.edges_of_many([card_id])[card_id]

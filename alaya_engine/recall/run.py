@@ -8,6 +8,7 @@ content on the spot, so it is ranked by the same formula as every other card.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AlayaError
@@ -29,18 +30,18 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
                space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any]) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
     the store's step lock, so a cold model or a reload of the vectors never holds up another client's step.
-    ``graph`` is the database or its resident snapshot: both answer ``cards``, ``neighbours`` and ``card_count``
-    alike."""
+    ``graph`` is the database or its resident snapshot: both answer ``cards``, ``card_types``, ``neighbours`` and
+    ``card_count`` alike."""
     clock = _Clock()
     space.check_known(query.relations)
     if query.from_nodes:
-        known = graph.cards(query.from_nodes)
+        known = graph.card_types(query.from_nodes)
         missing = [card_id for card_id in query.from_nodes if card_id not in known]
         if missing:
             raise AlayaError("unknown_card", f"no card '{missing[0]}' in this store; use card ids from a recall result")
         starts = list(query.from_nodes)
         if not len(queries):
-            queries = _vectors_for(list(known.values()), index, embedder)
+            queries = _vectors_for(starts, graph, index, embedder)
     else:
         if not index.ids and not graph.card_count():
             return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
@@ -52,52 +53,71 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
     if query.from_nodes:
         for card_id in query.from_nodes:
             reached.pop(card_id, None)
-    cards = graph.cards(list(reached))
-    if query.types:
-        cards = {card_id: card for card_id, card in cards.items() if card["type"] in query.types}
+    types = graph.card_types(list(reached))
+    candidates = [reached[card_id] for card_id in reached
+                  if card_id in types and (not query.types or types[card_id] in query.types)]
     clock.lap("graph")
-    nodes = _score(reached, cards, queries, index, embedder, settings)[: query.max_results]
+    nodes = _nodes(_rank(candidates, queries, graph, index, embedder, settings)[: query.max_results], graph)
     explorable = _explorable(graph, nodes, query, space, queries)
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
     return RecallResult(nodes, explorable, query.to_json(), reason=reason, timings_ms=clock.laps)
 
 
-def _score(reached: dict[str, Reach], cards: dict[str, dict], queries: "np.ndarray", index: "CardIndex",
-           embedder: "Embedder", settings: dict[str, Any]) -> list[RecallNode]:
+@dataclass
+class _Scored:
+    reach: Reach
+    h: float
+    concept_distance: float
+    relation_distance: float
+
+
+def _rank(candidates: list[Reach], queries: "np.ndarray", graph: "GraphStore | GraphSnapshot", index: "CardIndex",
+          embedder: "Embedder", settings: dict[str, Any]) -> list[_Scored]:
+    """Every reached card by h, best first; only the cards that make the cut are read in full afterwards."""
+    import numpy as np
+
     weights = (settings["alpha"], settings["beta"], settings["gamma"])
-    present = [reached[card_id] for card_id in reached if card_id in cards]
-    vectors = _vectors_for([cards[reach.card_id] for reach in present], index, embedder)
-    nodes = []
-    for reach, vector in zip(present, vectors):
-        card = cards[reach.card_id]
-        concept_distance = max(0.0, 1.0 - _similarity(vector, queries))
+    vectors = _vectors_for([reach.card_id for reach in candidates], graph, index, embedder)
+    if len(queries) and len(vectors):
+        similarities = (vectors @ np.asarray(queries, dtype=vectors.dtype).T).max(axis=1).tolist()
+    else:
+        similarities = [0.0] * len(candidates)
+    scored = []
+    for reach, similarity in zip(candidates, similarities):
+        concept_distance = max(0.0, 1.0 - similarity)
         h, relation_distance = h_distance(weights, concept_distance, reach)
+        scored.append(_Scored(reach, round(h, 4), round(concept_distance, 4), round(relation_distance, 4)))
+    scored.sort(key=lambda item: (item.h, item.reach.card_id))
+    return scored
+
+
+def _nodes(scored: list[_Scored], graph: "GraphStore | GraphSnapshot") -> list[RecallNode]:
+    cards = graph.cards([item.reach.card_id for item in scored])
+    nodes = []
+    for item in scored:
+        card, reach = cards[item.reach.card_id], item.reach
         nodes.append(RecallNode(
-            card_id=card["id"], title=card["title"], content=card["content"], score=round(1.0 - h, 4),
-            h_distance=round(h, 4), matched_rel=reach.matched_rel, rel_similarity=reach.rel_similarity,
+            card_id=card["id"], title=card["title"], content=card["content"], score=round(1.0 - item.h, 4),
+            h_distance=item.h, matched_rel=reach.matched_rel, rel_similarity=reach.rel_similarity,
             type=card["type"], tags=list(card["tags"] or []), tier=card["tier"], depth=reach.depth, via=reach.via,
-            source=card["source"], concept_distance=round(concept_distance, 4),
-            relation_distance=round(relation_distance, 4)))
-    nodes.sort(key=lambda node: (node.h_distance, node.card_id))
+            source=card["source"], concept_distance=item.concept_distance, relation_distance=item.relation_distance))
     return nodes
 
 
-def _vectors_for(cards: list[dict], index: "CardIndex", embedder: "Embedder") -> "np.ndarray":
-    """Resident vectors where L1 has them; COLD cards embedded from their text."""
+def _vectors_for(card_ids: list[str], graph: "GraphStore | GraphSnapshot", index: "CardIndex",
+                 embedder: "Embedder") -> "np.ndarray":
+    """Resident vectors where L1 has them; COLD cards embedded from their text (read for them alone)."""
     import numpy as np
 
-    vectors = [index.vector_of(card["id"]) for card in cards]
-    cold = [position for position, vector in enumerate(vectors) if vector is None]
+    vectors = [index.vector_of(card_id) for card_id in card_ids]
+    cold = [card_id for card_id, vector in zip(card_ids, vectors) if vector is None]
     if cold:
-        embedded = embedder.embed([f"{cards[p]['title']}\n{cards[p]['content']}" for p in cold])
-        for position, vector in zip(cold, embedded):
-            vectors[position] = vector
+        cards = graph.cards(cold)
+        embedded = dict(zip(cold, embedder.embed([f"{cards[card_id]['title']}\n{cards[card_id]['content']}"
+                                                  for card_id in cold])))
+        vectors = [embedded[card_id] if vector is None else vector for card_id, vector in zip(card_ids, vectors)]
     return np.vstack(vectors) if vectors else np.zeros((0, embedder.dimension), np.float32)
-
-
-def _similarity(vector: "np.ndarray", queries: "np.ndarray") -> float:
-    return float((queries @ vector).max()) if len(queries) else 0.0
 
 
 def _explorable(graph: "GraphStore | GraphSnapshot", nodes: list[RecallNode], query: RecallQuery, space: "RelationSpace",
