@@ -531,7 +531,8 @@ def _show_server(document: dict, as_json: bool) -> None:
         return
     print(f"alaya server {document['version']} · pid {document['pid']} · {document['home']}\n"
           f"up {document['uptime_s']:.0f} s · {document['requests_served']} requests · "
-          f"{document['rss_mb']:.0f} MB resident (peak {document['peak_rss_mb']:.0f} MB)")
+          f"{document['rss_mb']:.0f} MB resident (peak {document['peak_rss_mb']:.0f} MB) · "
+          f"graph snapshot {document['graph_snapshot']}")
 
 
 from . import agent_commands  # noqa: E402,F401  (registers mcp, sync, skill)

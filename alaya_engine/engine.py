@@ -88,6 +88,7 @@ class Engine:
         self._card_index = None
         self._vectors = None
         self._resident: ResidentGraph | None = None
+        self._full_text_threads = None
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None, for_rebuild: bool = False) -> "Engine":
@@ -219,7 +220,12 @@ class Engine:
         """
         if self._resident is None:
             self._resident = ResidentGraph(self._graph_store)
-        return self._resident.wait_fresh(wait_seconds) if wait_seconds else self._resident.current() is not None
+        return self._resident.wait_fresh(wait_seconds) if wait_seconds else self.graph_snapshot_fresh()
+
+    def graph_snapshot_fresh(self) -> bool:
+        """Whether recall reads the resident snapshot now (no write since it was read) rather than the database."""
+        resident = self._resident
+        return resident is not None and resident.current() is not None
 
     @contextmanager
     def _graph_view(self) -> Iterator["GraphStore | GraphSnapshot"]:
@@ -342,10 +348,20 @@ class Engine:
             self._card_index = CardIndex(self.vectors())
         return self._card_index
 
+    def _searcher(self):
+        """Threads for the full-text half of recall (two: the owner server answers recalls side by side)."""
+        if self._full_text_threads is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._full_text_threads = ThreadPoolExecutor(2, thread_name_prefix="alaya-full-text")
+        return self._full_text_threads
+
     def recall(self, request: dict) -> "RecallResult":
         """Navigate memory (seed 4.4): the same call behind ``alaya recall``, the TUI and the server.
 
-        Concepts are embedded before the store lock is taken, so a cold model never holds up other processes.
+        Concepts are embedded before the store lock is taken, so a cold model never holds up other processes;
+        the full-text search of free text runs meanwhile on another thread (the model's one thread and LanceDB's
+        search then share two cores: 12 ms instead of 17 for both at 100k cards).
         """
         import numpy as np
 
@@ -356,6 +372,9 @@ class Engine:
 
         query = build_query(request, self.config["recall"])
         query.from_nodes = [self.resolve_card(card_id) for card_id in query.from_nodes]
+        full_text = None
+        if query.text and not query.from_nodes and self.config["recall"]["hybrid"]:
+            full_text = self._searcher().submit(self.vectors().full_text_search, query.text, query.top_k)
         embedder = self.embedder()
         queries = embedder.embed(query.concepts) if query.concepts else np.zeros((0, embedder.dimension), np.float32)
         index = self.card_index()
@@ -364,7 +383,7 @@ class Engine:
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
-                                settings=self.config["recall"])
+                                settings=self.config["recall"], full_text=full_text)
         AccessLog(self.layout.access_log).record(
             millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes])
         return result

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -98,12 +99,16 @@ class OwnerServer:
 
 @contextmanager
 def owner_server(home: Path) -> Iterator[OwnerServer]:
-    """A warm owner server for ``home`` (model loaded, one recall answered), stopped on the way out."""
+    """A warm owner server for ``home`` (model loaded, one recall answered, the graph snapshot read), stopped on
+    the way out."""
     from alaya_engine.server.client import ServerClient, start_server, wait_until_gone
 
     client = start_server(home, timeout=120)
     try:
         client.call("recall", {"request": {"text": "warm up"}})
+        deadline = time.monotonic() + 300
+        while client.call("server.status")["graph_snapshot"] != "fresh" and time.monotonic() < deadline:
+            time.sleep(0.2)
         pid = json.loads((home / "server.pid").read_text())["pid"]
         yield OwnerServer(client, pid)
     finally:

@@ -71,6 +71,22 @@ def test_first_command_autostarts_a_private_server_that_later_commands_reuse(ser
     assert status["pid"] == pid and status["requests_served"] >= 3 and status["rss_mb"] > 0
 
 
+def test_the_server_keeps_a_graph_snapshot_that_a_write_never_leaves_stale_for_recall(served):
+    def snapshot_state() -> str:
+        return json.loads(alaya(served, "server", "status", "--json").stdout)["graph_snapshot"]
+
+    def recall_ids(request: dict) -> list[str]:
+        answer = alaya(served, "recall", "--json", input=json.dumps(request))
+        return [node["card_id"] for node in json.loads(answer.stdout)["nodes"]]
+
+    seeds = recall_ids({"text": "gateway restart"})
+    assert wait_for(lambda: snapshot_state() == "fresh")
+    assert alaya(served, "link", seeds[0], seeds[1], "--rel", "BLOCKED_BY").returncode == 0
+    assert recall_ids({"from_nodes": [seeds[0]], "relations": ["BLOCKED_BY"]}) == [seeds[1]]
+    assert wait_for(lambda: snapshot_state() == "fresh")
+    assert recall_ids({"from_nodes": [seeds[0]], "relations": ["BLOCKED_BY"]}) == [seeds[1]]
+
+
 def test_two_clients_at_once_and_a_bad_request_does_not_stop_the_server(served):
     assert alaya(served, "status", "--json").returncode == 0
     pid = server_pid(served)

@@ -22,6 +22,8 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import numpy as np
 
     from ..vectors.store import VectorStore
@@ -79,15 +81,13 @@ class CardIndex:
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
         return self.resident.vector_search(queries, top_k, min_similarity)
 
-    def seeds(self, queries: "np.ndarray", text: str | None, top_k: int, min_similarity: float) -> list[str]:
-        """Vector hits fused with full-text hits; a full-text hit needs no minimum similarity.
-
-        (The full-text search on a worker thread, started before the query embedding, made recall slower at
-        100k cards: 61 ms instead of 50 ms p50, two cores shared by LanceDB's threads and the model's.)
-        """
+    def seeds(self, queries: "np.ndarray", full_text: "Future[list[str]] | None", top_k: int,
+              min_similarity: float) -> list[str]:
+        """Vector hits fused with the full-text hits (a search the caller started on another thread, so it ran
+        beside the query embedding); a full-text hit needs no minimum similarity."""
         ranked = [self.vector_search(queries, top_k, min_similarity)]
-        if text:
-            ranked.append(self.store.full_text_search(text, top_k))
+        if full_text is not None:
+            ranked.append(full_text.result())
         fused: dict[str, float] = {}
         for ranking in ranked:
             for rank, card_id in enumerate(ranking, start=1):

@@ -17,6 +17,8 @@ from .query import RecallQuery
 from .result import Explorable, RecallNode, RecallResult
 
 if TYPE_CHECKING:
+    from concurrent.futures import Future
+
     import numpy as np
 
     from ..embedding.base import Embedder
@@ -27,11 +29,13 @@ if TYPE_CHECKING:
 
 
 def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore | GraphSnapshot", index: "CardIndex",
-               space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any]) -> RecallResult:
+               space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
+               full_text: "Future[list[str]] | None" = None) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
     the store's step lock, so a cold model or a reload of the vectors never holds up another client's step.
     ``graph`` is the database or its resident snapshot: both answer ``cards``, ``card_types``, ``neighbours`` and
-    ``card_count`` alike."""
+    ``card_count`` alike. ``full_text`` is the full-text search of the free text, started by the caller on another
+    thread (None when there is no free text or ``recall.hybrid`` is off)."""
     clock = _Clock()
     space.check_known(query.relations)
     if query.from_nodes:
@@ -46,7 +50,6 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
         if not index.ids and not graph.card_count():
             return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
                                                                "sessions first", timings_ms=clock.laps)
-        full_text = query.text if settings["hybrid"] else None
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])

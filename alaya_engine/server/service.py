@@ -135,6 +135,7 @@ class OwnerServer:
             "active_requests": self.active - 1,
             "rss_mb": round(_rss_bytes() / 1e6, 1),
             "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1),
+            "graph_snapshot": "fresh" if self.engine is not None and self.engine.graph_snapshot_fresh() else "stale",
         }
 
     def run(self) -> int:
