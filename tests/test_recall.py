@@ -112,9 +112,23 @@ def test_depth_limits_and_cold_cards_are_reachable(memory):
     assert "C" in shallow and shallow["C"]["depth"] == 2 and "E" not in shallow
     deep = by_id(recall(memory, basis(0)[None, :], depth=3))
     assert deep["E"]["tier"] == "COLD" and deep["E"]["depth"] == 3 and deep["E"]["via"] == "C"
-    assert 0.0 <= deep["E"]["concept_distance"] <= 2.0
+    # a COLD card counts as half as similar as the card it was reached through
+    assert deep["E"]["concept_distance"] == pytest.approx(1.0 - 0.5 * (1.0 - deep["C"]["concept_distance"]), abs=2e-4)
     only_seeds = by_id(recall(memory, basis(0)[None, :], depth=0))
     assert set(only_seeds) == {"A"}
+
+
+def test_a_cold_card_found_by_full_text_is_ranked_by_its_title(memory):
+    """E's text is indexed for full-text search (as every card's is) and its vector gone, as cool-down leaves it."""
+    cold = card("E", tier="COLD")
+    cold.content = "Docker 容器内存溢出 because no memory limit was set"
+    memory.vectors().upsert_cards([cold], basis(DIM - 2)[None, :])
+    memory.vectors().drop_vectors(["E"])
+    memory.vectors().refresh_full_text_index()
+    found = by_id(memory.recall({"text": "容器内存溢出", "depth": 0}).to_json())
+    embedded = memory.embedder().embed(["title of E", "容器内存溢出"])
+    assert found["E"]["tier"] == "COLD" and found["E"]["depth"] == 0
+    assert found["E"]["concept_distance"] == pytest.approx(1.0 - float(embedded[0] @ embedded[1]), abs=1e-3)
 
 
 def test_from_nodes_continues_navigation(memory):
