@@ -189,8 +189,6 @@ class Engine:
         with self._holding:
             if self._holders == 0:
                 self.lock.acquire()
-                if self._vectors is not None:
-                    self._vectors.forget_tables()
                 try:
                     self._graph_store = GraphStore(self.layout.graph_db, self.manifest["graph_engine"],
                                                    self.config["graph"]["buffer_pool_mb"])

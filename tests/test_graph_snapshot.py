@@ -51,6 +51,9 @@ def test_the_snapshot_answers_as_the_database_does(demo_home):
         assert snapshot.cards(asked) == graph.cards(asked)
         assert snapshot.card_types(asked) == graph.card_types(asked) == {
             card_id: card["type"] for card_id, card in graph.cards(ids).items()}
+        for nothing_known in ([], ["no-such-card"]):
+            assert snapshot.cards(nothing_known) == snapshot.card_types(nothing_known) == {}
+            assert snapshot.neighbours(nothing_known) == []
         edges = snapshot.neighbours(asked)
         assert sorted(edges) == sorted(graph.neighbours(asked))
     relations = {relation for _source, relation, _target, _weight in edges}

@@ -86,6 +86,8 @@ class GraphSnapshot:
     def card_types(self, card_ids: list[str]) -> dict[str, str]:
         """As :meth:`GraphStore.card_types`."""
         known = [card_id for card_id in card_ids if card_id in self.position]
+        if not known:
+            return {}
         return dict(zip(known, self._types.take([self.position[card_id] for card_id in known]).to_pylist()))
 
     def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
