@@ -222,15 +222,18 @@ class Engine:
 
     def graph_snapshot_fresh(self) -> bool:
         """Whether recall reads the resident snapshot now (no write since it was read) rather than the database."""
+        return self._fresh_snapshot() is not None
+
+    def _fresh_snapshot(self) -> "GraphSnapshot | None":
         resident = self._resident
-        return resident is not None and resident.current() is not None
+        return resident.current() if resident is not None else None
 
     @contextmanager
     def _graph_view(self) -> Iterator["GraphStore | GraphSnapshot"]:
         """What recall reads: the resident snapshot while it is fresh (memory: no step lock needed), else the
         graph itself as one step."""
         with self.hold():
-            snapshot = self._resident.current() if self._resident is not None else None
+            snapshot = self._fresh_snapshot()
             if snapshot is not None:
                 yield snapshot
             else:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .store import ARROW_CHUNK_ROWS
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
@@ -20,7 +22,6 @@ CARD_FIELDS = ("id", "title", "content", "type", "tags", "tier", "source", "temp
 """What :meth:`GraphStore.cards` returns for a card, in its order."""
 INVERSE = {"CAUSES": "CAUSED_BY", "CAUSED_BY": "CAUSES"}
 """Incoming edges read as their inverse (Y CAUSES X means X CAUSED_BY Y), as :meth:`GraphStore.neighbours` does."""
-ARROW_CHUNK_ROWS = 100_000
 
 
 class GraphSnapshot:
