@@ -88,7 +88,6 @@ class Engine:
         self._card_index = None
         self._vectors = None
         self._resident: ResidentGraph | None = None
-        self._full_text_threads = None
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None, for_rebuild: bool = False) -> "Engine":
@@ -349,20 +348,12 @@ class Engine:
             self._card_index = CardIndex(self.vectors())
         return self._card_index
 
-    def _searcher(self):
-        """Threads for the full-text half of recall (two: the owner server answers recalls side by side)."""
-        if self._full_text_threads is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._full_text_threads = ThreadPoolExecutor(2, thread_name_prefix="alaya-full-text")
-        return self._full_text_threads
-
     def recall(self, request: dict) -> "RecallResult":
         """Navigate memory (seed 4.4): the same call behind ``alaya recall``, the TUI and the server.
 
         Concepts are embedded before the store lock is taken, so a cold model never holds up other processes;
-        the full-text search of free text runs meanwhile on another thread (the model's one thread and LanceDB's
-        search then share two cores: 12 ms instead of 17 for both at 100k cards).
+        the full-text search of free text runs meanwhile on LanceDB's threads (see
+        :mod:`alaya_engine.vectors.full_text`).
         """
         import numpy as np
 
@@ -375,7 +366,7 @@ class Engine:
         query.from_nodes = [self.resolve_card(card_id) for card_id in query.from_nodes]
         full_text = None
         if query.text and not query.from_nodes and self.config["recall"]["hybrid"]:
-            full_text = self._searcher().submit(self.vectors().full_text_search, query.text, query.top_k)
+            full_text = self.vectors().start_full_text_search(query.text, query.top_k)
         embedder = self.embedder()
         queries = embedder.embed(query.concepts) if query.concepts else np.zeros((0, embedder.dimension), np.float32)
         index = self.card_index()

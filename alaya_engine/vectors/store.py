@@ -14,12 +14,14 @@ from __future__ import annotations
 import json
 import logging
 import time
+from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..atomic import atomic_write_json
 from ..domain import TIERS
+from .full_text import FullTextSearch
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,6 +76,7 @@ class VectorStore:
         self._db = lancedb.connect(str(folder), read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
         self._full_text_indexed = False
+        self._full_text = FullTextSearch(folder, CARD_META)
         self._relations_cache: tuple | None = None
         self.full_text_behind = False
         """True after a bulk rewrite of ``card_meta`` until the full-text index is refreshed: searches then use
@@ -282,24 +285,21 @@ class VectorStore:
         return self.table(CARD_VECTORS).version
 
     def full_text_search(self, text: str, limit: int) -> list[str]:
-        """Card ids best matching ``text`` by full-text search (COLD cards included), best first.
+        """Card ids best matching ``text`` by full-text search (COLD cards included), best first."""
+        return self.start_full_text_search(text, limit).result()
+
+    def start_full_text_search(self, text: str, limit: int) -> "Future[list[str]]":
+        """The search of :meth:`full_text_search`, running on its own thread (recall embeds meanwhile).
 
         Rows written since the index was refreshed are searched too, by scanning them — unless a bulk rewrite
         left too many (``full_text_behind``): scanning the ~90k rows a first cool-down rewrites at 100k cards
         took seconds per recall, so until introspect refreshes the index, those rows are left out.
         """
-        table = self.table(CARD_META)
         if not self._has_full_text_index():
-            return []
-        try:
-            query = table.search(text, query_type="fts")
-            if self.full_text_behind:
-                query = query.fast_search()
-            hits = query.select(["id", "_score"]).limit(limit).to_arrow()
-        except (ValueError, RuntimeError, OSError) as exc:
-            log.warning("full-text search failed for %r: %s", text[:80], exc)
-            return []
-        return hits.column("id").to_pylist()
+            done: Future[list[str]] = Future()
+            done.set_result([])
+            return done
+        return self._full_text.submit(text, limit, index_only=self.full_text_behind)
 
     def refresh_full_text_index(self) -> None:
         """Build the FTS index once; later, fold new rows into it (they are searchable before that too)."""
