@@ -55,6 +55,27 @@ def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
     assert index.vector_search(queries[0], 20, 0.99) == []
 
 
+def test_the_residual_allowance_keeps_cards_that_lie_outside_the_principal_directions(monkeypatch):
+    """A card with nothing on the principal directions scores 0 on them whatever the query: the allowance (the
+    coarse stage's last column) is what lets the exact stage see it when a query is about it."""
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
+    monkeypatch.setattr(card_index, "MIN_CANDIDATES", 0)
+    spread = np.random.default_rng(8).normal(size=(6000, 256))
+    common = np.hstack([spread / np.linalg.norm(spread, axis=1, keepdims=True), np.zeros((6000, 256))])
+    outside = np.zeros(512)
+    outside[-1] = 1.0
+    matrix = np.vstack([common, outside]).astype(np.float32)
+    index = loaded(matrix)
+    coarse = index.resident.coarse
+    lengths = np.sqrt(np.maximum(0.0, 1.0 - (coarse.projected[:, :-1] ** 2).sum(axis=1)))
+    assert np.allclose(coarse.projected[:, -1], lengths, atol=1e-3) and coarse.projected[-1, -1] > 0.99
+    query = outside + 0.3 * matrix[0]
+    query = (query / np.linalg.norm(query)).astype(np.float32)[None, :]
+    assert index.vector_search(query, 20, -1.0)[:2] == ["card-6000", "card-0"]
+    monkeypatch.setattr(card_index, "RESIDUAL_ALLOWANCE", 0.0)
+    assert "card-6000" not in index.vector_search(query, 20, -1.0)
+
+
 def test_narrow_vectors_stay_exact_however_many(monkeypatch):
     monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 10)
     assert loaded(clustered(500, 64)).resident.coarse is None
