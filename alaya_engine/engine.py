@@ -88,6 +88,8 @@ class Engine:
         self._card_index = None
         self._vectors = None
         self._resident: ResidentGraph | None = None
+        self._readers: dict[int, GraphStore] = {}
+        """Reading connections of the owner server's threads (see :meth:`_graph_view`), by thread id."""
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None, for_rebuild: bool = False) -> "Engine":
@@ -204,6 +206,9 @@ class Engine:
                     if self._resident is not None:
                         self._resident.close()
                         self._resident = None
+                    for reader in self._readers.values():
+                        reader.close()
+                    self._readers.clear()
                     self._graph_store.close()
                     self._graph_store = None
                     self.lock.release()
@@ -229,15 +234,28 @@ class Engine:
 
     @contextmanager
     def _graph_view(self) -> Iterator["GraphStore | GraphSnapshot"]:
-        """What recall reads: the resident snapshot while it is fresh (memory: no step lock needed), else the
-        graph itself as one step."""
+        """What recall reads: the resident snapshot while it is fresh (memory: no step lock needed); else the
+        graph itself as one step; or, while another thread's step runs (a long job on the owner server), the
+        graph through this thread's own connection, so the recall does not wait for that step to end."""
         with self.hold():
             snapshot = self._fresh_snapshot()
             if snapshot is not None:
                 yield snapshot
+            elif self._mutex.acquire(blocking=False):
+                try:
+                    yield self._graph_store
+                finally:
+                    self._mutex.release()
             else:
-                with self._graph() as graph:
-                    yield graph
+                yield self._thread_reader()
+
+    def _thread_reader(self) -> GraphStore:
+        """This thread's reading connection to the held graph, opened on first use, closed with the graph."""
+        with self._holding:
+            reader = self._readers.get(threading.get_ident())
+            if reader is None:
+                reader = self._readers[threading.get_ident()] = self._graph_store.reader()
+            return reader
 
     @contextmanager
     def _graph(self) -> Iterator[GraphStore]:

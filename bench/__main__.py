@@ -13,7 +13,7 @@ from .report import RESULTS, load_average, print_table, save
 from .stores import Stores
 
 BENCHMARKS = ("ingest", "cli_startup", "sync_speed", "distill_speed", "embedding_speed", "store_size",
-              "recall_speed", "introspect_speed", "locomo_quality")
+              "recall_speed", "search_quality", "introspect_speed", "locomo_quality")
 
 
 def main() -> None:

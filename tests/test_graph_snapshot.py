@@ -100,6 +100,36 @@ def test_a_fresh_snapshot_needs_no_step_lock_and_a_write_makes_it_stale(demo_hom
         assert without_timings(through_snapshot) == without_timings(through_database)
 
 
+def test_without_a_snapshot_a_recall_beside_a_long_step_reads_through_its_own_connection(demo_home):
+    """A long job's step holds the graph; a recall on another thread neither waits for it nor misses what the
+    step has committed so far. Its connection closes with the graph."""
+    engine = Engine.open(demo_home)
+    ids = card_ids(engine)
+    with engine.hold():
+        stepping, done = threading.Event(), threading.Event()
+
+        def long_step() -> None:
+            with engine._graph():
+                engine.link(ids[5], ids[6], "BLOCKED_BY")
+                stepping.set()
+                done.wait(30)
+
+        worker = threading.Thread(target=long_step)
+        worker.start()
+        assert stepping.wait(30)
+        try:
+            result = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
+            assert worker.is_alive(), "the recall waited for the step to end"
+        finally:
+            done.set()
+            worker.join()
+        assert [node.card_id for node in result.nodes] == [ids[6]]
+        assert threading.get_ident() in engine._readers
+    assert engine._readers == {}
+    with engine.hold():
+        assert engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]}).nodes
+
+
 def test_the_snapshot_is_rebuilt_beside_writes_and_stopped_with_the_store(demo_home, monkeypatch):
     """Writes on the owner's connection while the builder reads on its own: none fails, and the last
     snapshot is the graph."""

@@ -10,6 +10,8 @@ MERGE on the key then SET, and timestamps stored as naive UTC.
 
 from __future__ import annotations
 
+import copy
+
 import logging
 import re
 from datetime import datetime, timezone
@@ -77,12 +79,16 @@ class GraphStore:
         self._conn = module.Connection(self._db)
         self._module = module
         self._promoted: frozenset[str] | None = None
+        self._reader_of: GraphStore | None = None
         self.generation = 0
         """Counts statements that may have written, each counted once it has finished: a reader that saw
         generation G before it started read everything those G statements wrote (see :mod:`.resident`)."""
         _OPEN_PATHS.add(self.path)
 
     def close(self) -> None:
+        if self._reader_of is not None:
+            self._conn.close()
+            return
         if self.path in _OPEN_PATHS:
             self._conn.close()
             self._db.close()
@@ -104,6 +110,18 @@ class GraphStore:
     def connect(self):
         """A connection of its own to this database, for a reader on another thread (a snapshot builder)."""
         return self._module.Connection(self._db)
+
+    def reader(self) -> "GraphStore":
+        """This database seen through a connection of its own, with every read method of this class.
+
+        For one thread's reads while another thread's step writes: LadybugDB runs a read beside a write
+        transaction and shows it the last committed state. Close it before this store closes; closing it
+        closes its connection only.
+        """
+        view = copy.copy(self)
+        view._conn = self.connect()
+        view._reader_of = self
+        return view
 
     def card_count(self) -> int:
         return self.query("MATCH (c:Card) RETURN count(c)")[0][0]
