@@ -77,6 +77,28 @@ def test_distill_is_idempotent_and_force_replaces_exactly_one_session(home):
     assert store_state(engine) == before
 
 
+def test_a_session_distilled_by_another_run_meanwhile_is_not_distilled_twice(home, monkeypatch):
+    """Two runs on the owner server (``ingest --distill`` and introspect) both find a session to distill; the
+    second to reach its write step leaves the first one's record, so L3 and the graph keep agreeing."""
+    from alaya_engine.distill.offline.distiller import OfflineDistiller
+
+    engine = Engine.open(home)
+    ingest_demo(engine, GATEWAY, OOM)
+    distill = OfflineDistiller.distill
+    calls = []
+
+    def distill_while_another_run_finishes(self, session):
+        calls.append(session.id)
+        if len(calls) == 1:
+            assert [o.status for o in engine.distill([OOM, GATEWAY]).sessions] == ["distilled", "distilled"]
+        return distill(self, session)
+
+    monkeypatch.setattr(OfflineDistiller, "distill", distill_while_another_run_finishes)
+    late = engine.distill([GATEWAY])
+    assert calls[0] == GATEWAY and [o.status for o in late.sessions] == ["up_to_date"]
+    assert engine.verify().to_json()["problems"] == []
+
+
 def test_dry_run_writes_nothing(home):
     engine = Engine.open(home)
     ingest_demo(engine, GATEWAY)

@@ -150,6 +150,9 @@ class DistillPipeline:
 
     def _one(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool,
              dry_run: bool) -> SessionOutcome:
+        """Distill one session, outside the step; write it inside one, unless another run (an ``ingest --distill``
+        beside an introspect on the owner server) distilled it meanwhile: a second record would replace the
+        first in L3 while the graph kept both runs' ``SIMILAR_TO`` links (their similarity indexes differ)."""
         record = self.records.read(session_id)
         if record is not None and record.session_hash == content_hash and not force:
             if distilled_hash == content_hash:
@@ -170,6 +173,9 @@ class DistillPipeline:
         if dry_run:
             return _outcome(record, "would_distill")
         with self.step():
+            current = self.records.read(session_id)
+            if current is not None and current.session_hash == content_hash and not force:
+                return _outcome(current, "up_to_date")
             self.records.write(record, session)
             self._apply(record, vectors)
         return _outcome(record, "distilled" if record.cards else "skipped")
