@@ -138,12 +138,12 @@ def run(plan: Plan) -> list[Row]:
                     kind = 1 if len(query) == 1 else 3
                     found[kind].append(len(got & wanted) / TOP)
                     same[kind].append(got == wanted)
-                share = max(card_index.MIN_CANDIDATES, len(matrix) // card_index.CANDIDATE_SHARE)
+                candidates = max(card_index.MIN_CANDIDATES, len(matrix) // card_index.CANDIDATE_SHARE)
                 for kind in (1, 3):
                     rows.append(Row(NAME, f"{len(matrix) // 1000}k real texts, {kind} concept{'s' * (kind > 1)}: "
                                           f"{label}", 100 * statistics.mean(found[kind]), "% of exact top-20",
                                     f"same top-20 set for {100 * statistics.mean(same[kind]):.1f}% of "
-                                    f"{len(found[kind])} queries; {share} candidates per concept; two-stage search "
+                                    f"{len(found[kind])} queries; {candidates} candidates per concept; two-stage search "
                                     f"{statistics.median(spent):.1f} ms p50 (both kinds); {source}; embedding "
                                     f"{embed_seconds:.0f} s"))
     return rows

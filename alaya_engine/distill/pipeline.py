@@ -153,8 +153,8 @@ class DistillPipeline:
         """Distill one session, outside the step; write it inside one, unless another run (an ``ingest --distill``
         beside an introspect on the owner server) distilled it meanwhile: a second record would replace the
         first in L3 while the graph kept both runs' ``SIMILAR_TO`` links (their similarity indexes differ)."""
-        record = self.records.read(session_id)
-        if record is not None and record.session_hash == content_hash and not force:
+        record = self._recorded(session_id, content_hash, force)
+        if record is not None:
             if distilled_hash == content_hash:
                 return _outcome(record, "up_to_date")
             vectors = self.embedder.embed([card.embedding_text() for card in record.cards])
@@ -173,12 +173,17 @@ class DistillPipeline:
         if dry_run:
             return _outcome(record, "would_distill")
         with self.step():
-            current = self.records.read(session_id)
-            if current is not None and current.session_hash == content_hash and not force:
+            current = self._recorded(session_id, content_hash, force)
+            if current is not None:
                 return _outcome(current, "up_to_date")
             self.records.write(record, session)
             self._apply(record, vectors)
         return _outcome(record, "distilled" if record.cards else "skipped")
+
+    def _recorded(self, session_id: str, content_hash: str, force: bool) -> DistilledRecord | None:
+        """The L3 record of this session if it was distilled from this content and is not to be redone."""
+        record = self.records.read(session_id)
+        return record if record is not None and record.session_hash == content_hash and not force else None
 
     def _record(self, session: Session, content_hash: str, distillation: Distillation
                 ) -> tuple[DistilledRecord, "np.ndarray"]:

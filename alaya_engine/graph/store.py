@@ -11,7 +11,6 @@ MERGE on the key then SET, and timestamps stored as naive UTC.
 from __future__ import annotations
 
 import copy
-
 import logging
 import re
 from datetime import datetime, timezone
@@ -79,14 +78,14 @@ class GraphStore:
         self._conn = module.Connection(self._db)
         self._module = module
         self._promoted: frozenset[str] | None = None
-        self._reader_of: GraphStore | None = None
+        self._is_reader = False
         self.generation = 0
         """Counts statements that may have written, each counted once it has finished: a reader that saw
         generation G before it started read everything those G statements wrote (see :mod:`.resident`)."""
         _OPEN_PATHS.add(self.path)
 
     def close(self) -> None:
-        if self._reader_of is not None:
+        if self._is_reader:
             self._conn.close()
             return
         if self.path in _OPEN_PATHS:
@@ -120,7 +119,7 @@ class GraphStore:
         """
         view = copy.copy(self)
         view._conn = self.connect()
-        view._reader_of = self
+        view._is_reader = True
         return view
 
     def card_count(self) -> int:
