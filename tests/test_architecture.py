@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import pkgutil
 import subprocess
 import sys
@@ -56,3 +57,16 @@ def test_help_lists_every_command_in_the_order_of_a_memorys_life():
     group = get_command(app)
     listed = group.list_commands(None)
     assert listed == list(COMMAND_ORDER), "a command was added without a place in COMMAND_ORDER"
+
+
+def test_openblas_is_told_not_to_spin_before_numpy_loads_it():
+    """The setting only reaches OpenBLAS when numpy is loaded after it: importing the engine must not load numpy,
+    and a value the user chose is kept."""
+    code = "import os, sys, alaya_engine; print(os.environ['OPENBLAS_THREAD_TIMEOUT'], 'numpy' in sys.modules)"
+    for preset, expected in ((None, "4 False"), ("12", "12 False")):
+        env = {name: value for name, value in os.environ.items() if name != "OPENBLAS_THREAD_TIMEOUT"}
+        if preset:
+            env["OPENBLAS_THREAD_TIMEOUT"] = preset
+        child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60,
+                               check=True)
+        assert child.stdout.strip() == expected
