@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ..atomic import atomic_write_json
 from ..domain import TIERS
 from .full_text import FullTextSearch
+from .versions import TableVersions
 
 if TYPE_CHECKING:
     import numpy as np
@@ -78,6 +79,7 @@ class VectorStore:
         self._full_text_indexed = False
         self._full_text = FullTextSearch(folder, CARD_META)
         self._relations_cache: tuple | None = None
+        self._versions = TableVersions(folder)
         self.full_text_behind = False
         """True after a bulk rewrite of ``card_meta`` until the full-text index is refreshed: searches then use
         the index alone (see :meth:`full_text_search`)."""
@@ -130,8 +132,9 @@ class VectorStore:
 
     def relation_vectors(self) -> tuple[list[str], "np.ndarray"]:
         """Relation names and vectors, re-read only when the relations table has a new version."""
-        table = self.table(RELATIONS)
-        if self._relations_cache is None or self._relations_cache[0] != table.version:
+        version = self.version(RELATIONS)
+        if self._relations_cache is None or self._relations_cache[0] != version:
+            table = self.table(RELATIONS)
             rows = table.to_arrow()
             self._relations_cache = (table.version, rows.column("relation").to_pylist(), self._matrix(rows))
         return self._relations_cache[1], self._relations_cache[2]
@@ -282,7 +285,11 @@ class VectorStore:
         self.write_stats()
 
     def vectors_version(self) -> int:
-        return self.table(CARD_VECTORS).version
+        return self.version(CARD_VECTORS)
+
+    def version(self, name: str) -> int:
+        """The table's newest committed version, by any process (see :mod:`alaya_engine.vectors.versions`)."""
+        return self._versions.version(name, lambda: self.table(name).version)
 
     def full_text_search(self, text: str, limit: int) -> list[str]:
         """Card ids best matching ``text`` by full-text search (COLD cards included), best first."""
