@@ -46,13 +46,30 @@ def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
     monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
     monkeypatch.setattr(card_index, "MIN_CANDIDATES", 0)
     index = loaded(matrix)
-    assert index.resident.coarse is not None and index.resident.coarse.projected.shape == (6000, 128)
+    assert index.resident.coarse is not None and index.resident.coarse.transposed.shape == (128, 6000)
     approximate = [index.vector_search(query, 20, -1.0) for query in queries]
     overlap = [len(set(a) & set(b)) / 20 for a, b in zip(exact, approximate)]
     assert np.mean(overlap) >= 0.98, overlap
     assert all(found[0] == wanted[0] for found, wanted in zip(approximate, exact))
     assert approximate[-2][0] == "card-42" and set(approximate[-1][:2]) == {"card-7", "card-4000"}
     assert index.vector_search(queries[0], 20, 0.99) == []
+
+
+def test_candidates_hold_the_best_rows_even_when_the_threshold_sample_misleads(monkeypatch):
+    """The candidates pass a threshold read off a sample of the scores; when the sample sets it too high (here
+    only sampled rows score at all), the partition of every row takes over."""
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
+    coarse = loaded(clustered(40000, 128)).resident.coarse
+    rng = np.random.default_rng(5)
+    typical = rng.normal(size=40000).astype(np.float32)
+    misleading = np.zeros(40000, np.float32)
+    misleading[coarse._sample] = rng.random(len(coarse._sample)) + 1.0
+    for scores in (typical, misleading):
+        rows = coarse._best_rows(scores, 1000)
+        assert set(np.argsort(-scores)[:1000].tolist()) <= set(rows.tolist())
+        assert np.all(np.diff(rows) > 0)
+    assert 1000 <= len(coarse._best_rows(typical, 1000)) < 1600
+    assert len(coarse._best_rows(misleading, 1000)) == 1000
 
 
 def test_the_residual_allowance_keeps_cards_that_lie_outside_the_principal_directions(monkeypatch):
@@ -67,8 +84,8 @@ def test_the_residual_allowance_keeps_cards_that_lie_outside_the_principal_direc
     matrix = np.vstack([common, outside]).astype(np.float32)
     index = loaded(matrix)
     coarse = index.resident.coarse
-    lengths = np.sqrt(np.maximum(0.0, 1.0 - (coarse.projected[:, :-1] ** 2).sum(axis=1)))
-    assert np.allclose(coarse.projected[:, -1], lengths, atol=1e-3) and coarse.projected[-1, -1] > 0.99
+    lengths = np.sqrt(np.maximum(0.0, 1.0 - (coarse.transposed[:-1] ** 2).sum(axis=0)))
+    assert np.allclose(coarse.transposed[-1], lengths, atol=1e-3) and coarse.transposed[-1, -1] > 0.99
     query = outside + 0.3 * matrix[0]
     query = (query / np.linalg.norm(query)).astype(np.float32)[None, :]
     assert index.vector_search(query, 20, -1.0)[:2] == ["card-6000", "card-0"]

@@ -45,6 +45,10 @@ the best fiftieth without it held 99.95-99.98%: half the rows to re-score, and n
 MIN_CANDIDATES = 1000
 SAMPLE_ROWS = 20_000
 """Rows the principal components are computed from (every n-th resident vector)."""
+THRESHOLD_SAMPLE = 8192
+"""Rows (a fixed random choice) whose coarse scores set the threshold for the candidates."""
+THRESHOLD_MARGIN = 1.25
+"""The threshold lets this many times the wanted candidates pass, so the sample's error rarely leaves too few."""
 BLOCK_ROWS = 1024
 """Rows scored against every concept before the next block, so a block is read from memory once."""
 log = logging.getLogger(__name__)
@@ -142,9 +146,12 @@ class CoarseProjection:
     length of what those directions miss.
 
     The directions are the top eigenvectors of the (uncentred) second-moment matrix of a sample, so a
-    projected dot product approximates the full one. The last column holds each card's residual length and
+    projected dot product approximates the full one. The last coordinate holds each card's residual length and
     the query's last coordinate is :data:`RESIDUAL_ALLOWANCE` times its own: the one product then adds the
-    allowance for free. Built in ~0.3 s at 100k cards, 51 MB beside the 200 MB matrix.
+    allowance for free. The projection is held transposed, one row per coordinate: scoring a concept is then
+    OpenBLAS's streaming matrix-vector kernel, 1.2-1.5 ms at 100k cards against 2.3-3 ms row by row, and
+    against 5 ms for two concepts scored block by block. Built in ~0.3 s at 100k cards, 51 MB beside the
+    200 MB matrix.
     """
 
     def __init__(self, matrix: "np.ndarray", dimensions: int):
@@ -153,21 +160,41 @@ class CoarseProjection:
         sample = matrix[:: max(1, len(matrix) // SAMPLE_ROWS)]
         _, directions = np.linalg.eigh(sample.T @ sample)
         self.basis = np.ascontiguousarray(directions[:, ::-1][:, : dimensions - 1], dtype=np.float32)
-        self.projected = np.empty((len(matrix), dimensions), dtype=np.float32)
-        self.projected[:, :-1] = matrix @ self.basis
-        self.projected[:, -1] = _residual_lengths(matrix, self.projected[:, :-1])
+        projected = matrix @ self.basis
+        self.transposed = np.empty((dimensions, len(matrix)), dtype=np.float32)
+        self.transposed[:-1] = projected.T
+        self.transposed[-1] = _residual_lengths(matrix, projected)
+        self._sample = np.random.default_rng(0).choice(len(matrix), min(len(matrix), THRESHOLD_SAMPLE), replace=False)
 
     def candidates(self, queries: "np.ndarray", count: int) -> "np.ndarray":
-        """Row numbers of the ``count`` rows whose approximate similarity to any query is highest."""
+        """Row numbers, ascending, of at least ``count`` rows whose approximate similarity to any query is
+        highest (a few more when the threshold below lets them in)."""
         import numpy as np
 
         queries = np.asarray(queries, dtype=np.float32)
         projected = queries @ self.basis
         allowance = RESIDUAL_ALLOWANCE * _residual_lengths(queries, projected)
-        approximate = best_similarity(self.projected, np.hstack([projected, allowance[:, None]]))
-        if count >= len(approximate):
-            return np.arange(len(approximate))
-        return np.argpartition(-approximate, count - 1)[:count]
+        approximate = None
+        for query in np.hstack([projected, allowance[:, None]]):
+            scores = query @ self.transposed
+            approximate = scores if approximate is None else np.maximum(approximate, scores, out=approximate)
+        return self._best_rows(approximate, count)
+
+    def _best_rows(self, scores: "np.ndarray", count: int) -> "np.ndarray":
+        """Rows scoring at least a threshold read off a fixed random sample, set so that ~1.25x ``count`` rows
+        pass: one comparison instead of a partition of every row (0.2 ms against 0.9 ms at 100k); the rare
+        threshold that lets too few pass falls back to the partition."""
+        import numpy as np
+
+        if count >= len(scores):
+            return np.arange(len(scores))
+        sample = scores[self._sample]
+        passing = min(len(sample), int(THRESHOLD_MARGIN * count * len(sample) / len(scores)) + 1)
+        threshold = np.partition(sample, len(sample) - passing)[len(sample) - passing]
+        rows = np.flatnonzero(scores >= threshold)
+        if len(rows) >= count:
+            return rows
+        return np.sort(np.argpartition(scores, len(scores) - count)[len(scores) - count:])
 
 
 def _residual_lengths(vectors: "np.ndarray", projected: "np.ndarray") -> "np.ndarray":
