@@ -12,7 +12,6 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
 
-
 CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
 TIERS = ("HOT", "WARM", "COLD")
 """Temperature tiers, hottest first (seed 3.3)."""

@@ -405,8 +405,8 @@ class Engine:
 
         from .introspect.consolidate import consolidate
         from .introspect.cooldown import cool_down
-        from .introspect.suggestions import SuggestionStore
         from .introspect.forget import forget
+        from .introspect.suggestions import SuggestionStore
         from .raw.journal import Journal
         from .recall.access import AccessLog
 
@@ -611,7 +611,7 @@ class Engine:
                 if card_id not in known:
                     raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             links = directed(Link(source, target, name, weight, reason, millis_now()))
-            Journal(self.layout.journal).append("link.add", links[0].created_at, links=[l.to_json() for l in links])
+            Journal(self.layout.journal).append("link.add", links[0].created_at, links=[link.to_json() for link in links])
             for item in links:
                 graph.merge_link(item)
         if embedder is not None:

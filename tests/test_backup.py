@@ -12,7 +12,6 @@ import tarfile
 from pathlib import Path
 
 import pytest
-
 from conftest import cli_for, write_session
 
 SECRET = "sk-test-0123456789abcdef-never-in-a-backup"

@@ -20,9 +20,9 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import write_problem_session
 
 from alaya_engine.engine import Engine
-from conftest import write_problem_session
 
 pytestmark = pytest.mark.slow
 

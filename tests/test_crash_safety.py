@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, write_problem_session
 
 from alaya_engine.engine import Engine
-from conftest import FIXTURES, write_problem_session
 
 pytestmark = pytest.mark.slow
 

@@ -12,12 +12,12 @@ import networkx as nx
 import numpy as np
 import pytest
 import yaml
+from conftest import cli_for, write_session
 
 from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
 from alaya_engine.export.folder import MARKER
 from alaya_engine.export.graphml import xml_safe
-from conftest import cli_for, write_session
 
 SECRET = "sk-test-do-not-export-4242"
 CARDS = [

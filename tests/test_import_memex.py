@@ -10,13 +10,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES, cli_for
 
 from alaya_engine.domain import card_id_for, millis_now
 from alaya_engine.engine import Engine
 from alaya_engine.memex.importer import REASON, apply_import_event
 from alaya_engine.memex.note import infer_type, parse_note, parse_time, wikilink_targets
 from alaya_engine.raw.journal import Journal
-from conftest import FIXTURES, cli_for
 
 VAULT = FIXTURES / "memex_vault"
 SLUGS = {"docker-memory-limit", "gateway-restart", "telegram-plugin", "no-front-matter", "use-lancedb",

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from alaya_engine.config import validate_config
-from alaya_engine.graph.engines import available_engines
 from alaya_engine.errors import AlayaError
+from alaya_engine.graph.engines import available_engines
 from alaya_engine.vectors.store import VectorStore
 
 

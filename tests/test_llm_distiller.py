@@ -162,7 +162,7 @@ def test_well_formed_answer_becomes_cards_and_links(llm: FakeLLM) -> None:
     assert result.cards[0].importance == 0.9
     assert result.cards[0].turns == [1, 2]
     assert result.cards[1].turns == []
-    assert [(l.from_title, l.to_title, l.relation) for l in result.links] == [
+    assert [(link.from_title, link.to_title, link.relation) for link in result.links] == [
         ("Check the allow list first", "plugins.allow gates channels", "DEPENDS_ON")
     ]
     assert result.links[0].reason == "the check exists because of the gate"
@@ -260,7 +260,7 @@ def test_custom_relation_is_normalised_and_core_stays_core(llm: FakeLLM) -> None
 
     result = make_distiller(llm).distill(make_session())
 
-    assert [l.relation for l in result.links] == ["LED_TO", "CAUSED_BY"]
+    assert [link.relation for link in result.links] == ["LED_TO", "CAUSED_BY"]
     assert not is_core("LED_TO") and is_core("CAUSED_BY")
 
 
@@ -273,7 +273,7 @@ def test_link_to_unknown_title_is_dropped_and_counted(llm: FakeLLM) -> None:
 
     result = make_distiller(llm).distill(make_session())
 
-    assert [(l.from_title, l.to_title) for l in result.links] == [("A", "B")]
+    assert [(link.from_title, link.to_title) for link in result.links] == [("A", "B")]
     assert result.dropped_links == 1
 
 
@@ -299,7 +299,7 @@ def test_too_many_cards_keeps_the_most_important(llm: FakeLLM) -> None:
     result = make_distiller(llm, max_cards_per_session=2).distill(make_session())
 
     assert [c.title for c in result.cards] == ["high", "mid"]
-    assert [(l.from_title, l.to_title) for l in result.links] == [("high", "mid")]
+    assert [(link.from_title, link.to_title) for link in result.links] == [("high", "mid")]
     assert result.dropped_links == 2
 
 
@@ -573,7 +573,7 @@ def test_parse_deduplicates_titles_and_links() -> None:
 
     assert [c.title for c in result.cards] == ["Same Title", "Other"]
     assert result.cards[0].content == "About Same Title."
-    assert [(l.from_title, l.to_title, l.relation) for l in result.links] == [("Same Title", "Other", "CAUSES")]
+    assert [(link.from_title, link.to_title, link.relation) for link in result.links] == [("Same Title", "Other", "CAUSES")]
     assert result.dropped_links == 4
 
 

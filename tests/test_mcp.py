@@ -158,7 +158,9 @@ def test_stdout_carries_protocol_messages_only(mcp_run):
 
 def test_transcript_of_a_session(mcp_run, capsys):
     """The tool list and one recall call as they crossed the wire (printed with ``pytest -s``)."""
-    dump = lambda model: model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    def dump(model):
+        return model.model_dump(mode="json", by_alias=True, exclude_none=True)
+
     transcript = {
         "tools/list": {"tools": [{key: value for key, value in dump(tool).items() if key != "outputSchema"}
                                  for tool in mcp_run["tools"]]},

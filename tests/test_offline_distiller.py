@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from alaya_engine.domain import CARD_TYPES
 from alaya_engine.distill.offline import OfflineDistiller, text
-from alaya_engine.domain import Session, Turn
+from alaya_engine.domain import CARD_TYPES, Session, Turn
 from alaya_engine.raw.formats import parse_session_bytes
 
 DEMO_SESSIONS = Path(__file__).parents[1] / "alaya_engine" / "demo" / "sessions"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 import jsonschema
 import numpy as np
 import pytest

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from alaya_engine.engine import Engine
 from alaya_engine.recall import index as card_index
 from alaya_engine.recall.index import CardIndex, best_similarity

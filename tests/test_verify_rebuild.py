@@ -8,13 +8,13 @@ import shutil
 import numpy as np
 import pyarrow as pa
 import pytest
+from conftest import cli_for, write_session
 
 from alaya_engine.domain import Card, Link, millis_now
 from alaya_engine.engine import Engine
 from alaya_engine.introspect import apply
 from alaya_engine.raw.journal import Journal
 from alaya_engine.vectors.store import CARD_META, CARD_VECTORS
-from conftest import cli_for, write_session
 
 QUERY = "gateway restart telegram"
 

@@ -14,7 +14,6 @@ from typing import Protocol
 from ..domain import Session
 
 
-
 @dataclass
 class CardDraft:
     title: str

@@ -7,7 +7,6 @@ from typing import Any
 
 from .base import Distiller
 
-
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CHAT_MODEL = "gpt-4o"
 

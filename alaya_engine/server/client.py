@@ -12,12 +12,13 @@ import socket
 import sys
 import time
 from pathlib import Path
-TYPE_CHECKING = False
-"""Not ``typing.TYPE_CHECKING``: importing ``typing`` costs ~7 ms on every client start."""
 
 from .. import __version__
 from ..errors import RUNTIME, AlayaError
 from .protocol import PROTOCOL_VERSION, encode, read_message
+
+TYPE_CHECKING = False
+"""Not ``typing.TYPE_CHECKING``: importing ``typing`` costs ~7 ms on every client start."""
 
 if TYPE_CHECKING:
     from collections.abc import Callable

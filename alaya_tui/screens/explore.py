@@ -19,13 +19,13 @@ from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from alaya_engine.backend import Backend
 
+from ..errors import call_or_report
 from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.explorable_table import ExplorableTable
 from ..widgets.node_detail import NodeDetail
 from ..widgets.results_table import ResultsTable
 from ..widgets.verdict_line import VerdictLine
-from ..errors import call_or_report
 from .card import CardScreen
 
 EXPLORE_HELP = """\
