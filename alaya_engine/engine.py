@@ -110,7 +110,8 @@ class Engine:
         if layout.is_initialised():
             engine = cls.open(layout.home)
             return InitReport(home=str(layout.home), created=False, steps=["already initialised; nothing changed"],
-                              graph_engine=engine.manifest["graph_engine"], embedding=engine.manifest["embedding"]["name"],
+                              graph_engine=engine.manifest["graph_engine"],
+                              embedding=engine.manifest["embedding"]["name"],
                               dimension=engine.manifest["embedding"]["dimension"])
         _make_private_dir(layout.home)
         steps = [f"Created directory structure at {layout.home}"]
@@ -119,7 +120,8 @@ class Engine:
             steps.append(f"Created config file at {layout.config_file}")
         config = load_config(layout.config_file)
         setup_logging(layout.home, config)
-        for folder in (layout.sessions, layout.contexts, layout.graph_dir, layout.vectors_dir, layout.cache, layout.prompts):
+        for folder in (layout.sessions, layout.contexts, layout.graph_dir, layout.vectors_dir, layout.cache,
+                       layout.prompts):
             folder.mkdir(parents=True, exist_ok=True)
         from .prompts import DEFAULT_PROMPTS, default_prompt
 
@@ -140,7 +142,8 @@ class Engine:
             graph.create_schema()
             steps.append(f"Initialized {manifest['graph_engine']} graph DB at {layout.graph_dir}")
             engine._init_vectors()
-            steps.append(f"Initialized LanceDB at {layout.vectors_dir} ({len(CORE_RELATIONS)} core relation embeddings)")
+            steps.append(f"Initialized LanceDB at {layout.vectors_dir} "
+                         f"({len(CORE_RELATIONS)} core relation embeddings)")
             atomic_write_json(layout.manifest_file, manifest)
         log.info("initialised store at %s", layout.home)
         return InitReport(home=str(layout.home), created=True, steps=steps, graph_engine=manifest["graph_engine"],
@@ -298,7 +301,8 @@ class Engine:
             graph.upsert_session(session, content_hash, str(path.relative_to(self.layout.home)))
         except AlayaError as error:
             log.info("refused %s: %s", source.name, error.message)
-            return IngestOutcome(source=source.name, status="refused", error={"code": error.code, "message": error.message})
+            return IngestOutcome(source=source.name, status="refused",
+                                 error={"code": error.code, "message": error.message})
         except OSError as error:
             log.error("could not ingest %s: %s", source.name, error)
             return IngestOutcome(source=source.name, status="refused",
@@ -322,6 +326,7 @@ class Engine:
         from .distill.factory import make_distiller
         from .distill.pipeline import DistillPipeline, DistillReport
         from .raw.distilled import DistilledStore
+        from .raw.journal import Journal
 
         with self.hold() as graph:
             with self._graph():
@@ -347,6 +352,7 @@ class Engine:
                 distiller=distiller,
                 similar_threshold=self.config["distill"]["similar_threshold"],
                 step=self._graph,
+                journal=Journal(self.layout.journal),
             )
             return pipeline.run(targets, force=force, dry_run=dry_run, progress=progress)
 
@@ -587,7 +593,8 @@ class Engine:
             sessions = graph.sessions(list(card["source_sessions"] or []))
         for session in sessions:
             session["path"] = str(self.layout.home / session["path"])
-        card = {**card, "created_at": card["created_at"].isoformat() + "Z", "updated_at": card["updated_at"].isoformat() + "Z"}
+        card = {**card, "created_at": card["created_at"].isoformat() + "Z",
+                "updated_at": card["updated_at"].isoformat() + "Z"}
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
         return TraceReport(card=card, sessions=sessions, context_turns=context)
 
@@ -611,7 +618,8 @@ class Engine:
                 if card_id not in known:
                     raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             links = directed(Link(source, target, name, weight, reason, millis_now()))
-            Journal(self.layout.journal).append("link.add", links[0].created_at, links=[link.to_json() for link in links])
+            Journal(self.layout.journal).append("link.add", links[0].created_at,
+                                                links=[link.to_json() for link in links])
             for item in links:
                 graph.merge_link(item)
         if embedder is not None:

@@ -99,6 +99,54 @@ def test_a_session_distilled_by_another_run_meanwhile_is_not_distilled_twice(hom
     assert engine.verify().to_json()["problems"] == []
 
 
+def similar_links(engine: Engine) -> set[tuple[str, str]]:
+    return {tuple(row) for row in graph_rows(engine, "MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")}
+
+
+def distill_in_order(engine: Engine, *session_ids: str) -> None:
+    """Distill one session after the other with a similarity threshold low enough to link the demo's topics."""
+    engine.config["distill"]["similar_threshold"] = 0.2
+    for session_id in session_ids:
+        assert [o.status for o in engine.distill([session_id]).sessions] == ["distilled"]
+
+
+def redistill_without_similar_links(engine: Engine, session_id: str) -> None:
+    engine.config["distill"]["similar_threshold"] = 1.01
+    assert [o.status for o in engine.distill([session_id], force=True).sessions] == ["distilled"]
+
+
+def test_a_redistilled_session_takes_back_the_links_only_its_previous_record_named(home):
+    """GATEWAY distilled after OOM: its record alone names the SIMILAR_TO links between the two. Distilled again
+    where no card is similar enough, its new record names none, and the graph keeps none but the one ``alaya link``
+    added: L2 stays what a rebuild from L3 makes of it."""
+    engine = Engine.open(home)
+    ingest_demo(engine, GATEWAY, OOM)
+    distill_in_order(engine, OOM, GATEWAY)
+    linked = sorted(similar_links(engine))
+    assert linked
+    source, target = linked[0]
+    engine.link(source, target, "SIMILAR_TO", reason="kept by hand")
+    redistill_without_similar_links(engine, GATEWAY)
+    assert similar_links(engine) == {(source, target), (target, source)}
+    assert engine.verify().to_json()["problems"] == []
+    Engine.open(home, for_rebuild=True).rebuild({"l2"})
+    assert similar_links(Engine.open(home)) == {(source, target), (target, source)}
+
+
+def test_links_another_sessions_record_names_stay_when_a_session_is_redistilled(home):
+    """OOM distilled after GATEWAY found the same SIMILAR_TO links from its side: they stay."""
+    engine = Engine.open(home)
+    ingest_demo(engine, GATEWAY, OOM)
+    distill_in_order(engine, GATEWAY, OOM)
+    linked = similar_links(engine)
+    assert linked
+    redistill_without_similar_links(engine, GATEWAY)
+    assert similar_links(engine) == linked
+    assert engine.verify().to_json()["problems"] == []
+    Engine.open(home, for_rebuild=True).rebuild({"l2"})
+    assert similar_links(Engine.open(home)) == linked
+
+
 def test_dry_run_writes_nothing(home):
     engine = Engine.open(home)
     ingest_demo(engine, GATEWAY)
@@ -114,7 +162,7 @@ def test_a_crash_after_the_l3_write_is_completed_by_a_rerun_without_duplicates(h
     engine = Engine.open(home)
     ingest_demo(engine, GATEWAY, OOM)
 
-    def crash(self, record, vectors):
+    def crash(self, *applied):
         raise RuntimeError("killed between the L3 write and the graph")
 
     with monkeypatch.context() as patched:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from ..domain import Card, Link, Session, card_id_for, millis_now
 from ..errors import AlayaError
 from ..raw.distilled import DistilledRecord, DistilledStore
+from ..raw.journal import Journal
 from ..raw.store import RawStore
 from ..relations import directed, is_core, relation_embedding_text
 from .base import Distillation, Distiller
@@ -115,8 +116,9 @@ class SimilarityIndex:
 class DistillPipeline:
     def __init__(self, *, raw: RawStore, records: DistilledStore, graph: "GraphStore", vectors: "VectorStore",
                  embedder: "Embedder", distiller: Distiller, similar_threshold: float,
-                 step: Callable[[], AbstractContextManager]):
+                 step: Callable[[], AbstractContextManager], journal: Journal):
         """``step`` guards each write to the store; the distiller itself (maybe a slow LLM) runs outside it."""
+        self.journal = journal
         self.raw = raw
         self.records = records
         self.graph = graph
@@ -173,17 +175,17 @@ class DistillPipeline:
         if dry_run:
             return _outcome(record, "would_distill")
         with self.step():
-            current = self._recorded(session_id, content_hash, force)
-            if current is not None:
-                return _outcome(current, "up_to_date")
+            previous = self.records.read(session_id)
+            if _current(previous, content_hash, force):
+                return _outcome(previous, "up_to_date")
             self.records.write(record, session)
-            self._apply(record, vectors)
+            self._apply(record, vectors, previous)
         return _outcome(record, "distilled" if record.cards else "skipped")
 
     def _recorded(self, session_id: str, content_hash: str, force: bool) -> DistilledRecord | None:
         """The L3 record of this session if it was distilled from this content and is not to be redone."""
         record = self.records.read(session_id)
-        return record if record is not None and record.session_hash == content_hash and not force else None
+        return record if _current(record, content_hash, force) else None
 
     def _record(self, session: Session, content_hash: str, distillation: Distillation
                 ) -> tuple[DistilledRecord, "np.ndarray"]:
@@ -214,20 +216,49 @@ class DistillPipeline:
                                  dropped_links=distillation.dropped_links, skipped_reason=distillation.skipped_reason)
         return record, vectors
 
-    def _apply(self, record: DistilledRecord, vectors: "np.ndarray") -> None:
-        """L2 now; L1 and the done-mark at the next flush. Cards this session no longer yields are removed."""
+    def _apply(self, record: DistilledRecord, vectors: "np.ndarray", previous: DistilledRecord | None = None) -> None:
+        """L2 now; L1 and the done-mark at the next flush. Cards this session no longer yields are removed, and
+        so are the links only its ``previous`` record named."""
         new_ids = {card.id for card in record.cards}
         stale = [card_id for card_id in self.graph.cards_extracted_from(record.session_id) if card_id not in new_ids]
         if stale:
             self.graph.delete_cards(stale)
             self.vectors.delete_cards(stale)
             self.records.delete_contexts(stale)
+        if previous is not None:
+            self._unlink_dropped(previous, record, set(stale))
         for card in record.cards:
             self.graph.upsert_card(card)
         for link in record.links:
             self.graph.merge_link(link)
         self._embed_new_relations(record.links)
         self._pending.append((record, vectors))
+
+    def _unlink_dropped(self, previous: DistilledRecord, record: DistilledRecord, removed: set[str]) -> None:
+        """Remove the links between cards still in the store that the session's previous record named and its new
+        one does not (a ``SIMILAR_TO`` the grown store no longer ranks among a card's best, say): rebuilt from L3,
+        where the new record replaced the previous one, they would not exist. A link another session's record or
+        the journal also names (the same ``SIMILAR_TO`` found from the other side, an ``alaya link``) stays."""
+        kept = {_key(link) for link in record.links}
+        dropped = {_key(link): link for link in previous.links
+                   if _key(link) not in kept and link.source not in removed and link.target not in removed}
+        if not dropped:
+            return
+        named = self._named_elsewhere(set(dropped), record.session_id)
+        for key in dropped.keys() - named:
+            self.graph.delete_link(dropped[key])
+
+    def _named_elsewhere(self, keys: set[tuple[str, str, str]], session_id: str) -> set[tuple[str, str, str]]:
+        """Those of ``keys`` that the L3 record of another session of their cards, or a journal event, names."""
+        cards = sorted({card_id for source, target, _ in keys for card_id in (source, target)})
+        named = set()
+        for other in self.graph.source_sessions(cards) - {session_id}:
+            other_record = self.records.read(other)
+            if other_record is not None:
+                named |= keys & {_key(link) for link in other_record.links}
+        for event in self.journal.events():
+            named |= keys & {_key(Link.from_json(link)) for link in event.get("links", ())}
+        return named
 
     def _embed_new_relations(self, links: list[Link]) -> None:
         fresh: dict[str, str] = {}
@@ -252,6 +283,15 @@ class DistillPipeline:
         for record, _ in self._pending:
             self.graph.mark_distilled(record.session_id, record.session_hash, record.distilled_at)
         self._pending = []
+
+
+def _current(record: DistilledRecord | None, content_hash: str, force: bool) -> bool:
+    """Whether ``record`` was distilled from this content and is not to be redone."""
+    return record is not None and record.session_hash == content_hash and not force
+
+
+def _key(link: Link) -> tuple[str, str, str]:
+    return link.source, link.target, link.relation
 
 
 def _outcome(record: DistilledRecord, status: str) -> SessionOutcome:

@@ -68,7 +68,8 @@ class GraphStore:
         self.engine_name = engine
         self.buffer_pool_mb = buffer_pool_mb
         if self.path in _OPEN_PATHS:
-            raise AlayaError("graph_already_open", f"graph database {self.path} is already open in this process", RUNTIME)
+            raise AlayaError("graph_already_open", f"graph database {self.path} is already open in this process",
+                             RUNTIME)
         module = load_engine(engine)
         options = {} if buffer_pool_mb is None else {"buffer_pool_size": buffer_pool_mb * 1024 * 1024}
         try:
@@ -251,6 +252,11 @@ class GraphStore:
         rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")
         return {card_id: sessions[0] for card_id, sessions in rows if sessions}
 
+    def source_sessions(self, card_ids: list[str]) -> set[str]:
+        """The sessions these cards came from."""
+        rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN c.source_sessions", {"ids": card_ids})
+        return {session for (sessions,) in rows for session in sessions or ()}
+
     def set_heat_columns(self, ids: list[str], temperatures: list[float], tiers: list[str],
                          batch: int = HEAT_BATCH) -> None:
         """Temperature and tier of many cards (unknown ids are skipped). Each batch goes in as an Arrow table
@@ -304,8 +310,19 @@ class GraphStore:
 
     def merge_link(self, link: Link) -> None:
         """Create or update one edge; the relation name picks the table (core, promoted or ``CUSTOM``)."""
-        parameters = {"a": link.source, "b": link.target, "weight": link.weight, "reason": link.reason,
-                      "created_at": from_millis(link.created_at)}
+        ends, edge, parameters = self._edge(link)
+        self.query(f"{ends} MERGE {edge} SET r.weight = $weight, r.reason = $reason, r.created_at = $created_at",
+                   {**parameters, "weight": link.weight, "reason": link.reason,
+                    "created_at": from_millis(link.created_at)})
+
+    def delete_link(self, link: Link) -> None:
+        """Remove one edge (by its ends and relation), if it exists."""
+        ends, edge, parameters = self._edge(link)
+        self.query(f"{ends} MATCH {edge} DELETE r", parameters)
+
+    def _edge(self, link: Link) -> tuple[str, str, dict[str, Any]]:
+        """The ``MATCH`` of the edge's two ends, the pattern of the edge ``r`` itself, and their parameters."""
+        parameters = {"a": link.source, "b": link.target}
         target = "Session" if link.relation in CARD_TO_SESSION else "Card"
         table = self.rel_table(link.relation)
         if table != CUSTOM_TABLE:
@@ -313,8 +330,7 @@ class GraphStore:
         else:
             pattern = f"(a)-[r:{CUSTOM_TABLE} {{type: $type}}]->(b)"
             parameters["type"] = link.relation
-        self.query(f"MATCH (a:Card {{id: $a}}), (b:{target} {{id: $b}}) MERGE {pattern} "
-                   "SET r.weight = $weight, r.reason = $reason, r.created_at = $created_at", parameters)
+        return f"MATCH (a:Card {{id: $a}}), (b:{target} {{id: $b}})", pattern, parameters
 
     def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
         """Card-to-card edges around ``card_ids`` as (from, relation, to, weight).
@@ -398,7 +414,8 @@ class GraphStore:
             links[relation] = self.query(f"MATCH (:Card)-[r:`{relation}`]->(:{target}) RETURN count(r)")[0][0]
         for name, count in self.query(f"MATCH (:Card)-[r:{CUSTOM_TABLE}]->(:Card) RETURN r.type, count(*)"):
             links[name] = count
-        sessions, oldest, newest = self.query("MATCH (s:Session) RETURN count(s), min(s.timestamp), max(s.timestamp)")[0]
+        sessions, oldest, newest = self.query("MATCH (s:Session) RETURN count(s), min(s.timestamp), "
+                                              "max(s.timestamp)")[0]
         return {
             "cards": sum(cards_by_type.values()),
             "cards_by_type": cards_by_type,

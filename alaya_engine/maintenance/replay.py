@@ -23,7 +23,15 @@ millisecond), each with the meaning its live command gave it:
   wikilinks replaced by the given ones.
 
 Deleting a card deletes its edges, as ``DETACH DELETE`` does; a link whose
-end is missing when it is merged is skipped, as ``MATCH … MERGE`` skips it.
+end is missing when it is merged is skipped, as ``MATCH … MERGE`` skips it —
+except a link the live command made between cards that existed then (a
+distillation record's, ``link.add``'s, ``card.merge``'s), which waits for its
+missing end: a session distilled again has a record stamped with the new
+time, so its cards (there since the first distillation) appear after the
+records and events in between that point at them. A waiting link is dropped
+when its end is deleted first. (A session distilled again without a card,
+and then once more with it, brings such links back where the live graph lost
+them with the card: L3 keeps only the last record of a session.)
 """
 
 from __future__ import annotations
@@ -73,13 +81,21 @@ class ReplayedGraph:
     unreadable: list[ReplayProblem] = field(default_factory=list)
     _incident: dict[str, set[LinkKey]] = field(default_factory=dict)
     _extracted: dict[str, set[str]] = field(default_factory=dict)
+    _waiting: dict[str, dict[LinkKey, Link]] = field(default_factory=dict)
+    """Missing card id → the record links that wait for it."""
 
     def upsert_card(self, card: Card) -> None:
         self.cards[card.id] = card
+        for link in self._waiting.pop(card.id, {}).values():
+            self.merge_link(link, wait=True)
 
-    def merge_link(self, link: Link) -> None:
+    def merge_link(self, link: Link, wait: bool = False) -> None:
+        """Merge ``link``; with ``wait``, one whose end is missing waits for that card (see the module's doc)."""
         targets = self.sessions if link.relation in CARD_TO_SESSION else self.cards
         if link.source not in self.cards or link.target not in targets:
+            if wait:
+                missing = link.source if link.source not in self.cards else link.target
+                self._waiting.setdefault(missing, {})[(link.source, link.target, link.relation)] = link
             return
         key = (link.source, link.target, link.relation)
         self.links[key] = link
@@ -101,6 +117,7 @@ class ReplayedGraph:
         for key in list(self._incident.get(card_id, ())):
             self.delete_link(key)
         self._incident.pop(card_id, None)
+        self._waiting.pop(card_id, None)
         self.cards.pop(card_id, None)
 
     def cards_extracted_from(self, session_id: str) -> set[str]:
@@ -162,7 +179,7 @@ def _apply_record(graph: ReplayedGraph, record: DistilledRecord) -> None:
         graph.upsert_card(card)
         graph.record_cards.add(card.id)
     for link in record.links:
-        graph.merge_link(link)
+        graph.merge_link(link, wait=True)
     session["distilled_hash"], session["distilled_at"] = record.session_hash, record.distilled_at
 
 
@@ -171,11 +188,11 @@ def _apply_event(graph: ReplayedGraph, event: dict) -> None:
     try:
         if op == "link.add":
             for link in event["links"]:
-                graph.merge_link(Link.from_json(link))
+                graph.merge_link(Link.from_json(link), wait=True)
         elif op == "card.merge":
             graph.upsert_card(Card.from_json(event["card"]))
             for link in event["links"]:
-                graph.merge_link(Link.from_json(link))
+                graph.merge_link(Link.from_json(link), wait=True)
             graph.delete_card(event["drop"])
             graph.aliases[event["drop"]] = event["keep"]
         elif op == "card.forget":
@@ -193,7 +210,8 @@ def _apply_event(graph: ReplayedGraph, event: dict) -> None:
         else:
             log.warning("journal event of unknown kind %r skipped", op)
     except (KeyError, TypeError, ValueError, AlayaError) as exc:
-        graph.unreadable.append(ReplayProblem(f"journal event {op} at {event.get('at')}", f"{type(exc).__name__}: {exc}"))
+        graph.unreadable.append(ReplayProblem(f"journal event {op} at {event.get('at')}",
+                                              f"{type(exc).__name__}: {exc}"))
 
 
 def _restore(graph: ReplayedGraph, event: dict) -> None:
