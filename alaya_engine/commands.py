@@ -96,7 +96,8 @@ def _global(
     home: Annotated[Optional[str], typer.Option("--home", metavar="PATH",
                                                  help="Store folder (default: $ALAYA_HOME or ~/.alaya).")] = None,
     no_server: Annotated[bool, typer.Option("--no-server", help="Run in this process under the store lock instead "
-                                                                "of through the owner server (also ALAYA_NO_SERVER=1).")] = False,
+                                                                "of through the owner server "
+                                                                "(also ALAYA_NO_SERVER=1).")] = False,
 ) -> None:
     ctx.obj = {"home": home, "no_server": no_server}
 
@@ -144,8 +145,10 @@ def init(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 @app.command()
 def ingest(
     ctx: typer.Context,
-    paths: Annotated[list[str], typer.Argument(help="Session files (JSON or OpenClaw JSONL), folders, or - for stdin.")],
-    replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored session whose content changed.")] = False,
+    paths: Annotated[list[str], typer.Argument(help="Session files (JSON or OpenClaw JSONL), folders, "
+                                                    "or - for stdin.")],
+    replace: Annotated[bool, typer.Option("--replace", help="Overwrite a stored session whose content "
+                                                            "changed.")] = False,
     distill_too: Annotated[bool, typer.Option("--distill", help="Distill what was ingested (also on when "
                                                                   "distill.auto_distill is true).")] = False,
     as_json: JsonFlag = False,
@@ -248,7 +251,8 @@ def restore(
     if as_json:
         return _emit(document)
     print(f"✓ Restored {document['card_id']} with {document['edges_restored']} edges"
-          + (f" ({document['edges_lost']} edges lead to cards no longer in the store)" if document["edges_lost"] else ""))
+          + (f" ({document['edges_lost']} edges lead to cards no longer in the store)"
+             if document["edges_lost"] else ""))
 
 
 def _restore_backup(ctx: typer.Context, archive: Path, force: bool, as_json: bool) -> None:
@@ -272,7 +276,8 @@ def _restore_backup(ctx: typer.Context, archive: Path, force: bool, as_json: boo
 def backup(
     ctx: typer.Context,
     out: Annotated[Optional[str], typer.Option("--out", metavar="FILE",
-                                               help="Archive to write (default: <home>/backup/alaya-<time>.tar.gz).")] = None,
+                                               help="Archive to write "
+                                                    "(default: <home>/backup/alaya-<time>.tar.gz).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """A consistent .tar.gz snapshot of the store, safe while agents, the explorer and cron use it."""
@@ -312,7 +317,8 @@ def schema(
     relations: Annotated[bool, typer.Option("--relations", help="Relation types with their usage.")] = False,
     node_types: Annotated[bool, typer.Option("--node-types", help="Card types and session count.")] = False,
     json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="NAME",
-                                                       help="Print the JSON Schema of a --json contract (recall).")] = None,
+                                                       help="Print the JSON Schema of a --json contract "
+                                                            "(recall).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Show the data model: relation types (core and emergent), node types, or a JSON Schema (seed 4.5)."""
@@ -390,7 +396,8 @@ def verify(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 def demo(
     ctx: typer.Context,
     demo_home: Annotated[Optional[Path], typer.Option("--demo-home", metavar="PATH",
-                                                      help="Where to build it (default: $ALAYA_DEMO_HOME or ~/.alaya-demo).")] = None,
+                                                      help="Where to build it (default: $ALAYA_DEMO_HOME "
+                                                           "or ~/.alaya-demo).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Delete an earlier demo store first.")] = False,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Do not open the explorer afterwards (it opens only on a "
                                                           "terminal, and never with --json).")] = False,

@@ -84,7 +84,8 @@ class StoreLock:
             return {}
 
     def _busy_message(self, holder: dict) -> str:
-        who = f"pid {holder.get('pid', '?')} ('{holder.get('command', 'unknown command')}', since {holder.get('since', '?')})"
+        who = (f"pid {holder.get('pid', '?')} ('{holder.get('command', 'unknown command')}', "
+               f"since {holder.get('since', '?')})")
         return (
             f"store {self.lock_file.parent} is busy: {who} holds it; waited {self.wait_seconds:g} s. "
             "Try again when it finishes, or raise lock.wait_seconds in config.json"

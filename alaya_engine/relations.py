@@ -17,7 +17,8 @@ if TYPE_CHECKING:
 CORE_RELATIONS: dict[str, str] = {
     "CAUSES": "A causes B: A is the reason B happens (e.g. a missing memory limit causes an OOM kill).",
     "CAUSED_BY": "A is caused by B: B is the reason A happened (e.g. message loss caused by a config omission).",
-    "DEPENDS_ON": "A depends on B: A needs B to work or to be done first (e.g. deployment depends on the build script).",
+    "DEPENDS_ON": "A depends on B: A needs B to work or to be done first "
+                  "(e.g. deployment depends on the build script).",
     "SIMILAR_TO": "A is similar to B: the same kind of problem, pattern or idea (e.g. two type errors).",
     "CONTRADICTS": "A contradicts B: A replaces, conflicts with or invalidates B (e.g. old approach vs new approach).",
     "TEMPORAL_NEXT": "A is followed by B: B came after A in time (e.g. decision B after decision A).",

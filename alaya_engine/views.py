@@ -96,7 +96,8 @@ def print_distill(console: "Console", report: dict) -> None:
         if outcome["links"]:
             console.print(f"   Created {len(outcome['links'])} links:")
             for link in outcome["links"]:
-                console.print(f"     [green]✓[/] \"{escape(link['from'])}\" {link['relation']} \"{escape(link['to'])}\"")
+                console.print(f"     [green]✓[/] \"{escape(link['from'])}\" {link['relation']} "
+                              f"\"{escape(link['to'])}\"")
         if outcome["dropped_links"]:
             console.print(f"   [yellow]Dropped {outcome['dropped_links']} links to unknown titles[/]")
     verb = "would create" if report["dry_run"] else "created"

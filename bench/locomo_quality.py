@@ -277,7 +277,8 @@ def evaluate_conversation(conv: str, paths: list[Path], records: list[dict], run
     question_vectors = engine.embedder().embed([question.text for question in questions])
     bm25 = BM25([turn.text for turn in turns])
     for question, vector in zip(questions, question_vectors):
-        run.methods["raw dense"].append(Scored(question, [{turns[i].dia_id} for i in _rank(turn_vectors @ vector, DEEP)]))
+        run.methods["raw dense"].append(Scored(question, [{turns[i].dia_id}
+                                                          for i in _rank(turn_vectors @ vector, DEEP)]))
         run.methods["window dense"].append(Scored(question, [{t.dia_id for t in spans[i]}
                                                              for i in _rank(window_vectors @ vector, TOP)]))
         started = time.perf_counter()

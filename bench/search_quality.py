@@ -143,8 +143,8 @@ def run(plan: Plan) -> list[Row]:
                     rows.append(Row(NAME, f"{len(matrix) // 1000}k real texts, {kind} concept{'s' * (kind > 1)}: "
                                           f"{label}", 100 * statistics.mean(found[kind]), "% of exact top-20",
                                     f"same top-20 set for {100 * statistics.mean(same[kind]):.1f}% of "
-                                    f"{len(found[kind])} queries; at least {candidates} candidates per concept (a threshold lets "
-                                    f"~{card_index.THRESHOLD_MARGIN:g}x pass); two-stage search "
+                                    f"{len(found[kind])} queries; at least {candidates} candidates per concept "
+                                    f"(a threshold lets ~{card_index.THRESHOLD_MARGIN:g}x pass); two-stage search "
                                     f"{statistics.median(spent):.1f} ms p50 (both kinds); {source}; embedding "
                                     f"{embed_seconds:.0f} s"))
     return rows

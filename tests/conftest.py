@@ -132,7 +132,8 @@ def write_session(folder: Path, session_id: str = "session-20260331-062900", **o
             {"role": "user", "content": "为什么没收到通知？", "timestamp": 1774938540000},
             {"role": "assistant", "content": "我来检查 Gateway 配置：plugins.allow 里漏了 telegram。",
              "timestamp": 1774938545000, "tool_calls": [{"name": "exec", "arguments": {"command": "cat gw.json"}}]},
-            {"role": "tool", "tool_name": "exec", "content": "{\"plugins\": {\"allow\": []}}", "timestamp": 1774938546000},
+            {"role": "tool", "tool_name": "exec", "content": "{\"plugins\": {\"allow\": []}}",
+             "timestamp": 1774938546000},
         ],
         "metadata": {"duration_ms": 6000, "model": "claude-sonnet-4.5", "tokens": 120},
     }

@@ -30,7 +30,8 @@ def test_backup_and_restore_round_trip(demo_home, demo_cli, tmp_path):
     assert report["path"] == str(archive) and report["files"] > 100 and report["snapshot_s"] < report["total_s"]
     names = members(archive)
     assert {"store.json", "config.json"} <= names and any(name.startswith("graph/") for name in names)
-    assert any(name.startswith("lancedb/") for name in names) and any(name.startswith("raw/sessions/") for name in names)
+    assert (any(name.startswith("lancedb/") for name in names)
+            and any(name.startswith("raw/sessions/") for name in names))
     assert not any(name.startswith(("logs/", "cache/", "backup/")) or name in ("alaya.lock", "alaya.sock", "server.pid")
                    for name in names)
 

@@ -39,7 +39,8 @@ def store(home):
         for item in cards:
             graph.upsert_card(item)
         for source, relation, target in (("E", "SIMILAR_TO", "F"), ("X", "DEPENDS_ON", "B"), ("B", "CAUSED_BY", "C"),
-                                         ("X", "INSPIRED_BY", "C"), ("E", "INFLUENCED_BY", "F"), ("X", "RELATES_TO", "A")):
+                                         ("X", "INSPIRED_BY", "C"), ("E", "INFLUENCED_BY", "F"),
+                                         ("X", "RELATES_TO", "A")):
             graph.merge_link(Link(source, target, relation, 1.0, "test", 0))
         for _ in range(101):
             graph.query("MATCH (a:Card {id: 'C'}), (b:Card {id: 'X'}) CREATE (a)-[:CUSTOM {type: 'LED_TO'}]->(b)")

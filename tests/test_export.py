@@ -133,7 +133,8 @@ def test_graphml_round_trips_every_node_edge_and_attribute(store, exported):
                       for a, b, data in graph.edges(data=True)}
     assert exported_edges == edges and graph.number_of_edges() == len(LINKS)
     assert all(key == f"{a}:{data['relation']}:{b}" and set(data) == {"relation", "label", "weight", "reason",
-                                                                       "created_at"} and data["label"] == data["relation"]
+                                                                       "created_at"}
+               and data["label"] == data["relation"]
                for a, b, key, data in graph.edges(keys=True, data=True))
     assert {data["relation"] for data in graph[CARDS[0].id][CARDS[1].id].values()} == {"CAUSED_BY", "SIMILAR_TO"}
     ids = re.findall(r'<edge [^>]*id="([^"]+)"', (exported / "graph.graphml").read_text(encoding="utf-8"))

@@ -103,7 +103,8 @@ def test_each_card_is_journaled_and_replaying_the_journal_rebuilds_the_graph(imp
     docker = first[cid("docker-memory-limit")]
     assert docker["origin"] == {"vault": str(VAULT.resolve()), "file": "docker-memory-limit.md",
                                 "slug": "docker-memory-limit",
-                                "file_hash": hashlib.sha256((VAULT / "docker-memory-limit.md").read_bytes()).hexdigest()}
+                                "file_hash": hashlib.sha256(
+                                    (VAULT / "docker-memory-limit.md").read_bytes()).hexdigest()}
     assert [(link["target"], link["relation"], link["reason"]) for link in docker["links"]] == [
         (cid("gateway-restart"), "RELATES_TO", REASON)]
     with Engine.open(home)._graph() as graph:

@@ -47,7 +47,8 @@ def test_openclaw_jsonl_keeps_tools_and_skips_thinking(cli, home, tmp_path):
     roles = [turn["role"] for turn in stored["turns"]]
     assert roles == ["user", "assistant", "tool", "assistant"]
     assert stored["agent"] == "ops"
-    assert stored["turns"][1]["tool_calls"] == [{"name": "exec", "arguments": {"command": "kubectl describe pod api-7d9f"}}]
+    assert stored["turns"][1]["tool_calls"] == [{"name": "exec",
+                                                 "arguments": {"command": "kubectl describe pod api-7d9f"}}]
     assert stored["turns"][2]["tool_name"] == "exec" and "Liveness probe failed" in stored["turns"][2]["content"]
     assert "SECRET-THINKING" not in json.dumps(stored)
     assert stored["metadata"]["model"] == "claude-sonnet-4-5" and stored["metadata"]["tokens"] == 3260
@@ -90,9 +91,12 @@ def test_changed_content_needs_replace(cli, home, tmp_path):
 BAD_INPUTS = {
     "malformed.json": (b'{"id": "x", "turns": [', "malformed JSON at line 1 column 23"),
     "missing.json": (b'{"timestamp": 1774938540000, "turns": []}', "missing field 'id'"),
-    "wrongtype.json": (b'{"id": "x", "timestamp": 1774938540000, "turns": {"a": 1}}', "field 'turns' must be a list, got object"),
-    "badrole.json": (b'{"id": "x", "timestamp": 1, "turns": [{"role": "robot", "content": "x"}]}', "turns[0].role must be one of"),
-    "empty-session.json": (b'{"id": "x", "timestamp": 1774938540000, "turns": []}', "session has no turns with content"),
+    "wrongtype.json": (b'{"id": "x", "timestamp": 1774938540000, "turns": {"a": 1}}',
+                       "field 'turns' must be a list, got object"),
+    "badrole.json": (b'{"id": "x", "timestamp": 1, "turns": [{"role": "robot", "content": "x"}]}',
+                     "turns[0].role must be one of"),
+    "empty-session.json": (b'{"id": "x", "timestamp": 1774938540000, "turns": []}',
+                           "session has no turns with content"),
     "empty-file.json": (b"   \n", "file is empty"),
     "binary.json": (bytes(range(256)) * 4, "binary file, not a session"),
     "escape.json": (b'{"id": "../../etc/passwd", "timestamp": 1, "turns": [{"role": "user", "content": "x"}]}',
@@ -131,7 +135,8 @@ def test_absurd_size_is_refused_before_reading(cli, home, tmp_path):
     config["ingest"]["max_file_mb"] = 1
     (home / "config.json").write_text(json.dumps(config))
     big = tmp_path / "big.json"
-    big.write_bytes(b'{"id": "big", "timestamp": 1, "turns": [{"role": "user", "content": "' + b"a" * 2_000_000 + b'"}]}')
+    big.write_bytes(b'{"id": "big", "timestamp": 1, "turns": [{"role": "user", "content": "'
+                    + b"a" * 2_000_000 + b'"}]}')
     result = cli("ingest", str(big))
     assert result.exit_code == 2 and "over ingest.max_file_mb (1 MB)" in result.stderr
     assert not list((home / "raw/sessions").rglob("*.json"))

@@ -573,7 +573,8 @@ def test_parse_deduplicates_titles_and_links() -> None:
 
     assert [c.title for c in result.cards] == ["Same Title", "Other"]
     assert result.cards[0].content == "About Same Title."
-    assert [(link.from_title, link.to_title, link.relation) for link in result.links] == [("Same Title", "Other", "CAUSES")]
+    assert [(link.from_title, link.to_title, link.relation) for link in result.links] == [
+        ("Same Title", "Other", "CAUSES")]
     assert result.dropped_links == 4
 
 

@@ -205,7 +205,8 @@ def test_a_failing_endpoint_leaves_every_pair_pending_and_introspect_goes_on(dup
     assert "HTTP 500" in report["consolidate"]["llm"]["error"] and report["consolidate"]["llm"]["asked"] == 1
     assert len(server.requests) == 1, "a failing endpoint ends this run's questions"
     assert report["consolidate"]["pending"] == 5 and "cooldown" in report
-    assert all(s["status"] == "pending" and "llm_error" not in s["evidence"] for s in merge_suggestions(engine).values())
+    assert all(s["status"] == "pending" and "llm_error" not in s["evidence"]
+               for s in merge_suggestions(engine).values())
 
 
 def test_a_timeout_leaves_the_pair_pending(duplicates_template, tmp_path, judge):

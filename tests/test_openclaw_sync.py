@@ -68,7 +68,8 @@ def test_first_sync_ingests_both_agents_and_skips_what_is_not_a_session(cli, hom
     assert changes(document) == {MAIN_DONE: ("new", "ingested"), MAIN_GROWING: ("new", "ingested"),
                                  WORK_DONE: ("new", "ingested"), WORK_CORRUPT: ("new", "refused")}
     [refused] = [c for c in document["changes"] if c["status"] == "refused"]
-    assert refused["error"]["code"] == "bad_session" and refused["error"]["message"].startswith("line 4: malformed JSON")
+    assert (refused["error"]["code"] == "bad_session"
+            and refused["error"]["message"].startswith("line 4: malformed JSON"))
     assert document["skipped"] == {"not a transcript": 2, "reset archive": 1, "sidecar": 1}
     assert document["agents"] == ["main", "work"] and document["ingested"] == 3
     status = cli("status", "--json").json()

@@ -1,4 +1,4 @@
-"""The explore screen shows exactly the recall documents ``alaya recall --json`` prints, and walks them like an agent."""
+"""The explore screen shows exactly the recall documents ``alaya recall --json`` prints and walks them like an agent."""
 
 from __future__ import annotations
 

@@ -58,7 +58,8 @@ async def test_the_list_is_the_pending_queue_and_the_evidence_compares_both_card
         evidence = screen.query_one("#evidence", SuggestionEvidence)
         assert [side.name for side in evidence.sides] == ["card-restart", "card-restart-dup"]
         assert [side.heading for side in evidence.sides] == [
-            backend.call("card", {"card_id": card_id})["card"]["title"] for card_id in ("card-restart", "card-restart-dup")]
+            backend.call("card", {"card_id": card_id})["card"]["title"]
+            for card_id in ("card-restart", "card-restart-dup")]
         assert "importance 0.90" in evidence.sides[0].meta and "importance 0.40" in evidence.sides[1].meta
         await pilot.press("j", "j", "j")  # the relation merge: both relations, their uses, what approving does
         await settle(app, pilot)

@@ -27,7 +27,8 @@ class StoreSnapshot:
     """``CARD_FIELDS`` plus ``access_count`` and ``last_accessed`` (None if never recalled), by id."""
     sessions: list[dict[str, Any]]
     edges: list[dict[str, Any]]
-    """``source``, ``target``, ``relation`` (a custom relation by its own name), ``weight``, ``reason``, ``created_at``."""
+    """``source``, ``target``, ``relation`` (a custom relation by its own name), ``weight``, ``reason``,
+    ``created_at``."""
 
 
 def read_snapshot(graph: "GraphStore", heat_rows: list[dict]) -> StoreSnapshot:

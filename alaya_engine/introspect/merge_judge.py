@@ -118,7 +118,8 @@ class MergeJudge:
             return self._ask(system, user)
         if not response.is_success:
             detail = excerpt(response, self._api_key)
-            raise JudgeUnavailable(f"LLM endpoint {self._base_url} answered HTTP {response.status_code} {detail}".strip())
+            raise JudgeUnavailable(f"LLM endpoint {self._base_url} answered HTTP {response.status_code} "
+                                   f"{detail}".strip())
         try:
             content = response.json()["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError):
@@ -177,5 +178,5 @@ def make_merge_judge(config: dict[str, Any], home: Path) -> MergeJudge | None:
     from ..distill.factory import chat_endpoint
 
     base_url, model = chat_endpoint(distill)
-    return MergeJudge(base_url=base_url, model=model, api_key_env=distill["api_key_env"], prompt_path=home / "prompts" / "merge.txt",
-                      timeout_s=distill["timeout_s"])
+    return MergeJudge(base_url=base_url, model=model, api_key_env=distill["api_key_env"],
+                      prompt_path=home / "prompts" / "merge.txt", timeout_s=distill["timeout_s"])

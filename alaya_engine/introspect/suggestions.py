@@ -64,7 +64,8 @@ class SuggestionStore:
     def get(self, suggestion_id_: str, missing_ok: bool = False) -> Suggestion | None:
         found = self._all().get(suggestion_id_)
         if found is None and not missing_ok:
-            raise AlayaError("unknown_suggestion", f"no suggestion '{suggestion_id_}'; list them with: alaya review list")
+            raise AlayaError("unknown_suggestion",
+                             f"no suggestion '{suggestion_id_}'; list them with: alaya review list")
         return found
 
     def save(self) -> None:

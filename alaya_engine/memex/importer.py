@@ -159,7 +159,8 @@ def import_memex(engine: "Engine", directory: str, progress=None) -> dict:
     report = {
         "vault": str(root),
         "files": len(scan.notes),
-        **{status: sum(1 for o in outcomes if o["status"] == status) for status in ("imported", "updated", "unchanged")},
+        **{status: sum(1 for o in outcomes if o["status"] == status)
+           for status in ("imported", "updated", "unchanged")},
         "links": sum(len(plan.links) for plan in plans),
         "broken_links": snapshot.broken,
         "unreadable": scan.unreadable,
@@ -194,7 +195,8 @@ def _vault_root(directory: str) -> Path:
     return path.resolve()
 
 
-def _resolve_links(graph: "GraphStore", scan: VaultScan, ids: dict[str, str]) -> tuple[dict[str, list[str]], list[dict]]:
+def _resolve_links(graph: "GraphStore", scan: VaultScan,
+                   ids: dict[str, str]) -> tuple[dict[str, list[str]], list[dict]]:
     """Each note's link targets as card ids; a target outside this vault counts if an earlier import made it."""
     resolver = scan.resolver()
     unresolved = {target for note in scan.notes for target in note.parsed.links if resolver.resolve(target) is None}

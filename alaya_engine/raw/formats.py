@@ -70,7 +70,8 @@ def check_session_id(session_id: Any) -> str:
     if not isinstance(session_id, str) or not session_id:
         raise refuse("field 'id' must be a non-empty string")
     if not SAFE_ID.fullmatch(session_id) or ".." in session_id:
-        raise refuse(f"session id {session_id[:80]!r} is not allowed: use letters, digits, '.', '_' and '-' (at most 128)")
+        raise refuse(f"session id {session_id[:80]!r} is not allowed: use letters, digits, '.', '_' and '-' "
+                     "(at most 128)")
     return session_id
 
 

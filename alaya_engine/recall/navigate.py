@@ -30,8 +30,8 @@ class Reach:
     rel_similarity: float | None = None
 
 
-def expand(graph: "GraphStore | GraphSnapshot", starts: list[str], depth: int, relations: list[str], space: "RelationSpace",
-           min_rel_similarity: float) -> dict[str, Reach]:
+def expand(graph: "GraphStore | GraphSnapshot", starts: list[str], depth: int, relations: list[str],
+           space: "RelationSpace", min_rel_similarity: float) -> dict[str, Reach]:
     """Breadth-first from ``starts``; each card keeps its shallowest, best-matching way in.
 
     Between equally good ways in, the smallest (via, relation) wins, so the result does not depend on the

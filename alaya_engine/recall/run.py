@@ -147,8 +147,8 @@ def _vectors_for(card_ids: list[str], graph: "GraphStore | GraphSnapshot", index
     return np.vstack(vectors) if vectors else np.zeros((0, embedder.dimension), np.float32)
 
 
-def _explorable(graph: "GraphStore | GraphSnapshot", nodes: list[RecallNode], query: RecallQuery, space: "RelationSpace",
-                queries: "np.ndarray") -> list[Explorable]:
+def _explorable(graph: "GraphStore | GraphSnapshot", nodes: list[RecallNode], query: RecallQuery,
+                space: "RelationSpace", queries: "np.ndarray") -> list[Explorable]:
     """Relations leading one step beyond the returned cards, with how many cards wait there."""
     shown = {node.card_id for node in nodes} | set(query.from_nodes)
     order = {node.card_id: position for position, node in enumerate(nodes)}

@@ -41,7 +41,9 @@ def _schemas(dimension: int) -> dict[str, Any]:
 
     vector = pa.list_(pa.float32(), dimension)
     return {
-        CARD_VECTORS: pa.schema([("id", pa.string()), ("vector", vector), ("tier", pa.string()), ("type", pa.string())]),
+        CARD_VECTORS: pa.schema([
+            ("id", pa.string()), ("vector", vector), ("tier", pa.string()), ("type", pa.string()),
+        ]),
         CARD_META: pa.schema([
             ("id", pa.string()), ("card_id", pa.string()), ("content_hash", pa.string()),
             ("temperature", pa.float64()), ("tier", pa.string()), ("last_accessed", pa.int64()),
@@ -98,7 +100,8 @@ class VectorStore:
             self._db.create_table(name, schema=schema, exist_ok=True)
         self.write_stats()
 
-    def upsert_relations(self, names: list[str], vectors: "np.ndarray", is_core: bool, examples: list[list[str]]) -> None:
+    def upsert_relations(self, names: list[str], vectors: "np.ndarray", is_core: bool,
+                         examples: list[list[str]]) -> None:
         """Insert or replace relation embeddings by name, in one batched write."""
         import pyarrow as pa
 

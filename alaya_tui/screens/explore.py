@@ -2,8 +2,8 @@
 
 A query (free text or the small structured syntax of :mod:`alaya_tui.query`) gives ranked cards; a relation in
 the explorable pane continues from the results it leads on from, exactly as an agent would
-(``{"from_nodes": explorable[i].from_nodes, "relations": [rel], "depth": 1}``). Every request is a step of the breadcrumb trail;
-back and forward restore the stored results without asking the engine again.
+(``{"from_nodes": explorable[i].from_nodes, "relations": [rel], "depth": 1}``). Every request is a step of the
+breadcrumb trail; back and forward restore the stored results without asking the engine again.
 """
 
 from __future__ import annotations
@@ -105,7 +105,8 @@ class ExploreScreen(Screen):
                 yield ExplorableTable(id="explorable")
                 yield NodeDetail(id="node-detail")
         yield VerdictLine(id="verdict")
-        yield Static("Type a query and press Enter · Escape leaves the query bar · F1 help", id="explore-message", markup=False)
+        yield Static("Type a query and press Enter · Escape leaves the query bar · F1 help", id="explore-message",
+                     markup=False)
         yield Footer()
 
     def on_mount(self) -> None:

@@ -1,4 +1,4 @@
-"""The status screen: the three layers' figures from the ``status`` call, the same document ``alaya status --json`` prints."""
+"""The status screen: the three layers' figures from the ``status`` call, as ``alaya status --json`` prints them."""
 
 from __future__ import annotations
 

@@ -55,7 +55,8 @@ class ResultsTable(DataTable):
         for rank, node in enumerate(self.nodes, start=1):
             tone = self.get_component_rich_style(f"results--{closeness(node['h_distance'])}", partial=True)
             badge_class = f"results--{node['type']}"
-            badge = self.get_component_rich_style(badge_class, partial=True) if badge_class in self.COMPONENT_CLASSES else muted
+            badge = (self.get_component_rich_style(badge_class, partial=True)
+                     if badge_class in self.COMPONENT_CLASSES else muted)
             self.add_row(
                 Text(str(rank), justify="right"),
                 Text(shorten(node["title"], title_width)),

@@ -17,7 +17,8 @@ def turn_text(turn: dict) -> str:
     """The body of a turn as plain text: its content, then one line per tool call."""
     content = turn.get("content")
     body = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False, indent=1)
-    calls = [f"⚙ {call.get('name', '?')} {shorten(json.dumps(call.get('arguments', {}), ensure_ascii=False), TOOL_ARGUMENT_CHARS)}"
+    calls = [f"⚙ {call.get('name', '?')} "
+             f"{shorten(json.dumps(call.get('arguments', {}), ensure_ascii=False), TOOL_ARGUMENT_CHARS)}"
              for call in turn.get("tool_calls") or []]
     return "\n".join(part for part in [body.rstrip(), *calls] if part)
 

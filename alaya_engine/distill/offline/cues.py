@@ -20,14 +20,15 @@ GOTCHA_HINTS = ("because", "caused", "due to", "instead", "don't", "doesn't", "d
                 "ignored", "ignoring", "only", "no longer", "不会", "不能", "失败", "错误", "因为", "不要", "先别",
                 "千万别", "别用", "否则", "丢弃", "断开", "不一定")
 DECISION_CUES = ("decision", "decided", "i recommend", "我建议", "we'll use", "we will use", "we'll go with",
-                 "going with", "go with", "chose", "settled on", "rejected", "决定", "改用", "选用", "就这么定", "定了", "不选", "采用")
+                 "going with", "go with", "chose", "settled on", "rejected", "决定", "改用", "选用", "就这么定", "定了",
+                 "不选", "采用")
 DECISION_HINTS = ("recommend", "proposal", "propose", "prefer", "i'd", "switch to", "replace", "replaces",
                   "instead of", "rather than", "trade-off", "倾向", "建议", "方案", "替代", "换成", "选择")
 PATTERN_CUES = (r"re:(?<!almost )\balways\b", "whenever", "every time", "each time", "rule of thumb",
                 "make it a rule", r"re:\brules?\b(?=\s*(?:[:：(（]|for\b|of thumb|recorded|i'm recording))",
                 "rule recorded", "pattern for", "the pattern is", "checklist", "step by step", "triage", "runbook",
-                r"re:每次[^。]{0,40}?(?:都要|必须|务必|先|之前|以后|要)", "凡是", "规则", "规矩", "步骤", "一律", "流程",
-                r"re:先[^。！？\n]{1,40}再")
+                r"re:每次[^。]{0,40}?(?:都要|必须|务必|先|之前|以后|要)", "凡是", "规则", "规矩", "步骤", "一律",
+                "流程", r"re:先[^。！？\n]{1,40}再")
 PATTERN_HINTS = ("before", "after every", "after each", "first", "then", "must", "make sure", "never",
                  "必须", "务必", "先", "之前", "确保")
 CONCEPT_CUES = ("means", "i.e.", "refers to", "is defined as", "works by", "under the hood", "the difference",

@@ -22,7 +22,8 @@ RELATIVE_DATE = re.compile(
     r")\b(?P<possessive>'s)?",
     re.IGNORECASE,
 )
-ZH_RELATIVE_DATE = re.compile(r"前天|昨天|昨晚|今天|今晚|明天|后天|上周[一二三四五六日天]?|下周[一二三四五六日天]?|上个月|下个月|去年|明年")
+ZH_RELATIVE_DATE = re.compile(r"前天|昨天|昨晚|今天|今晚|明天|后天|上周[一二三四五六日天]?|下周[一二三四五六日天]?"
+                              r"|上个月|下个月|去年|明年")
 ZH_WEEKDAY = "一二三四五六日"
 SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
