@@ -30,6 +30,9 @@ SIMILAR_FLOOR = 0.7
 RELATION_ALIAS_AT = 0.9
 MAX_PAIRS_PER_CARD = 3
 BLOCK = 2048
+"""Rows per matrix product. OpenBLAS serves one multi-threaded product at a time, so a recall on the owner server
+waits for the job's current product: with 2048-row products instead of 16k-row ones for the k-means assignment,
+recall p95 during a consolidate at 100k cards was 107-134 ms instead of 143-179 (two runs each)."""
 EXACT_LIMIT = 20_000
 EXAMPLES = 5
 
@@ -123,8 +126,8 @@ def _groups(matrix, rounds: int = 5) -> list:
     rng = np.random.default_rng(0)
     centroids = matrix[rng.choice(len(matrix), count, replace=False)]
     for _ in range(rounds):
-        assignment = np.concatenate([np.argmax(matrix[start:start + BLOCK * 8] @ centroids.T, axis=1)
-                                     for start in range(0, len(matrix), BLOCK * 8)])
+        assignment = np.concatenate([np.argmax(matrix[start:start + BLOCK] @ centroids.T, axis=1)
+                                     for start in range(0, len(matrix), BLOCK)])
         sums = np.zeros_like(centroids)
         for group, members in enumerate(_members(assignment, count)):
             if len(members):

@@ -229,8 +229,9 @@ class VectorStore:
         schema = _schemas(self.dimension)[CARD_META]
         update = pa.table({name: columns[name] for name in self.HEAT_UPDATE_COLUMNS},
                           schema=pa.schema([schema.field(name) for name in self.HEAT_UPDATE_COLUMNS]))
+        if len(columns["id"]) > UNINDEXED_SEARCHABLE_ROWS:
+            self.full_text_behind = True  # before the commit: a recall between the two would scan every row
         self.table(CARD_META).merge_insert("id").when_matched_update_all().execute(update)
-        self.full_text_behind = self.full_text_behind or len(columns["id"]) > UNINDEXED_SEARCHABLE_ROWS
         self.write_stats()
 
     def set_vector_tiers(self, tiers: dict[str, str]) -> None:

@@ -1,5 +1,6 @@
-"""A table's version is asked of LanceDB only when its ``_versions`` folder may have changed; a commit by another
-handle (another process, in production) is always seen."""
+"""Reads of L1 that stay cheap while other handles write: a table's version is asked of LanceDB only when its
+``_versions`` folder may have changed, yet a commit by another handle (another process, in production) is always
+seen; a bulk rewrite never leaves full-text search scanning every row."""
 
 from __future__ import annotations
 
@@ -66,3 +67,26 @@ def test_a_commit_in_the_same_clock_tick_is_seen(tmp_path):
     _commit(VectorStore(tmp_path, 8), "SAME_TICK")
     os.utime(folder, ns=(unchanged.st_atime_ns, unchanged.st_mtime_ns))
     assert store.version(RELATIONS) > before
+
+
+def test_a_bulk_heat_rewrite_leaves_full_text_to_the_index_before_it_commits(tmp_path, monkeypatch):
+    """Rows a rewrite commits drop out of the full-text index; a search scanning them all took seconds at 100k
+    cards. The owner server's recalls read ``full_text_behind`` while a job writes, so it is set before the
+    commit, never after."""
+    from alaya_engine.vectors import store as vector_store
+
+    store = _store(tmp_path)
+    monkeypatch.setattr(vector_store, "UNINDEXED_SEARCHABLE_ROWS", 2)
+    table_class = type(store.table(vector_store.CARD_META))
+    merge_insert = table_class.merge_insert
+    seen = []
+
+    def observed(table, *arguments, **options):
+        seen.append(store.full_text_behind)
+        return merge_insert(table, *arguments, **options)
+
+    monkeypatch.setattr(table_class, "merge_insert", observed)
+    ids = ["card-a", "card-b", "card-c"]
+    store.update_meta_heat({"id": ids, "last_accessed": [0] * 3, "access_count": [0] * 3, "relevance": [0.0] * 3,
+                            "temperature": [0.1] * 3, "tier": ["COLD"] * 3})
+    assert seen == [True] and store.full_text_behind
