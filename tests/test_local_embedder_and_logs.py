@@ -39,6 +39,23 @@ def test_a_corrupt_tokenizer_cache_is_ignored(tmp_path):
     assert vector.shape == (1, 512)
 
 
+def test_embedding_leaves_the_process_blas_pool_alone(tmp_path, monkeypatch):
+    """The pool is the process's: narrowing it per call, as a thread count would, races between concurrent calls
+    (each restores what it saw on entry)."""
+    from threadpoolctl import ThreadpoolController, threadpool_info
+
+    controllers = {type(controller) for controller in ThreadpoolController().lib_controllers}
+    changes = []
+    for controller in controllers:
+        original = controller.set_num_threads
+        monkeypatch.setattr(controller, "set_num_threads",
+                            lambda self, count, original=original: changes.append(count) or original(self, count))
+    before = [info["num_threads"] for info in threadpool_info()]
+    LocalEmbedder(cache_dir=tmp_path).embed(["a sentence", "another one"] * 40)
+    assert controllers and set(changes) <= set(before)
+    assert [info["num_threads"] for info in threadpool_info()] == before
+
+
 def test_api_keys_never_reach_the_log_file(tmp_path, monkeypatch):
     monkeypatch.setenv("ALAYA_TEST_KEY", "sk-live-0123456789abcdef")
     config = validate_config({"embedding": {"api_key_env": "ALAYA_TEST_KEY"}, "logging": {"level": "debug"}})
