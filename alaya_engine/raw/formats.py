@@ -75,8 +75,9 @@ def check_session_id(session_id: Any) -> str:
     return session_id
 
 
-def parse_session_json(document: Any) -> Session:
-    """Validate a seed-format session document."""
+def parse_session_json(document: Any, stored: bool = False) -> Session:
+    """Validate a seed-format session document. Producers may give epoch seconds; a ``stored`` one (an L3 file)
+    holds milliseconds only, so a time before March 1973 reads back as it was written, not as seconds."""
     if not isinstance(document, dict):
         raise refuse(f"expected a JSON object with 'id' and 'turns', got {type(document).__name__}")
     for name in ("id", "turns"):
@@ -86,8 +87,8 @@ def parse_session_json(document: Any) -> Session:
     raw_turns = document["turns"]
     if not isinstance(raw_turns, list):
         raise refuse(f"field 'turns' must be a list, got {_type_name(raw_turns)}")
-    turns = [_parse_turn(raw, index) for index, raw in enumerate(raw_turns)]
-    timestamp = _to_millis(document.get("timestamp"), "timestamp")
+    turns = [_parse_turn(raw, index, stored) for index, raw in enumerate(raw_turns)]
+    timestamp = _to_millis(document.get("timestamp"), "timestamp", stored)
     if timestamp is None:
         timestamp = next((t.timestamp for t in turns if t.timestamp is not None), None)
     if timestamp is None:
@@ -109,7 +110,7 @@ def parse_session_json(document: Any) -> Session:
     )
 
 
-def _parse_turn(raw: Any, index: int) -> Turn:
+def _parse_turn(raw: Any, index: int, stored: bool) -> Turn:
     where = f"turns[{index}]"
     if not isinstance(raw, dict):
         raise refuse(f"{where} must be an object, got {_type_name(raw)}")
@@ -129,7 +130,7 @@ def _parse_turn(raw: Any, index: int) -> Turn:
     if tool_name is not None and not isinstance(tool_name, str):
         raise refuse(f"{where}.tool_name must be a string")
     extra = {key: value for key, value in raw.items() if key not in TURN_KEYS}
-    return Turn(role=role, content=content, timestamp=_to_millis(raw.get("timestamp"), f"{where}.timestamp"),
+    return Turn(role=role, content=content, timestamp=_to_millis(raw.get("timestamp"), f"{where}.timestamp", stored),
                 tool_calls=tool_calls, tool_name=tool_name, extra=extra)
 
 
@@ -240,8 +241,9 @@ def _finish(session: Session) -> Session:
     return session
 
 
-def _to_millis(value: Any, where: str) -> int | None:
-    """Accept epoch milliseconds (or seconds) and ISO-8601 strings; return UTC milliseconds from 1970 to 9999."""
+def _to_millis(value: Any, where: str, millis_only: bool = False) -> int | None:
+    """Accept epoch milliseconds (or seconds, below 1e11, unless ``millis_only``) and ISO-8601 strings; return UTC
+    milliseconds from 1970 to 9999."""
     if value is None:
         return None
     if isinstance(value, bool):
@@ -249,7 +251,7 @@ def _to_millis(value: Any, where: str) -> int | None:
     if isinstance(value, (int, float)):
         if not math.isfinite(value):
             raise refuse(f"{where} must be a finite number, got {value}")
-        millis = int(value if value > 1e11 else value * 1000)
+        millis = int(value if millis_only or value > 1e11 else value * 1000)
     elif isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))

@@ -61,7 +61,7 @@ class RawStore:
         return matches[0]
 
     def read(self, path: Path) -> Session:
-        return parse_session_json(self._document(path))
+        return parse_session_json(self._document(path), stored=True)
 
     @staticmethod
     def _document(path: Path) -> dict:
