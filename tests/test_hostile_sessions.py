@@ -191,6 +191,7 @@ def test_any_seed_document_is_stored_cleanly_or_refused_in_one_line(document, as
     st.lists(openclaw_messages, max_size=5),
     st.booleans(),
 )
+@example({"type": "session", "id": "0", "timestamp": -1.797693134862316e305}, [], False)
 def test_any_openclaw_transcript_is_stored_cleanly_or_refused_in_one_line(header, events, ascii_only):
     assert_parses_or_refuses(openclaw_bytes(header, events, ascii_only))
 

@@ -251,20 +251,20 @@ def _to_millis(value: Any, where: str, millis_only: bool = False) -> int | None:
     if isinstance(value, (int, float)):
         if not math.isfinite(value):
             raise refuse(f"{where} must be a finite number, got {value}")
-        millis = int(value if millis_only or value > 1e11 else value * 1000)
+        millis = value if millis_only or value > 1e11 else value * 1000
     elif isinstance(value, str):
         try:
             parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
             if parsed.tzinfo is None:
                 parsed = parsed.replace(tzinfo=timezone.utc)
-            millis = int(parsed.timestamp() * 1000)
+            millis = parsed.timestamp() * 1000
         except (ValueError, OverflowError):
             raise refuse(f"{where} {value[:40]!r} is not an ISO-8601 time") from None
     else:
         raise refuse(f"{where} must be a number or an ISO-8601 string, got {_type_name(value)}")
-    if not 0 <= millis <= LATEST_MILLIS:
+    if not 0 <= millis <= LATEST_MILLIS:  # checked before int(): a huge float times 1000 is infinite
         raise refuse(f"{where} {str(value)[:40]} is out of range: times from 1970 to 9999 can be stored")
-    return millis
+    return int(millis)
 
 
 def _check_count(value: Any, where: str) -> None:
