@@ -1,12 +1,11 @@
 """Entry point of the ``alaya`` console script.
 
-The hot path — ``alaya recall ... --json`` with a live (or startable) owner
-server — is answered here, before the full command line (Typer, rich) is
-imported: an agent calls it once per task, and it then costs little more than
-starting Python (:mod:`alaya_engine.server.bare_client` first, the regular
-client when that declines). Anything else, or anything this small parser is unsure
-about, goes to :mod:`alaya_engine.commands`, which has the last word on syntax
-and errors.
+The hot paths — ``alaya recall ... --json`` and ``alaya status --json`` with a live (or, for recall, startable)
+owner server — are answered here, before the full command line (Typer, rich) is imported: an agent calls recall
+once per task and may check status as often, and each then costs little more than starting Python
+(:mod:`alaya_engine.server.bare_client` first; for recall, the regular client when that declines). Anything else,
+or anything this small parser is unsure about, goes to :mod:`alaya_engine.commands`, which has the last word on
+syntax and errors.
 """
 
 from __future__ import annotations
@@ -18,13 +17,16 @@ RECALL_OPTIONS = {"--concepts": "concepts", "--rel": "relations", "--depth": "de
 INTEGER_OPTIONS = {"depth", "top_k", "max_results"}
 
 
-def parse_fast_recall(argv: list[str]) -> tuple[str | None, dict] | None:
-    """(home, request) for a plain ``[--home H] recall ... --json``, or None to take the full path."""
+def parse_fast_call(argv: list[str]) -> tuple[str | None, str, dict] | None:
+    """(home, method, params) for a plain ``[--home H] recall ... --json`` or ``[--home H] status --json``, or None
+    to take the full path."""
     home, rest = None, list(argv)
     if rest[:1] == ["--home"] and len(rest) > 1:
         home, rest = rest[1], rest[2:]
     elif rest and rest[0].startswith("--home="):
         home, rest = rest[0].split("=", 1)[1], rest[1:]
+    if rest == ["status", "--json"]:
+        return home, "status", {}
     if rest[:1] != ["recall"] or "--json" not in rest:
         return None
     request: dict = {}
@@ -46,25 +48,29 @@ def parse_fast_recall(argv: list[str]) -> tuple[str | None, dict] | None:
             return None
         else:
             request["text"] = token
-    return home, request
+    return home, "recall", {"request": request}
 
 
-def fast_recall(argv: list[str]) -> int | None:
+def fast_call(argv: list[str]) -> int | None:
     """Answer through the owner server; None when the full command line should handle it."""
-    parsed = parse_fast_recall(argv)
+    parsed = parse_fast_call(argv)
     if parsed is None:
         return None
-    from .server.bare_client import bare_recall, server_disabled
+    from .server.bare_client import bare_call, server_disabled
 
-    answered = bare_recall(*parsed)
-    if answered is not None:
-        return answered
+    home, method, params = parsed
+    if params != {"request": {}}:  # a recall without arguments reads stdin, which the regular client does
+        answered = bare_call(home, method, params)
+        if answered is not None:
+            return answered
+    if method != "recall":
+        return None
     from .errors import AlayaError, report_error
     from .paths import Layout, resolve_home
     from .server.client import call_with_restart, connect, read_server_settings
     from .server.protocol import render
 
-    home, request = parsed
+    request = params["request"]
     layout = Layout(resolve_home(home))
     if server_disabled() or not layout.is_initialised():
         return None
@@ -85,7 +91,7 @@ def fast_recall(argv: list[str]) -> int | None:
 
 
 def main() -> None:
-    code = fast_recall(sys.argv[1:])
+    code = fast_call(sys.argv[1:])
     if code is not None:
         sys.exit(code)
     from .commands import app

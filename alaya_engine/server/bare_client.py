@@ -1,4 +1,5 @@
-"""The agent's hot path with nothing but C modules: ``alaya recall ... --json`` answered by a live server.
+"""The agent's hot paths with nothing but C modules: ``alaya recall ... --json`` and ``alaya status --json``
+answered by a live server.
 
 Measured on this machine, an interpreter that imports nothing starts in ~24 ms, while ``json``, ``socket`` and
 ``pathlib`` (``re`` and ``enum`` under them) add ~40 ms more: a third of an agent's whole recall at 100k cards.
@@ -8,8 +9,8 @@ document already rendered as ``--json`` prints it (``"as_text"``, see :mod:`.pro
 
 It answers only the plain case: a server that is up and replies with a document. Anything else — no server
 yet, an error, a different version, input on stdin — returns None, and the regular client
-(:func:`alaya_engine.cli.fast_recall`) takes over with its autostart, restarts and error reports. A recall
-that failed has recorded nothing, so asking again is safe.
+(:func:`alaya_engine.cli.fast_call`, or the full command line) takes over with its autostart, restarts and error
+reports. A recall that failed has recorded nothing, and status records nothing, so asking again is safe.
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ def server_disabled() -> bool:
     return os.environ.get(NO_SERVER_ENV, "") not in ("", "0")
 
 
-def bare_recall(home: str | None, request: dict) -> int | None:
-    """Print the server's recall document and return 0, or None for the regular client to handle it."""
-    if server_disabled() or not request:
+def bare_call(home: str | None, method: str, params: dict) -> int | None:
+    """Print the server's document for ``method`` and return 0, or None for the regular client to handle it."""
+    if server_disabled():
         return None
     try:
         import _json
@@ -41,7 +42,7 @@ def bare_recall(home: str | None, request: dict) -> int | None:
     except ImportError:
         return None
     chosen = os.path.abspath(os.path.expanduser(home or os.environ.get(HOME_ENV) or DEFAULT_HOME))
-    message = {"v": PROTOCOL_VERSION, "id": 1, "method": "recall", "params": {"request": request},
+    message = {"v": PROTOCOL_VERSION, "id": 1, "method": method, "params": params,
                "client_version": __version__, "as_text": True}
     try:
         line = (_encode(message, _json.encode_basestring) + "\n").encode("utf-8")
