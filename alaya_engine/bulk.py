@@ -87,7 +87,7 @@ def bulk_load(engine: "Engine", cards: list[Card], links: list[Link], vectors: "
             raise AlayaError("bad_card", f"card {card.id} has type {card.type!r}; allowed: {', '.join(CARD_TYPES)}")
         if card.tier not in TIERS:
             raise AlayaError("bad_card", f"card {card.id} has tier {card.tier!r}; allowed: {', '.join(TIERS)}")
-    links = list({(link.source, link.target, link.relation): link for link in links}.values())
+    links = list({link.key: link for link in links}.values())
     sessions = list(sessions or [])
     promoted = frozenset(promoted)
     store = engine.vectors()

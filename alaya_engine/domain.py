@@ -187,6 +187,11 @@ class Link:
     reason: str = ""
     created_at: int = 0
 
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What makes an edge one edge: its ends and its relation (weight and reason are properties of it)."""
+        return self.source, self.target, self.relation
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -239,9 +239,9 @@ class DistillPipeline:
         one does not (a ``SIMILAR_TO`` the grown store no longer ranks among a card's best, say): rebuilt from L3,
         where the new record replaced the previous one, they would not exist. A link another session's record or
         the journal also names (the same ``SIMILAR_TO`` found from the other side, an ``alaya link``) stays."""
-        kept = {_key(link) for link in record.links}
-        dropped = {_key(link): link for link in previous.links
-                   if _key(link) not in kept and link.source not in removed and link.target not in removed}
+        kept = {link.key for link in record.links}
+        dropped = {link.key: link for link in previous.links
+                   if link.key not in kept and link.source not in removed and link.target not in removed}
         if not dropped:
             return
         named = self._named_elsewhere(set(dropped), record.session_id)
@@ -255,9 +255,9 @@ class DistillPipeline:
         for other in self.graph.source_sessions(cards) - {session_id}:
             other_record = self.records.read(other)
             if other_record is not None:
-                named |= keys & {_key(link) for link in other_record.links}
+                named |= keys & {link.key for link in other_record.links}
         for event in self.journal.events():
-            named |= keys & {_key(Link.from_json(link)) for link in event.get("links", ())}
+            named |= keys & {Link.from_json(link).key for link in event.get("links", ())}
         return named
 
     def _embed_new_relations(self, links: list[Link]) -> None:
@@ -288,10 +288,6 @@ class DistillPipeline:
 def _current(record: DistilledRecord | None, content_hash: str, force: bool) -> bool:
     """Whether ``record`` was distilled from this content and is not to be redone."""
     return record is not None and record.session_hash == content_hash and not force
-
-
-def _key(link: Link) -> tuple[str, str, str]:
-    return link.source, link.target, link.relation
 
 
 def _outcome(record: DistilledRecord, status: str) -> SessionOutcome:

@@ -82,7 +82,7 @@ class ReplayedGraph:
     _incident: dict[str, set[LinkKey]] = field(default_factory=dict)
     _extracted: dict[str, set[str]] = field(default_factory=dict)
     _waiting: dict[str, dict[LinkKey, Link]] = field(default_factory=dict)
-    """Missing card id → the record links that wait for it."""
+    """Missing card id → the links that wait for it (see the module's doc)."""
 
     def upsert_card(self, card: Card) -> None:
         self.cards[card.id] = card
@@ -95,9 +95,9 @@ class ReplayedGraph:
         if link.source not in self.cards or link.target not in targets:
             if wait:
                 missing = link.source if link.source not in self.cards else link.target
-                self._waiting.setdefault(missing, {})[(link.source, link.target, link.relation)] = link
+                self._waiting.setdefault(missing, {})[link.key] = link
             return
-        key = (link.source, link.target, link.relation)
+        key = link.key
         self.links[key] = link
         for end in (link.source, link.target):
             self._incident.setdefault(end, set()).add(key)
@@ -238,6 +238,6 @@ def _import(graph: ReplayedGraph, event: dict) -> None:
     graph.upsert_card(card)
     for link in graph.outgoing(card.id):
         if link.relation == MEMEX_LINK_RELATION and link.reason == MEMEX_LINK_REASON:
-            graph.delete_link((link.source, link.target, link.relation))
+            graph.delete_link(link.key)
     for link in event["links"]:
         graph.merge_link(Link.from_json(link))

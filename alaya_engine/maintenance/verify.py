@@ -88,7 +88,7 @@ def verify(engine: "Engine") -> VerifyReport:
         report.add("l3_unreadable", [problem.path], problem.reason)
     with engine._graph() as graph:
         cards = {card.id: card for card in graph.all_cards()}
-        links = {(link.source, link.target, link.relation) for link in graph.all_links()}
+        links = {link.key for link in graph.all_links()}
         sessions = graph.session_ids()
         promoted = graph.promoted_relations()
     store = engine.vectors()
