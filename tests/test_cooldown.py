@@ -75,6 +75,32 @@ def test_cold_cards_lose_their_vectors_and_get_them_back_when_recalled(home):
     assert row["access_count"] == 1 and row["relevance"] == pytest.approx(0.9)
 
 
+def test_an_access_to_a_card_whose_l1_row_is_not_written_yet_waits_for_the_next_fold(home, monkeypatch):
+    """Distill writes L1 at its next flush, so a recall can return a card, through the graph, that ``card_meta`` does
+    not hold yet. A fold meanwhile leaves that access (and those after it) in the log instead of losing it."""
+    from alaya_engine.vectors.store import VectorStore
+
+    engine = distilled_engine(home)
+    first, second = sorted(tiers(engine))[:2]
+    log = AccessLog(engine.layout.access_log)
+    log.record(millis_now(), [(second, 0.8)])
+    log.record(millis_now(), [(first, 0.9)])
+    log.record(millis_now(), [(second, 0.7)])
+    heat_columns = VectorStore.heat_columns
+
+    def without_first(store):
+        columns = heat_columns(store)
+        keep = [index for index, card_id in enumerate(columns["id"]) if card_id != first]
+        return {name: [values[index] for index in keep] for name, values in columns.items()}
+
+    with monkeypatch.context() as pending:
+        pending.setattr(VectorStore, "heat_columns", without_first)
+        assert engine.introspect(["cooldown"])["steps"]["cooldown"]["accesses_folded"] == 1
+    assert engine.introspect(["cooldown"])["steps"]["cooldown"]["accesses_folded"] == 2
+    counts = {row["id"]: row["access_count"] for row in engine.vectors().heat_rows()}
+    assert counts[first] == 1 and counts[second] == 2
+
+
 def test_dry_run_changes_nothing(home):
     engine = distilled_engine(home)
     before = (engine.vectors().heat_rows(), engine.vectors().vector_ids())

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,10 +44,11 @@ class AccessLog:
         finally:
             os.close(descriptor)
 
-    def fold(self, offset: int = 0) -> tuple[dict[str, AccessStats], int]:
+    def fold(self, offset: int = 0, stop_at: Collection[str] = ()) -> tuple[dict[str, AccessStats], int]:
         """Per-card statistics of the complete lines after byte ``offset``, and the offset after them.
 
-        A torn last line (a crash mid-append, or a write in progress) is left for the next fold.
+        A torn last line (a crash mid-append, or a write in progress) is left for the next fold, and so is every
+        line from the first one naming a card in ``stop_at``.
         """
         stats: dict[str, AccessStats] = {}
         if not self.path.exists():
@@ -56,11 +58,14 @@ class AccessLog:
             for line in handle:
                 if not line.endswith(b"\n"):
                     break
-                offset += len(line)
                 try:
                     entry = json.loads(line)
                 except json.JSONDecodeError:
+                    offset += len(line)
                     continue
+                if stop_at and any(card_id in stop_at for card_id, _ in entry["cards"]):
+                    break
+                offset += len(line)
                 for card_id, similarity in entry["cards"]:
                     card = stats.setdefault(card_id, AccessStats())
                     card.count += 1
