@@ -15,6 +15,7 @@ import sys
 RECALL_OPTIONS = {"--concepts": "concepts", "--rel": "relations", "--depth": "depth", "--from-nodes": "from_nodes",
                   "--top-k": "top_k", "--types": "types", "--max-results": "max_results"}
 INTEGER_OPTIONS = {"depth", "top_k", "max_results"}
+RECALL_FLAGS = {"--sessions": ("include_sessions", True), "--no-sessions": ("include_sessions", False)}
 
 
 def parse_fast_call(argv: list[str]) -> tuple[str | None, str, dict] | None:
@@ -33,6 +34,10 @@ def parse_fast_call(argv: list[str]) -> tuple[str | None, str, dict] | None:
     tokens = iter(rest[1:])
     for token in tokens:
         if token == "--json":
+            continue
+        if token in RECALL_FLAGS:
+            key, flag = RECALL_FLAGS[token]
+            request[key] = flag
             continue
         key = RECALL_OPTIONS.get(token)
         if key is not None:

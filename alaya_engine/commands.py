@@ -295,7 +295,11 @@ def recall(
     from_nodes: Annotated[CsvOption, typer.Option("--from-nodes", help="Continue from these card ids.")] = None,
     top_k: Annotated[Optional[int], typer.Option("--top-k", help="Seeds from search.")] = None,
     types: Annotated[CsvOption, typer.Option("--types", help="Only these card types.")] = None,
-    max_results: Annotated[Optional[int], typer.Option("--max-results", help="Cards to return.")] = None,
+    max_results: Annotated[Optional[int], typer.Option("--max-results", help="Units (cards and windows) to return.")
+                           ] = None,
+    sessions: Annotated[Optional[bool], typer.Option("--sessions/--no-sessions",
+                                                     help="Let windows of raw session turns compete with cards "
+                                                          "(default: recall.include_sessions).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance (seed 4.4).
@@ -305,7 +309,7 @@ def recall(
     from .recall_request import read_stdin, request_from_options, request_from_stdin
 
     request = request_from_options(text=text, concepts=concepts, relations=rel, depth=depth, from_nodes=from_nodes,
-                                   top_k=top_k, types=types, max_results=max_results)
+                                   top_k=top_k, types=types, max_results=max_results, include_sessions=sessions)
     if not request and not sys.stdin.isatty():
         request = request_from_stdin(read_stdin())
     _show(_call(ctx, "recall", {"request": request}), as_json, "print_recall")

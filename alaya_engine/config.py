@@ -62,6 +62,8 @@ DEFAULTS: dict[str, Any] = {
         "beta": 0.3,
         "gamma": 0.2,
         "hybrid": True,
+        "include_sessions": True,
+        "lexical_weight": 0.5,
     },
     "introspect": {
         "schedule": "0 */4 * * *",
@@ -105,6 +107,7 @@ MINIMUMS = {
     "distill.timeout_s": 0.01,
     "recall.vector_top_k": 1, "recall.graph_expand_depth": 0, "recall.min_similarity": -1,
     "recall.min_rel_similarity": -1, "recall.max_results": 1, "recall.alpha": 0, "recall.beta": 0, "recall.gamma": 0,
+    "recall.lexical_weight": 0,
     "introspect.consolidate_threshold": 0, "introspect.forget_threshold": 0, "introspect.forget_days": 0,
     "introspect.llm_merges_per_run": 0,
     "ingest.max_file_mb": 1, "server.idle_timeout": 0, "server.start_timeout": 0.01, "lock.wait_seconds": 0,
@@ -115,7 +118,7 @@ MINIMUMS = {
 MAXIMUMS = {
     "temperature.hot_threshold": 1, "temperature.warm_threshold": 1, "distill.similar_threshold": 1,
     "recall.vector_top_k": 500, "recall.graph_expand_depth": 3, "recall.min_similarity": 1,
-    "recall.min_rel_similarity": 1, "recall.max_results": 200,
+    "recall.min_rel_similarity": 1, "recall.max_results": 200, "recall.lexical_weight": 1,
     "introspect.consolidate_threshold": 1, "introspect.forget_threshold": 1,
 }
 """Numeric keys with an upper bound: similarities and temperatures, and recall's own request limits."""

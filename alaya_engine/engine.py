@@ -38,6 +38,7 @@ from .sources import SessionSource, expand_sources
 
 if TYPE_CHECKING:
     from .distill.pipeline import DistillReport
+    from .domain import Session
     from .graph.snapshot import GraphSnapshot
     from .introspect.apply import MergedText
     from .introspect.confirm import MergeConfirmation
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     from .maintenance.rebuild import RebuildReport
     from .maintenance.verify import VerifyReport
     from .recall.result import RecallResult
+    from .recall.turns import TurnSearch
     from .schema_info import NodeTypesReport, RelationsReport
     from .trace import TraceReport
 
@@ -87,6 +89,8 @@ class Engine:
         self._embedder = None
         self._card_index = None
         self._vectors = None
+        self._turn_windows = None
+        self._turn_index = None
         self._resident: ResidentGraph | None = None
         self._readers: dict[int, GraphStore] = {}
         """Reading connections of the owner server's threads (see :meth:`_graph_view`), by thread id."""
@@ -153,6 +157,7 @@ class Engine:
         embedder = self.embedder()
         vectors = self.vectors()
         vectors.create_tables()
+        self.turn_windows().create_table()
         names = list(CORE_RELATIONS)
         vectors.upsert_relations(names, embedder.embed([relation_embedding_text(name) for name in names]), is_core=True,
                                  examples=[[CORE_RELATIONS[name]] for name in names])
@@ -176,6 +181,8 @@ class Engine:
                              RUNTIME)
         self._vectors = None
         self._card_index = None
+        self._turn_windows = None
+        self._turn_index = None
 
     def embedder(self):
         """The store's embedding provider, loaded once per engine and only when something is embedded."""
@@ -275,15 +282,32 @@ class Engine:
         """Store sessions in L3 and create their Session nodes; refused inputs never stop the others."""
         sources, outcomes = expand_sources(paths, stdin)
         max_bytes = self.config["ingest"]["max_file_mb"] * 1_000_000
+        stored: list[tuple[str, Session]] = []
         with self.hold():
             for done, source in enumerate(sources, start=1):
                 with self._graph() as graph:
-                    outcomes.append(self._ingest_one(graph, source, max_bytes, replace))
+                    outcomes.append(self._ingest_one(graph, source, max_bytes, replace, stored))
                 if progress:
                     progress(done, len(sources))
+            if stored:
+                with self._graph():
+                    self._index_turn_windows(stored)
         return IngestReport(outcomes)
 
-    def _ingest_one(self, graph: GraphStore, source: SessionSource, max_bytes: int, replace: bool) -> IngestOutcome:
+    def _index_turn_windows(self, stored: list[tuple[str, "Session"]]) -> None:
+        """Windows of the new and replaced sessions, and of unchanged ones whose windows are missing (an ingest
+        killed between L3 and L1): L3 is written first, so this only ever catches up."""
+        from .raw.windows import session_windows
+
+        store = self.turn_windows()
+        counts = store.session_counts() if any(status == "unchanged" for status, _ in stored) else {}
+        sessions = [session for status, session in stored
+                    if status != "unchanged" or counts.get(session.id, 0) != len(session_windows(session))]
+        if sessions:
+            store.index(sessions, self.embedder().embed)
+
+    def _ingest_one(self, graph: GraphStore, source: SessionSource, max_bytes: int, replace: bool,
+                    stored: list[tuple[str, "Session"]]) -> IngestOutcome:
         try:
             session = parse_session_bytes(source.read(max_bytes), max_bytes, source.agent_hint)
             content_hash = session.content_hash()
@@ -299,6 +323,7 @@ class Engine:
                     status = "replaced"
             path = existing if status == "unchanged" else self.raw.write(session, replacing=existing)
             graph.upsert_session(session, content_hash, str(path.relative_to(self.layout.home)))
+            stored.append((status, session))
         except AlayaError as error:
             log.info("refused %s: %s", source.name, error.message)
             return IngestOutcome(source=source.name, status="refused",
@@ -364,6 +389,22 @@ class Engine:
             self._vectors = VectorStore(self.layout.vectors_dir, self.manifest["embedding"]["dimension"])
         return self._vectors
 
+    def turn_windows(self):
+        """The L1 table of raw-turn windows, connected once per engine."""
+        if self._turn_windows is None:
+            from .vectors.turn_windows import TurnWindowStore
+
+            self._turn_windows = TurnWindowStore(self.layout.vectors_dir, self.manifest["embedding"]["dimension"])
+        return self._turn_windows
+
+    def turn_index(self):
+        """The resident window vectors (reloaded only when the window table changes)."""
+        from .recall.index import CardIndex
+
+        if self._turn_index is None:
+            self._turn_index = CardIndex(self.turn_windows())
+        return self._turn_index
+
     def card_index(self):
         """The resident HOT/WARM vector matrix (reloaded only when L1 changes)."""
         from .recall.index import CardIndex
@@ -389,8 +430,11 @@ class Engine:
         query = build_query(request, self.config["recall"])
         query.from_nodes = [self.resolve_card(card_id) for card_id in query.from_nodes]
         full_text = None
-        if query.text and not query.from_nodes and self.config["recall"]["hybrid"]:
+        searching = bool(query.concepts) and not query.from_nodes
+        if query.text and searching and self.config["recall"]["hybrid"]:
             full_text = self.vectors().start_full_text_search(query.text, query.top_k)
+        turns = self._turn_search(query.text or " ".join(query.concepts)) if searching and query.include_sessions \
+            else None
         embedder = self.embedder()
         queries = embedder.embed(query.concepts) if query.concepts else np.zeros((0, embedder.dimension), np.float32)
         index = self.card_index()
@@ -399,10 +443,23 @@ class Engine:
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
-                                settings=self.config["recall"], full_text=full_text)
+                                settings=self.config["recall"], full_text=full_text, turns=turns)
         AccessLog(self.layout.access_log).record(
-            millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes])
+            millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes if node.kind == "card"])
         return result
+
+    def _turn_search(self, text: str) -> "TurnSearch | None":
+        """The window search of one recall, its full-text part started now (it runs beside the embedding)."""
+        from .recall.turns import TurnSearch
+
+        store = self.turn_windows()
+        if not store.exists():
+            return None
+        index = self.turn_index()
+        index.refresh()
+        full_text = store.start_search(text, self.config["recall"]["vector_top_k"]) \
+            if self.config["recall"]["hybrid"] else None
+        return TurnSearch(index, store, full_text)
 
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:
@@ -583,8 +640,11 @@ class Engine:
 
     def trace(self, card_id: str) -> "TraceReport":
         """A card, its source sessions and the turns it came from."""
+        from .raw.windows import parse_window_id
         from .trace import TraceReport, read_context
 
+        if parse_window_id(card_id) is not None:
+            return self._trace_window(card_id)
         card_id = self.resolve_card(card_id)
         with self._graph() as graph:
             card = graph.cards([card_id]).get(card_id)
@@ -597,6 +657,32 @@ class Engine:
                 "updated_at": card["updated_at"].isoformat() + "Z"}
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
         return TraceReport(card=card, sessions=sessions, context_turns=context)
+
+    def _trace_window(self, window_id: str) -> "TraceReport":
+        """A window of raw turns traced like a card: its session and its turns, read from L3."""
+        from .raw.windows import TurnWindow, parse_window_id, window_heading
+        from .trace import TraceReport
+
+        session_id, first, last = parse_window_id(window_id)
+        with self._graph() as graph:
+            sessions = graph.sessions([session_id])
+        path = self.raw.find(session_id) if sessions else None
+        if path is None:
+            raise AlayaError("unknown_card", f"no session '{session_id}' in this store for window '{window_id}'; "
+                                             "window ids come from recall")
+        session = self.raw.read(path)
+        if last >= len(session.turns) or first > last:
+            raise AlayaError("unknown_card", f"session '{session_id}' has {len(session.turns)} turns; window "
+                                             f"'{window_id}' is not one of its windows (ingested again since?)")
+        turns = [{"index": index, **session.turns[index].to_json()} for index in range(first, last + 1)]
+        text = "\n".join(f"{turn.get('speaker') or turn['role']}: {turn['content']}" for turn in turns)
+        heading = window_heading(TurnWindow(window_id, session_id, first, last,
+                                            session.turns[first].timestamp or session.timestamp, text))
+        for item in sessions:
+            item["path"] = str(self.layout.home / item["path"])
+        card = {"id": window_id, "kind": "session_turns", "title": heading, "type": "session_turns",
+                "content": text, "source_sessions": [session_id]}
+        return TraceReport(card=card, sessions=sessions, context_turns=turns)
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
              weight: float = 1.0) -> list[Link]:

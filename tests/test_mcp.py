@@ -59,7 +59,7 @@ async def _session_script(home: Path, errlog) -> dict:
         }
         for label, (name, arguments) in calls.items():
             seen[label] = await session.call_tool(name, arguments)
-        nodes = seen["recall"].structured_content["nodes"]
+        nodes = [node for node in seen["recall"].structured_content["nodes"] if node["kind"] == "card"]
         best = nodes[0]["card_id"]
         seen["link_pair"] = (best, nodes[1]["card_id"])
         seen["bad_link"] = await session.call_tool("alaya_link", {"source": best, "target": nodes[1]["card_id"],
@@ -145,7 +145,7 @@ def test_ingest_distill_trace_and_navigation_through_the_tools(mcp_run):
     trace = mcp_run["trace"].structured_content
     assert trace["card"]["source_sessions"] == ["3b7e2c91-5d4a-4f08-9c6e-1a2f8d0b47e5"] and trace["context_turns"]
     navigated = mcp_run["navigate"].structured_content
-    start = mcp_run["recall"].structured_content["nodes"][0]["card_id"]
+    start = mcp_run["link_pair"][0]
     assert navigated["nodes"] and all(node["via"] == start for node in navigated["nodes"])
     assert mcp_run["status"].structured_content["l2"]["cards"] == ingested["distill"]["cards_created"]
     assert "relations" in mcp_run["schema"].structured_content
@@ -177,7 +177,7 @@ def test_recall_input_schema_matches_the_engine_rules():
     schema = recall_request_schema()
     assert set(schema["properties"]) == _KEYS
     assert schema["properties"]["types"]["items"]["enum"] == list(CARD_TYPES)
-    defaults = {"graph_expand_depth": 1, "vector_top_k": 20, "max_results": 10}
+    defaults = {"graph_expand_depth": 1, "vector_top_k": 20, "max_results": 10, "include_sessions": True}
     for key, high in (("depth", MAX_DEPTH), ("top_k", TOP_K_MAX), ("max_results", MAX_RESULTS_MAX)):
         assert schema["properties"][key]["maximum"] == high
         low = schema["properties"][key]["minimum"]

@@ -18,7 +18,8 @@ from alaya_engine.schemas import json_schema
 DIM = 512
 SCHEMA = json_schema("recall")
 SETTINGS = {"alpha": 0.5, "beta": 0.3, "gamma": 0.2, "min_similarity": 0.25, "min_rel_similarity": 0.3,
-            "vector_top_k": 20, "graph_expand_depth": 1, "max_results": 10, "hybrid": True}
+            "vector_top_k": 20, "graph_expand_depth": 1, "max_results": 10, "hybrid": True,
+            "include_sessions": True, "lexical_weight": 0.5}
 
 
 def basis(index: int) -> np.ndarray:
@@ -127,7 +128,10 @@ def test_a_cold_card_found_by_full_text_is_ranked_by_its_title(memory):
     found = by_id(memory.recall({"text": "容器内存溢出", "depth": 0}).to_json())
     embedded = memory.embedder().embed(["title of E", "容器内存溢出"])
     assert found["E"]["tier"] == "COLD" and found["E"]["depth"] == 0
-    assert found["E"]["concept_distance"] == pytest.approx(1.0 - float(embedded[0] @ embedded[1]), abs=1e-3)
+    # the only full-text hit: its lexical share is 1, so λ of its cosine distance is taken off
+    cosine_distance = 1.0 - float(embedded[0] @ embedded[1])
+    lexical_weight = memory.config["recall"]["lexical_weight"]
+    assert found["E"]["concept_distance"] == pytest.approx(cosine_distance * (1 - lexical_weight), abs=1e-3)
 
 
 def test_from_nodes_continues_navigation(memory):

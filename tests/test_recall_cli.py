@@ -93,7 +93,7 @@ def test_concurrent_recalls_lose_no_access_count(demo_home):
         returned = []
         for i in range(25):
             result = engine.recall({{"text": queries[(i + int(sys.argv[1])) % len(queries)], "max_results": 5}})
-            returned.extend(node.card_id for node in result.nodes)
+            returned.extend(node.card_id for node in result.nodes if node.kind == "card")
         print(json.dumps(returned))
     """)
     workers = [subprocess.Popen([sys.executable, "-c", script, str(n)], stdout=subprocess.PIPE, text=True)

@@ -76,7 +76,7 @@ def test_the_server_keeps_a_graph_snapshot_that_a_write_never_leaves_stale_for_r
         return json.loads(alaya(served, "server", "status", "--json").stdout)["graph_snapshot"]
 
     def recall_ids(request: dict) -> list[str]:
-        answer = alaya(served, "recall", "--json", input=json.dumps(request))
+        answer = alaya(served, "recall", "--json", input=json.dumps({**request, "include_sessions": False}))
         return [node["card_id"] for node in json.loads(answer.stdout)["nodes"]]
 
     seeds = recall_ids({"text": "gateway restart"})

@@ -87,13 +87,18 @@ def recall_request_schema() -> dict:
                               "them with alaya_schema."),
         "depth": {"type": "integer", "minimum": 0, "maximum": MAX_DEPTH,
                   "description": "Graph hops from the cards found (default 1; 2 for cause chains)."},
-        "from_nodes": _strings("Card ids to continue from: the best card_id of the previous result (navigation)."),
+        "from_nodes": _strings("Card ids to continue from: the best card_id of the previous result whose kind is "
+                               "card (navigation; a window of raw turns has no relations to follow)."),
         "top_k": {"type": "integer", "minimum": 1, "maximum": TOP_K_MAX,
                   "description": "Cards taken from search as starting points (default: recall.vector_top_k)."},
         "types": {"type": "array", "items": {"enum": list(CARD_TYPES)},
                   "description": "Only cards of these types, e.g. [\"gotcha\", \"decision\"]."},
         "max_results": {"type": "integer", "minimum": 1, "maximum": MAX_RESULTS_MAX,
-                        "description": "Cards to return (default: recall.max_results)."},
+                        "description": "Units to return (default: recall.max_results)."},
+        "include_sessions": {"type": "boolean",
+                             "description": "Whether windows of raw session turns (kind session_turns) compete with "
+                                            "cards, so what no card holds is still found (default: "
+                                            "recall.include_sessions, true)."},
     })
 
 

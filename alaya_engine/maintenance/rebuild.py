@@ -56,14 +56,16 @@ class RebuildReport:
     cards: int = 0
     links: int = 0
     vectors: int = 0
+    windows: int = 0
+    """Windows of raw turns embedded (with L1)."""
     embedding: str = ""
     unreadable: list[dict] = field(default_factory=list)
     seconds: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict:
         return {"layers": self.layers, "sessions": self.sessions, "cards": self.cards, "links": self.links,
-                "vectors": self.vectors, "embedding": self.embedding, "unreadable": self.unreadable,
-                "seconds": self.seconds}
+                "vectors": self.vectors, "windows": self.windows, "embedding": self.embedding,
+                "unreadable": self.unreadable, "seconds": self.seconds}
 
 
 def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | None" = None) -> RebuildReport:
@@ -97,6 +99,9 @@ def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | No
         timed("embed")
         scratch = _build(engine, manifest, cards, links, sessions, matrix, state.promoted)
         timed("load")
+        if "l1" in layers:
+            report.windows = _index_windows(engine, scratch, dimension, progress)
+            timed("turn windows")
         engine.close_layers()
         for layer in layers:
             live, fresh = _layer_dir(engine.layout, layer), _layer_dir(scratch, layer)
@@ -153,6 +158,20 @@ def _embed(engine: "Engine", cards: list[Card], dimension: int, progress: "Progr
         if progress:
             progress(min(start + EMBED_BATCH, len(active)), len(active))
     return matrix
+
+
+def _index_windows(engine: "Engine", scratch: Layout, dimension: int, progress: "ProgressCallback | None") -> int:
+    """Every readable L3 session's windows of raw turns, into the new L1 (unreadable ones replay reported)."""
+    from ..raw.store import RawStore
+    from ..vectors.turn_windows import TurnWindowStore
+
+    raw, sessions = RawStore(engine.layout.sessions, engine.layout.contexts), []
+    for path in raw.iter_paths():
+        try:
+            sessions.append(raw.read(path))
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+    return TurnWindowStore(scratch.vectors_dir, dimension).index(sessions, engine.embedder().embed, progress)
 
 
 def _zeros(rows: int, dimension: int) -> "np.ndarray":

@@ -18,7 +18,10 @@ repairs it. Kinds:
 - ``promotion_missing_from_l2`` — a relation the journal promoted that has no
   table of its own in the graph (a crash between the journal and the graph);
 - ``missing_context`` / ``orphan_context`` — a distilled card without its
-  context turns, or a context file whose session is not in L3.
+  context turns, or a context file whose session is not in L3;
+- ``missing_windows`` / ``orphan_windows`` — an L3 session whose windows of raw
+  turns are not all in L1 (an ingest killed between L3 and L1, or a store made
+  before turn windows existed), or windows of a session L3 does not hold.
 
 The graph database cannot keep an edge whose end is gone (cards are deleted
 with ``DETACH DELETE``), so "every edge's endpoints exist" holds by
@@ -54,6 +57,8 @@ REPAIR = {
     "missing_metadata": "alaya rebuild --l1",
     "missing_context": "alaya distill --force --session for the card's session",
     "orphan_context": "delete the context file, or ingest its session again",
+    "missing_windows": "alaya ingest the session again, or alaya rebuild --l1",
+    "orphan_windows": "alaya rebuild --l1",
 }
 
 
@@ -107,6 +112,7 @@ def verify(engine: "Engine") -> VerifyReport:
         report.add("promotion_missing_from_l2", [name], f"relation {name} was promoted but has no table of its own")
     _check_vectors(report, engine, cards, vector_ids, width, meta)
     _check_contexts(report, engine, cards, expected.record_cards, set(expected.sessions))
+    _check_windows(report, engine)
     return report
 
 
@@ -153,3 +159,23 @@ def _check_contexts(report: VerifyReport, engine: "Engine", cards: dict, record_
             continue
         if session_id not in sessions:
             report.add("orphan_context", [path.name], f"{path.name} belongs to session {session_id}, not in L3")
+
+
+def _check_windows(report: VerifyReport, engine: "Engine") -> None:
+    from ..raw.windows import session_windows
+
+    stored = engine.turn_windows().session_counts()
+    expected = {}
+    for path in engine.raw.iter_paths():
+        try:
+            session = engine.raw.read(path)
+        except (OSError, ValueError, KeyError, TypeError):
+            continue  # replay reported it as l3_unreadable
+        expected[session.id] = len(session_windows(session))
+    report.checked["windows"] = sum(stored.values())
+    for session_id, count in sorted(expected.items()):
+        if stored.get(session_id, 0) != count:
+            report.add("missing_windows", [session_id], f"session {session_id} has {stored.get(session_id, 0)} of "
+                                                        f"its {count} windows of raw turns in L1")
+    for session_id in sorted(set(stored) - set(expected)):
+        report.add("orphan_windows", [session_id], f"L1 holds windows of session {session_id}, which is not in L3")

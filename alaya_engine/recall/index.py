@@ -92,7 +92,7 @@ class CardIndex:
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
         return self.resident.vector_search(queries, top_k, min_similarity)
 
-    def seeds(self, queries: "np.ndarray", full_text: "Future[list[str]] | None", top_k: int,
+    def seeds(self, queries: "np.ndarray", full_text: "Future[dict[str, float]] | None", top_k: int,
               min_similarity: float) -> list[str]:
         """Vector hits fused with the full-text hits (a search the caller started on another thread, so it ran
         beside the query embedding); a full-text hit needs no minimum similarity."""

@@ -35,6 +35,15 @@ class RecallNode:
     source: str
     concept_distance: float
     relation_distance: float
+    kind: str = "card"
+    """``card``, or ``session_turns``: a window of raw turns (``card_id`` is then the window's id, ``type`` is
+    ``session_turns`` and ``tier`` is ``RAW``)."""
+    session_id: str | None = None
+    """The session a window comes from; None for cards (``alaya trace`` lists a card's sessions)."""
+    turn_range: list[int] | None = None
+    """``[first, last]``: zero-based positions in the session's turns, inclusive; None for cards."""
+    time: int | None = None
+    """When a window's first turn was said, ms since the epoch; None for cards."""
 
     def to_json(self) -> dict:
         return asdict(self)

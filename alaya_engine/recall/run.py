@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..errors import AlayaError
+from ..raw.windows import parse_window_id
 from .navigate import Reach, expand, h_distance
 from .query import RecallQuery
 from .result import Explorable, RecallNode, RecallResult
+from .turns import TurnSearch, fused_distance, lexical_shares
 
 COLD_SIMILARITY_SHARE = 0.5
 """A COLD card reached through the graph counts as this share of its via's similarity to the concepts: measured
@@ -35,12 +37,14 @@ if TYPE_CHECKING:
 
 def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore | GraphSnapshot", index: "CardIndex",
                space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
-               full_text: "Future[list[str]] | None" = None) -> RecallResult:
+               full_text: "Future[dict[str, float]] | None" = None,
+               turns: TurnSearch | None = None) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
     the store's step lock, so a cold model or a reload of the vectors never holds up another client's step.
     ``graph`` is the database or its resident snapshot: both answer ``cards``, ``card_types``, ``neighbours`` and
     ``card_count`` alike. ``full_text`` is the full-text search of the free text, started by the caller on another
-    thread (None when there is no free text or ``recall.hybrid`` is off)."""
+    thread (None when there is no free text or ``recall.hybrid`` is off). ``turns`` searches the windows of raw
+    turns when the request includes sessions (see :mod:`.turns`)."""
     clock = _Clock()
     space.check_known(query.relations)
     if query.from_nodes:
@@ -52,13 +56,19 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
         if not len(queries):
             queries = _vectors_for(starts, graph, index, embedder)
     else:
-        if not index.ids and not graph.card_count():
+        if not index.ids and not graph.card_count() and not (turns and turns.index.ids):
             return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
                                                                "sessions first", timings_ms=clock.laps)
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
+    window_distances = {} if turns is None else turns.distances(
+        queries, query.top_k, settings["min_similarity"], settings["lexical_weight"])
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])
     distances = _concept_distances(reached, queries, graph, index, embedder)
+    if full_text is not None:
+        lexical = lexical_shares(full_text.result())
+        distances = {card_id: fused_distance(distance, lexical.get(card_id, 0.0), settings["lexical_weight"])
+                     for card_id, distance in distances.items()}
     if query.from_nodes:
         for card_id in query.from_nodes:
             reached.pop(card_id, None)
@@ -66,8 +76,9 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
     candidates = [reached[card_id] for card_id in reached
                   if card_id in types and (not query.types or types[card_id] in query.types)]
     clock.lap("graph")
-    nodes = _nodes(_rank(candidates, distances, settings)[: query.max_results], graph)
-    explorable = _explorable(graph, nodes, query, space, queries)
+    nodes = _merge(_rank(candidates, distances, settings), window_distances, settings, query.max_results, graph,
+                   turns)
+    explorable = _explorable(graph, [node for node in nodes if node.kind == "card"], query, space, queries)
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
     return RecallResult(nodes, explorable, query.to_json(), reason=reason, timings_ms=clock.laps)
@@ -91,6 +102,36 @@ def _rank(candidates: list[Reach], distances: dict[str, float], settings: dict[s
         scored.append(_Scored(reach, round(h, 4), round(concept_distance, 4), round(relation_distance, 4)))
     scored.sort(key=lambda item: (item.h, item.reach.card_id))
     return scored
+
+
+def _merge(cards: list[_Scored], window_distances: dict[str, float], settings: dict[str, Any], limit: int,
+           graph: "GraphStore | GraphSnapshot", turns: TurnSearch | None) -> list[RecallNode]:
+    """Cards and windows in one ranking by h (a window is a seed: h = α · concept distance); a window sharing a
+    turn with a better one is skipped, so the budget is not spent twice on a turn. Only the units that make the
+    cut are read."""
+    windows = [(round(settings["alpha"] * distance, 4), window_id, round(distance, 4))
+               for window_id, distance in window_distances.items()]
+    ranked = sorted([(item.h, item.reach.card_id, item) for item in cards] + windows, key=lambda row: row[:2])
+    chosen, spans = [], []
+    for row in ranked:
+        if len(chosen) == limit:
+            break
+        span = None if isinstance(row[2], _Scored) else parse_window_id(row[1])
+        if span is not None and any(_overlaps(span, other) for other in spans):
+            continue  # windows overlap by a turn: the better one already holds it
+        chosen.append(row)
+        if span is not None:
+            spans.append(span)
+    card_nodes = {node.card_id: node for node in _nodes([row[2] for row in chosen if isinstance(row[2], _Scored)],
+                                                        graph)}
+    window_nodes = {} if turns is None else turns.nodes(
+        {unit_id: (h, distance) for h, unit_id, distance in chosen if not isinstance(distance, _Scored)})
+    return [node for node in (card_nodes.get(unit_id) or window_nodes.get(unit_id) for _, unit_id, _ in chosen)
+            if node is not None]
+
+
+def _overlaps(span: tuple[str, int, int], other: tuple[str, int, int]) -> bool:
+    return span[0] == other[0] and span[1] <= other[2] and other[1] <= span[2]
 
 
 def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: "GraphStore | GraphSnapshot",

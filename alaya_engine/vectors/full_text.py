@@ -38,17 +38,18 @@ def _shared_loop() -> asyncio.AbstractEventLoop:
 
 
 class FullTextSearch:
-    """Searches of one LanceDB table's full-text index, returning futures of the matching ids, best first."""
+    """Searches of one LanceDB table's full-text index, returning futures of ``{id: score}``, best first (the
+    score is BM25's: recall fuses it with the cosine)."""
 
     def __init__(self, folder: Path, table_name: str):
         self.folder, self.table_name = folder, table_name
         self._table = None
 
-    def submit(self, text: str, limit: int, index_only: bool) -> "Future[list[str]]":
+    def submit(self, text: str, limit: int, index_only: bool) -> "Future[dict[str, float]]":
         """Start a search; ``index_only`` leaves out rows the index does not hold yet (no scan of them)."""
         return asyncio.run_coroutine_threadsafe(self._search(text, limit, index_only), _shared_loop())
 
-    async def _search(self, text: str, limit: int, index_only: bool) -> list[str]:
+    async def _search(self, text: str, limit: int, index_only: bool) -> dict[str, float]:
         try:
             query = (await self._opened()).query().nearest_to_text(text)
             if index_only:
@@ -56,8 +57,8 @@ class FullTextSearch:
             hits = await query.select(["id", "_score"]).limit(limit).to_arrow()
         except (ValueError, RuntimeError, OSError) as exc:
             log.warning("full-text search failed for %r: %s", text[:80], exc)
-            return []
-        return hits.column("id").to_pylist()
+            return {}
+        return dict(zip(hits.column("id").to_pylist(), hits.column("_score").to_pylist()))
 
     async def _opened(self):
         if self._table is None:

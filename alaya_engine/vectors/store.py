@@ -297,9 +297,9 @@ class VectorStore:
 
     def full_text_search(self, text: str, limit: int) -> list[str]:
         """Card ids best matching ``text`` by full-text search (COLD cards included), best first."""
-        return self.start_full_text_search(text, limit).result()
+        return list(self.start_full_text_search(text, limit).result())
 
-    def start_full_text_search(self, text: str, limit: int) -> "Future[list[str]]":
+    def start_full_text_search(self, text: str, limit: int) -> "Future[dict[str, float]]":
         """The search of :meth:`full_text_search`, running on its own thread (recall embeds meanwhile).
 
         Rows written since the index was refreshed are searched too, by scanning them — unless a bulk rewrite
@@ -307,8 +307,8 @@ class VectorStore:
         took seconds per recall, so until introspect refreshes the index, those rows are left out.
         """
         if not self._has_full_text_index():
-            done: Future[list[str]] = Future()
-            done.set_result([])
+            done: Future[dict[str, float]] = Future()
+            done.set_result({})
             return done
         return self._full_text.submit(text, limit, index_only=self.full_text_behind)
 

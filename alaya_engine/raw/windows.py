@@ -1,0 +1,91 @@
+"""Turn windows: short runs of consecutive raw turns, the unit recall returns where no card covers a need.
+
+A window is ``WINDOW_TURNS`` consecutive user/assistant turns of one session,
+one every ``WINDOW_STRIDE`` turns (the tail included), so every turn sits in
+one or two windows and a fact stated across a question and its answer stays
+together. Three turns a window, stride two, is the unit measured on LoCoMo and
+MemoryBank (docs/benchmarks.md). Tool calls and tool output are left out: they
+are what a card distils, and a pasted log would swamp the token budget. A turn
+longer than ``MAX_TURN_CHARS`` is cut there (a pasted document is distilled
+into cards; its window shows the beginning).
+
+A window's id names its session and the first and last turn positions it spans
+(``<session>:turns:<first>-<last>``, zero-based, inclusive), so it is traceable
+to L3 without any index: :func:`parse_window_id`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..domain import Session
+
+WINDOW_TURNS = 3
+WINDOW_STRIDE = 2
+MAX_TURN_CHARS = 1200
+SPOKEN_ROLES = ("user", "assistant")
+_ID = re.compile(r"^(?P<session>.+):turns:(?P<first>\d+)-(?P<last>\d+)$")
+
+
+@dataclass
+class TurnWindow:
+    id: str
+    session_id: str
+    first: int
+    """Position in the session's ``turns`` of the window's first turn (zero-based)."""
+    last: int
+    """Position of its last turn (inclusive): tool turns in between are inside the range but not in the text."""
+    time: int
+    """Milliseconds since the epoch: the first turn's time, else the session's."""
+    text: str
+    """``speaker: content`` lines."""
+
+
+def window_id(session_id: str, first: int, last: int) -> str:
+    return f"{session_id}:turns:{first}-{last}"
+
+
+def parse_window_id(unit_id: str) -> tuple[str, int, int] | None:
+    """(session id, first, last) of a window id; None for anything else (a card id)."""
+    match = _ID.match(unit_id)
+    if match is None:
+        return None
+    return match["session"], int(match["first"]), int(match["last"])
+
+
+def session_windows(session: "Session") -> list[TurnWindow]:
+    spoken = [position for position, turn in enumerate(session.turns)
+              if turn.role in SPOKEN_ROLES and turn.content.strip()]
+    if not spoken:
+        return []
+    starts = list(range(0, max(1, len(spoken) - WINDOW_TURNS + 1), WINDOW_STRIDE))
+    if starts[-1] + WINDOW_TURNS < len(spoken):
+        starts.append(len(spoken) - WINDOW_TURNS)
+    windows = []
+    for start in starts:
+        positions = spoken[start:start + WINDOW_TURNS]
+        first, last = positions[0], positions[-1]
+        windows.append(TurnWindow(
+            id=window_id(session.id, first, last), session_id=session.id, first=first, last=last,
+            time=session.turns[first].timestamp or session.timestamp,
+            text="\n".join(_line(session, position) for position in positions)))
+    return windows
+
+
+def window_heading(window: TurnWindow) -> str:
+    """What a window is called where a card shows its title: its session and date."""
+    day = datetime.fromtimestamp(window.time / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
+    return f"{window.session_id} · {day} · turns {window.first}-{window.last}"
+
+
+def _line(session: "Session", position: int) -> str:
+    turn = session.turns[position]
+    speaker = str(turn.extra.get("speaker") or turn.role)
+    content = " ".join(turn.content.split())
+    if len(content) > MAX_TURN_CHARS:
+        content = content[:MAX_TURN_CHARS] + " …"
+    return f"{speaker}: {content}"

@@ -1,0 +1,93 @@
+"""Windows of raw turns as recall units, and the lexical share of every unit's concept distance.
+
+A question whose answer no card holds must still find it in L3: windows of
+consecutive raw turns (:mod:`alaya_engine.raw.windows`) are searched like
+cards — resident vectors plus full-text search — and compete with cards on the
+same h-distance. A window is a seed (depth 0, no relation), so its h is
+``α · concept_distance``, as a card found by search has.
+
+Concept distance, for cards and windows alike, fuses the cosine with the
+unit's BM25 score (the full-text search's, divided by the best score of this
+query in that index, so 0..1)::
+
+    concept_distance = (1 − cos) · (1 − λ · lexical)        λ = recall.lexical_weight
+
+A unit no full-text search found keeps its cosine distance, so the verdict's
+thresholds keep their meaning; an exact name, identifier or date closes up
+to λ of the remaining gap. The weight was tuned on whole categories of LoCoMo
+and MemoryBank (docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .result import RecallNode
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
+
+    import numpy as np
+
+    from ..vectors.turn_windows import TurnWindowStore
+    from .index import CardIndex
+
+WINDOW_KIND = "session_turns"
+WINDOW_TIER = "RAW"
+
+
+def lexical_shares(hits: dict[str, float]) -> dict[str, float]:
+    """Each hit's BM25 score as a share of the best one."""
+    best = max(hits.values(), default=0.0)
+    return {unit_id: score / best for unit_id, score in hits.items()} if best > 0 else {}
+
+
+def fused_distance(cosine_distance: float, lexical: float, weight: float) -> float:
+    return cosine_distance * (1.0 - weight * lexical)
+
+
+@dataclass
+class TurnSearch:
+    """What a recall needs to search the windows: their resident vectors, their store, and the full-text
+    search the caller started beside the query embedding (None without free text)."""
+
+    index: "CardIndex"
+    store: "TurnWindowStore"
+    full_text: "Future[dict[str, float]] | None"
+
+    def distances(self, queries: "np.ndarray", top_k: int, min_similarity: float,
+                  lexical_weight: float) -> dict[str, float]:
+        """Concept distance of every window found by vector or full-text search."""
+        import numpy as np
+
+        hits = self.full_text.result() if self.full_text is not None else {}
+        lexical = lexical_shares(hits)
+        found = list(dict.fromkeys(self.index.vector_search(queries, top_k, min_similarity) + list(hits)))
+        vectors = [self.index.vector_of(window_id) for window_id in found]
+        found = [window_id for window_id, vector in zip(found, vectors) if vector is not None]
+        if not found or not len(queries):
+            return {}
+        matrix = np.vstack([vector for vector in vectors if vector is not None])
+        similarities = (matrix @ np.asarray(queries, dtype=matrix.dtype).T).max(axis=1).tolist()
+        return {window_id: fused_distance(max(0.0, 1.0 - similarity), lexical.get(window_id, 0.0), lexical_weight)
+                for window_id, similarity in zip(found, similarities)}
+
+    def nodes(self, chosen: dict[str, tuple[float, float]]) -> dict[str, RecallNode]:
+        """Result nodes of the chosen windows: id → (h, concept distance)."""
+        from ..raw.windows import TurnWindow, window_heading
+
+        rows = self.store.windows(list(chosen))
+        nodes = {}
+        for window_id, (h, distance) in chosen.items():
+            row = rows.get(window_id)
+            if row is None:  # replaced by an ingest since the vectors were loaded
+                continue
+            window = TurnWindow(row["id"], row["session_id"], row["first"], row["last"], row["time"], row["text"])
+            nodes[window_id] = RecallNode(
+                card_id=window_id, title=window_heading(window), content=window.text, score=round(1.0 - h, 4),
+                h_distance=h, matched_rel=None, rel_similarity=None, type=WINDOW_KIND, tags=[], tier=WINDOW_TIER,
+                depth=0, via=None, source="session", concept_distance=distance, relation_distance=0.0,
+                kind=WINDOW_KIND, session_id=window.session_id, turn_range=[window.first, window.last],
+                time=window.time)
+        return nodes
