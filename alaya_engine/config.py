@@ -29,6 +29,8 @@ DEFAULTS: dict[str, Any] = {
         "batch_size": 100,
         "max_concurrency": 4,
         "timeout_s": 30.0,
+        "query_prefix": "",
+        "document_prefix": "",
     },
     "graph": {"engine": "ladybug", "buffer_pool_mb": 1024},
     "temperature": {

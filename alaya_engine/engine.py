@@ -428,6 +428,12 @@ class Engine:
         from .recall.run import run_recall
 
         query = build_query(request, self.config["recall"])
+        from .raw.windows import parse_window_id
+
+        windows = [node for node in query.from_nodes if parse_window_id(node) is not None]
+        if windows:
+            raise AlayaError("bad_query", f"'{windows[0]}' is a window of raw turns, which has no relations to "
+                                          "follow; navigate from a node whose kind is card")
         query.from_nodes = [self.resolve_card(card_id) for card_id in query.from_nodes]
         full_text = None
         searching = bool(query.concepts) and not query.from_nodes
@@ -436,7 +442,8 @@ class Engine:
         turns = self._turn_search(query.text or " ".join(query.concepts)) if searching and query.include_sessions \
             else None
         embedder = self.embedder()
-        queries = embedder.embed(query.concepts) if query.concepts else np.zeros((0, embedder.dimension), np.float32)
+        queries = embedder.embed_query(query.concepts) if query.concepts \
+            else np.zeros((0, embedder.dimension), np.float32)
         index = self.card_index()
         index.refresh()
         names, relation_vectors = index.store.relation_vectors()
@@ -626,7 +633,12 @@ class Engine:
         return NodeTypesReport(cards_by_type=counts["cards_by_type"], sessions=counts["sessions"])
 
     def card(self, card_id: str) -> dict:
-        """One card with its edges in both directions (what the explorer's card screen shows)."""
+        """One card with its edges in both directions (what the explorer's card screen shows); a window of raw
+        turns is shown the same way, with no edges."""
+        from .raw.windows import parse_window_id
+
+        if parse_window_id(card_id) is not None:
+            return {"card": self._window(card_id)[0], "outgoing": [], "incoming": []}
         card_id = self.resolve_card(card_id)
         with self._graph() as graph:
             card = graph.cards([card_id]).get(card_id)
@@ -644,7 +656,8 @@ class Engine:
         from .trace import TraceReport, read_context
 
         if parse_window_id(card_id) is not None:
-            return self._trace_window(card_id)
+            card, sessions, turns = self._window(card_id)
+            return TraceReport(card=card, sessions=sessions, context_turns=turns)
         card_id = self.resolve_card(card_id)
         with self._graph() as graph:
             card = graph.cards([card_id]).get(card_id)
@@ -658,10 +671,10 @@ class Engine:
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
         return TraceReport(card=card, sessions=sessions, context_turns=context)
 
-    def _trace_window(self, window_id: str) -> "TraceReport":
-        """A window of raw turns traced like a card: its session and its turns, read from L3."""
+    def _window(self, window_id: str) -> tuple[dict, list[dict], list[dict]]:
+        """A window of raw turns read from L3, shaped like a card (card screen, trace): the card document, its
+        session and its turns."""
         from .raw.windows import TurnWindow, parse_window_id, window_heading
-        from .trace import TraceReport
 
         session_id, first, last = parse_window_id(window_id)
         with self._graph() as graph:
@@ -676,13 +689,15 @@ class Engine:
                                              f"'{window_id}' is not one of its windows (ingested again since?)")
         turns = [{"index": index, **session.turns[index].to_json()} for index in range(first, last + 1)]
         text = "\n".join(f"{turn.get('speaker') or turn['role']}: {turn['content']}" for turn in turns)
-        heading = window_heading(TurnWindow(window_id, session_id, first, last,
-                                            session.turns[first].timestamp or session.timestamp, text))
+        said = session.turns[first].timestamp or session.timestamp
+        when = datetime.fromtimestamp(said / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
         for item in sessions:
             item["path"] = str(self.layout.home / item["path"])
-        card = {"id": window_id, "kind": "session_turns", "title": heading, "type": "session_turns",
-                "content": text, "source_sessions": [session_id]}
-        return TraceReport(card=card, sessions=sessions, context_turns=turns)
+        card = {"id": window_id, "kind": "session_turns", "type": "session_turns", "tier": "RAW",
+                "title": window_heading(TurnWindow(window_id, session_id, first, last, said, text)),
+                "content": text, "tags": [], "source": "session", "source_sessions": [session_id],
+                "created_at": when, "updated_at": when, "access_count": 0, "temperature": None, "importance": None}
+        return card, sessions, turns
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
              weight: float = 1.0) -> list[Link]:

@@ -17,7 +17,12 @@
   (``LED_TO``, ``FIXED_BY``, …) to earlier cards sharing a topic, mostly recent ones;
 - **access counters** in ``card_meta`` following a power law (Zipf, a=1.8:
   most cards never recalled, a few recalled thousands of times), with
-  ``last_accessed`` after the card's creation, and temperatures/tiers that follow them.
+  ``last_accessed`` after the card's creation, and temperatures/tiers that follow them;
+- **windows of raw turns**, ``WINDOWS_PER_SESSION`` per session (a 20-turn
+  session cut into 3-turn windows every 2 turns), each written around one card
+  of its session (its text is that card's content as ``user:`` / ``assistant:``
+  lines; its vector that card's plus fresh noise), in the L1 window table with
+  its full-text index, as ingest leaves them.
 
 **Vectors.** Embedding 100k card texts with the real model takes ~7 minutes,
 so each card is instead given 2–3 *topic phrases* (a few hundred distinct
@@ -398,12 +403,15 @@ def build_store(home: Path, cards: int, seed: int = 7) -> dict:
     bulk_load(engine, data["cards"], data["links"], vectors, sessions=data["sessions"], access=data["access"],
               timings=steps)
     lap("bulk load")
+    windows = write_windows(engine, data["cards"], vectors, seed)
+    lap("turn windows")
     by_relation: dict[str, int] = {}
     for link in data["links"]:
         by_relation[link.relation] = by_relation.get(link.relation, 0) + 1
     return {
         "cards": len(data["cards"]),
         "sessions": len(data["sessions"]),
+        "turn_windows": windows,
         "links": len(data["links"]),
         "links_by_relation": by_relation,
         "card_edges": len(data["links"]) - by_relation.get("EXTRACTED_FROM", 0),
@@ -414,6 +422,47 @@ def build_store(home: Path, cards: int, seed: int = 7) -> dict:
         "bulk_load_seconds": steps,
         "bytes": {"graph": disk_usage(engine.layout.graph_dir), "lancedb": disk_usage(engine.layout.vectors_dir)},
     }
+
+
+WINDOWS_PER_SESSION = 10
+WINDOW_BATCH = 20_000
+
+
+def write_windows(engine: Engine, cards: list[Card], vectors, seed: int) -> int:
+    """``WINDOWS_PER_SESSION`` windows per session into the L1 window table, then its full-text index."""
+    import numpy as np
+
+    from alaya_engine.raw.windows import TurnWindow, window_id
+
+    rng = np.random.default_rng(seed + 5)
+    by_session: dict[str, list[int]] = {}
+    for position, card in enumerate(cards):
+        by_session.setdefault(card.source_sessions[0], []).append(position)
+    store, pending, rows, written = engine.turn_windows(), [], [], 0
+    for session_id, members in by_session.items():
+        for number in range(WINDOWS_PER_SESSION):
+            card = cards[members[number % len(members)]]
+            first = 2 * number
+            pending.append(TurnWindow(window_id(session_id, first, first + 2), session_id, first, first + 2,
+                                      card.created_at, f"user: {card.title}\nassistant: {card.content[:400]}"))
+            rows.append(members[number % len(members)])
+        if len(pending) >= WINDOW_BATCH:
+            written += _write_window_batch(store, pending, vectors[rows], rng)
+            pending, rows = [], []
+    if pending:
+        written += _write_window_batch(store, pending, vectors[rows], rng)
+    store.refresh_full_text_index()
+    return written
+
+
+def _write_window_batch(store, windows: list, card_rows, rng) -> int:
+    import numpy as np
+
+    noisy = card_rows + rng.standard_normal(card_rows.shape, dtype=np.float32) * (0.5 * NOISE / np.sqrt(
+        card_rows.shape[1]))
+    noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
+    store.replace_sessions([], windows, noisy.astype(np.float32))
+    return len(windows)
 
 
 def _access_summary(counts: list[int], cards: int) -> dict:

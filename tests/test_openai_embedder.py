@@ -161,6 +161,20 @@ def test_request_body_shape_and_dimensions_flag(endpoint: FakeEndpoint) -> None:
     assert with_dims["body"]["dimensions"] == DIM
 
 
+def test_queries_and_documents_carry_their_own_prefixes(endpoint: FakeEndpoint) -> None:
+    """An asymmetric model (e5) is told which side a text is on; without prefixes both sides are sent as is."""
+    embedder = make_embedder(endpoint, query_prefix="query: ", document_prefix="passage: ")
+
+    asked = embedder.embed_query(["where do I live"])
+    stored = embedder.embed(["I live in Lyon"])
+    make_embedder(endpoint).embed_query(["plain"])
+
+    assert [r["body"]["input"] for r in endpoint.requests] == [["query: where do I live"], ["passage: I live in Lyon"],
+                                                              ["plain"]]
+    np.testing.assert_allclose(asked, expected_rows(["query: where do I live"]), rtol=1e-5)
+    np.testing.assert_allclose(stored, expected_rows(["passage: I live in Lyon"]), rtol=1e-5)
+
+
 def test_batches_run_concurrently_up_to_the_limit(endpoint: FakeEndpoint) -> None:
     endpoint.delay_s = 0.1
     embedder = make_embedder(endpoint, batch_size=1, max_concurrency=4)

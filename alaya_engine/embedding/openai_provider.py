@@ -50,6 +50,8 @@ class OpenAIEmbedder:
         timeout_s: float = 30.0,
         max_retries: int = 5,
         send_dimensions: bool = False,
+        query_prefix: str = "",
+        document_prefix: str = "",
         backoff_base_s: float = 0.5,
         sleep: Callable[[float], None] = time.sleep,
         environ: Mapping[str, str] | None = None,
@@ -58,7 +60,8 @@ class OpenAIEmbedder:
 
         ``send_dimensions`` is off by default because many compatible servers
         reject the ``dimensions`` field; turn it on for models that can
-        shorten their vectors (e.g. OpenAI ``text-embedding-3-*``).
+        shorten their vectors (e.g. OpenAI ``text-embedding-3-*``). The prefixes mark the two sides of an
+        asymmetric model (e5: ``"query: "`` and ``"passage: "``); OpenAI's own models take none.
         """
         if dimensions < 1 or batch_size < 1 or max_concurrency < 1 or max_retries < 0:
             raise AlayaError(
@@ -79,6 +82,7 @@ class OpenAIEmbedder:
         self._max_concurrency = max_concurrency
         self._max_retries = max_retries
         self._send_dimensions = send_dimensions
+        self._query_prefix, self._document_prefix = query_prefix, document_prefix
         self._backoff_base_s = backoff_base_s
         self._sleep = sleep
         self._client = LazyClient(api_key=self._api_key, timeout_s=timeout_s, max_connections=max_concurrency)
@@ -88,7 +92,13 @@ class OpenAIEmbedder:
         return f"OpenAIEmbedder(name={self.name!r}, base_url={self._base_url!r}, dimension={self.dimension})"
 
     def embed(self, texts: list[str]) -> "np.ndarray":
-        """Embed ``texts`` in input order; float32 ``(len(texts), dimension)``, unit rows."""
+        """Embed documents in input order; float32 ``(len(texts), dimension)``, unit rows."""
+        return self._embed([self._document_prefix + text for text in texts])
+
+    def embed_query(self, texts: list[str]) -> "np.ndarray":
+        return self._embed([self._query_prefix + text for text in texts])
+
+    def _embed(self, texts: list[str]) -> "np.ndarray":
         import numpy as np
 
         if not texts:

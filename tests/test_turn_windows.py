@@ -1,0 +1,152 @@
+"""Windows of raw turns: made at ingest, returned by recall beside cards, traced from L3, checked and rebuilt.
+
+Real stores (graph database and LanceDB) in temporary homes; the sessions are written by the tests.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+from conftest import cli_for
+
+from alaya_engine.domain import Session, Turn
+from alaya_engine.engine import Engine
+from alaya_engine.raw.windows import parse_window_id, session_windows, window_id
+from alaya_engine.recall.access import AccessLog
+from alaya_engine.schemas import json_schema
+from alaya_engine.terms import term_list
+
+DAY = 1682553600000  # 2023-04-27 00:00 UTC
+CHAT = [
+    ("user", "你好，我叫王峰，这是我们第一次聊天。"),
+    ("assistant", "你好王峰，很高兴认识你。今天想聊些什么？"),
+    ("user", "我最近在读《百年孤独》，很喜欢马尔克斯的写法。"),
+    ("assistant", "这本书的魔幻现实主义很有名。你读到哪里了？"),
+    ("user", "读到一半了。周末我还打算去爬香山。"),
+    ("assistant", "祝你周末玩得开心！"),
+]
+
+
+def chat_session(folder: Path, session_id: str = "chat-1", turns=CHAT, day: int = DAY) -> Path:
+    document = {"id": session_id, "timestamp": day, "channel": "chat", "agent": "main",
+                "turns": [{"role": role, "content": text, "timestamp": day + 30_000 * n, "speaker": speaker}
+                          for n, ((role, text), speaker) in enumerate(zip(turns, ["王峰", "AI"] * len(turns)))]}
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{session_id}.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def windows_of(result: dict) -> list[dict]:
+    return [node for node in result["nodes"] if node["kind"] == "session_turns"]
+
+
+def test_windows_span_three_spoken_turns_every_two_and_keep_the_tail():
+    turns = [Turn("user", "u0"), Turn("assistant", "a1"), Turn("tool", "tool output"), Turn("user", "u3"),
+             Turn("assistant", "a4"), Turn("user", "u5"), Turn("assistant", "   ")]
+    windows = session_windows(Session("s", DAY, turns))
+    # spoken positions 0 1 3 4 5: windows start at the 1st and 3rd spoken turn, the tail window ends at the last
+    assert [(window.first, window.last) for window in windows] == [(0, 3), (3, 5)]
+    assert windows[0].text == "user: u0\nassistant: a1\nuser: u3"
+    assert parse_window_id(windows[1].id) == ("s", 3, 5) and windows[1].id == window_id("s", 3, 5)
+    assert parse_window_id("card-3ef7d74365696dbe") is None
+    assert session_windows(Session("t", DAY, [Turn("tool", "x")])) == []
+
+
+def test_chinese_terms_are_characters_and_pairs_and_words_are_lower_case():
+    assert term_list("读书 Form I-130") == ["读", "书", "读书", "form", "i", "130"]
+
+
+def test_recall_finds_a_fact_in_raw_turns_and_the_result_matches_the_schema(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    assert engine.turn_windows().count() == 3
+    result = engine.recall({"text": "王峰在读什么书？"}).to_json()
+    jsonschema.validate(result, json_schema("recall"))
+    best = windows_of(result)[0]
+    assert best["session_id"] == "chat-1" and best["turn_range"][0] <= 2 <= best["turn_range"][1]
+    assert "百年孤独" in best["content"] and best["content"].startswith("王峰: ")
+    assert best["time"] == DAY + 30_000 * best["turn_range"][0] and best["tier"] == "RAW"
+    assert result["nodes"][0]["kind"] == "session_turns"  # nothing else in the store
+
+
+def test_windows_sharing_a_turn_are_not_both_returned(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    spans = [node["turn_range"] for node in windows_of(engine.recall({"text": "王峰 百年孤独 香山"}).to_json())]
+    assert spans and all(a[1] < b[0] or b[1] < a[0] for i, a in enumerate(spans) for b in spans[i + 1:])
+
+
+def test_cards_only_when_sessions_are_left_out(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    result = engine.recall({"text": "王峰在读什么书？", "include_sessions": False}).to_json()
+    assert windows_of(result) == [] and result["query"]["include_sessions"] is False
+    with pytest.raises(Exception, match="'include_sessions' must be true or false"):
+        engine.recall({"text": "x", "include_sessions": "yes"})
+    document = cli_for(home)("recall", "王峰在读什么书", "--no-sessions", "--json").json()
+    assert windows_of(document) == []
+
+
+def test_a_window_is_traced_and_shown_from_l3_but_never_counted_as_a_card_access(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    best = windows_of(engine.recall({"text": "百年孤独"}).to_json())[0]
+    trace = engine.trace(best["card_id"]).to_json()
+    first, last = best["turn_range"]
+    assert [turn["index"] for turn in trace["context_turns"]] == list(range(first, last + 1))
+    assert trace["sessions"][0]["id"] == "chat-1" and Path(trace["sessions"][0]["path"]).is_file()
+    card = engine.card(best["card_id"])
+    assert card["card"]["kind"] == "session_turns" and card["outgoing"] == card["incoming"] == []
+    folded, _ = AccessLog(engine.layout.access_log).fold()
+    assert not any(parse_window_id(card_id) for card_id in folded)
+    with pytest.raises(Exception, match="not one of its windows"):
+        engine.trace("chat-1:turns:4-99")
+    with pytest.raises(Exception, match="no session 'nope'"):
+        engine.trace("nope:turns:0-2")
+
+
+def test_a_replaced_session_keeps_only_its_new_windows(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    engine.ingest([str(chat_session(tmp_path / "new", turns=CHAT[:2] + [("user", "其实我在读《活着》。")]))],
+                  replace=True)
+    assert engine.turn_windows().session_counts() == {"chat-1": 1}
+    contents = " ".join(node["content"] for node in windows_of(engine.recall({"text": "在读什么书"}).to_json()))
+    assert "活着" in contents and "百年孤独" not in contents
+
+
+def test_missing_windows_are_reported_caught_up_by_ingest_and_rebuilt(home, tmp_path):
+    """An ingest killed between L3 and L1 leaves a session without windows: verify names it, the same ingest
+    again fills it in, and rebuild --l1 rebuilds every window from L3."""
+    engine = Engine.open(home)
+    path = chat_session(tmp_path / "in")
+    engine.ingest([str(path), str(chat_session(tmp_path / "in", "chat-2", day=DAY + 86_400_000))])
+    engine.turn_windows().replace_sessions(["chat-1"], [], [])
+    problems = engine.verify().to_json()["problems"]
+    assert [(p["kind"], p["ids"]) for p in problems] == [("missing_windows", ["chat-1"])]
+    assert "alaya rebuild --l1" in problems[0]["repair"]
+    report = engine.ingest([str(path)])
+    assert report.to_json()["unchanged"] == 1
+    assert engine.turn_windows().session_counts() == {"chat-1": 3, "chat-2": 3}
+    assert engine.verify().to_json()["ok"]
+
+    shutil.rmtree(engine.layout.vectors_dir / "turn_windows.lance")
+    engine = Engine.open(home)
+    assert engine.verify().to_json()["counts"] == {"missing_windows": 2}
+    rebuilt = cli_for(home)("rebuild", "--l1", "--json").json()
+    assert rebuilt["windows"] == 6
+    engine = Engine.open(home)
+    assert engine.verify().to_json()["ok"]
+    assert windows_of(engine.recall({"text": "香山"}).to_json())[0]["session_id"] in {"chat-1", "chat-2"}
+
+
+def test_a_window_cannot_be_navigated_from(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    with pytest.raises(Exception, match="window of raw turns"):
+        engine.recall({"from_nodes": ["chat-1:turns:0-2"]})
