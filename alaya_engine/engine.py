@@ -298,13 +298,14 @@ class Engine:
         """Windows of the new and replaced sessions, and of unchanged ones whose windows are missing (an ingest
         killed between L3 and L1): L3 is written first, so this only ever catches up."""
         from .raw.windows import session_windows
+        from .vectors.turn_windows import INGEST_EMBED_BUDGET
 
         store = self.turn_windows()
         counts = store.session_counts() if any(status == "unchanged" for status, _ in stored) else {}
         sessions = [session for status, session in stored
                     if status != "unchanged" or counts.get(session.id, 0) != len(session_windows(session))]
         if sessions:
-            store.index(sessions, self.embedder().embed)
+            store.index(sessions, self.embedder().embed, budget=INGEST_EMBED_BUDGET)
 
     def _ingest_one(self, graph: GraphStore, source: SessionSource, max_bytes: int, replace: bool,
                     stored: list[tuple[str, "Session"]]) -> IngestOutcome:
@@ -366,8 +367,9 @@ class Engine:
             else:
                 targets = [row for row in rows if force or row[2] != row[1]]
             distiller = make_distiller(self.config["distill"], self.layout.home, self.layout.cache)
+            embedded = 0 if dry_run else self._embed_pending_windows(progress)
             if not targets:
-                return DistillReport([], distiller=distiller.name, dry_run=dry_run)
+                return DistillReport([], distiller=distiller.name, dry_run=dry_run, windows_embedded=embedded)
             pipeline = DistillPipeline(
                 raw=self.raw,
                 records=DistilledStore(self.layout.distilled, self.layout.contexts),
@@ -379,7 +381,17 @@ class Engine:
                 step=self._graph,
                 journal=Journal(self.layout.journal),
             )
-            return pipeline.run(targets, force=force, dry_run=dry_run, progress=progress)
+            report = pipeline.run(targets, force=force, dry_run=dry_run, progress=progress)
+            report.windows_embedded = embedded
+            return report
+
+    def _embed_pending_windows(self, progress: ProgressCallback | None) -> int:
+        """The windows an ingest left for later (beyond its embedding budget), one step per batch."""
+        store = self.turn_windows()
+        if not store.pending():
+            return 0
+        with self._graph():
+            return store.embed_pending(self.embedder().embed, progress)
 
     def vectors(self):
         """The L1 store, connected once per engine."""

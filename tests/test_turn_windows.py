@@ -145,6 +145,19 @@ def test_missing_windows_are_reported_caught_up_by_ingest_and_rebuilt(home, tmp_
     assert windows_of(engine.recall({"text": "香山"}).to_json())[0]["session_id"] in {"chat-1", "chat-2"}
 
 
+def test_windows_beyond_the_ingest_budget_are_found_by_words_and_embedded_by_distill(home, tmp_path):
+    engine = Engine.open(home)
+    session = engine.raw.read(engine.raw.write(Session("chat-1", DAY, [Turn(role, text) for role, text in CHAT])))
+    store = engine.turn_windows()
+    assert store.index([session], engine.embedder().embed, budget=1) == 3 and store.pending() == 2
+    assert len(engine.turn_index().store.active_vectors()[0]) == 1
+    found = windows_of(engine.recall({"text": "香山"}).to_json())
+    assert found[0]["turn_range"] == [3, 5] and found[0]["concept_distance"] == pytest.approx(0.5, abs=1e-3)
+    assert engine.distill().to_json()["windows_embedded"] == 2
+    assert store.pending() == 0 and len(store.active_vectors()[0]) == 3
+    assert windows_of(engine.recall({"text": "香山"}).to_json())[0]["concept_distance"] < 0.5
+
+
 def test_a_window_cannot_be_navigated_from(home, tmp_path):
     engine = Engine.open(home)
     engine.ingest([str(chat_session(tmp_path / "in"))])

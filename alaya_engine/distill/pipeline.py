@@ -58,6 +58,8 @@ class DistillReport:
     sessions: list[SessionOutcome]
     distiller: str
     dry_run: bool = False
+    windows_embedded: int = 0
+    """Windows of raw turns an ingest left waiting, embedded by this run."""
 
     def count(self, status: str) -> int:
         return sum(1 for outcome in self.sessions if outcome.status == status)
@@ -75,6 +77,7 @@ class DistillReport:
             "sessions_failed": self.failed,
             "cards_created": sum(len(o.cards) for o in self.sessions if o.status != "up_to_date"),
             "links_created": sum(len(o.links) for o in self.sessions if o.status != "up_to_date"),
+            "windows_embedded": self.windows_embedded,
             "sessions": [outcome.to_json() for outcome in self.sessions],
         }
 

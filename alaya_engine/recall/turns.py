@@ -64,11 +64,11 @@ class TurnSearch:
         hits = self.full_text.result() if self.full_text is not None else {}
         lexical = lexical_shares(hits)
         found = list(dict.fromkeys(self.index.vector_search(queries, top_k, min_similarity) + list(hits)))
-        vectors = [self.index.vector_of(window_id) for window_id in found]
-        found = [window_id for window_id, vector in zip(found, vectors) if vector is not None]
         if not found or not len(queries):
             return {}
-        matrix = np.vstack([vector for vector in vectors if vector is not None])
+        missing = np.zeros(queries.shape[1], np.float32)  # not embedded yet: found by its words alone
+        matrix = np.vstack([vector if (vector := self.index.vector_of(window_id)) is not None else missing
+                            for window_id in found])
         similarities = (matrix @ np.asarray(queries, dtype=matrix.dtype).T).max(axis=1).tolist()
         return {window_id: fused_distance(max(0.0, 1.0 - similarity), lexical.get(window_id, 0.0), lexical_weight)
                 for window_id, similarity in zip(found, similarities)}

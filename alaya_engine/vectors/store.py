@@ -343,7 +343,7 @@ class VectorStore:
         matrix = np.empty((table.count_rows(), self.dimension), dtype=np.float32)
         ids: list[str] = []
         for batch in table.search().select(["id", "vector"]).limit(None).to_batches():
-            matrix[len(ids):len(ids) + batch.num_rows] = _float_rows(batch.column("vector"), self.dimension)
+            matrix[len(ids):len(ids) + batch.num_rows] = float_rows(batch.column("vector"), self.dimension)
             ids.extend(batch.column("id").to_pylist())
         return ids, matrix[:len(ids)]
 
@@ -357,7 +357,7 @@ class VectorStore:
 
         if not table.num_rows:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return _float_rows(table.column("vector").combine_chunks(), self.dimension)
+        return float_rows(table.column("vector").combine_chunks(), self.dimension)
 
     def write_stats(self) -> None:
         """Row counts for ``alaya status``; filtered counts, because reading the tier column took 0.8 s at 100k."""
@@ -369,7 +369,7 @@ class VectorStore:
         })
 
 
-def _float_rows(vectors, dimension: int) -> "np.ndarray":
+def float_rows(vectors, dimension: int) -> "np.ndarray":
     """A fixed-size-list array of vectors as a float32 ``(rows, dimension)`` array, without a Python loop."""
     import numpy as np
 

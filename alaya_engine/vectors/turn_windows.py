@@ -1,11 +1,17 @@
 """TurnWindowStore: the L1 table of raw-turn windows — vector, text and search terms in one LanceDB table.
 
 Windows are derived from L3 sessions alone (:mod:`alaya_engine.raw.windows`),
-written by ingest and by ``rebuild --l1``, never updated in place, so one table
-holds everything a recall reads. Full-text search runs over the ``terms``
-column (:func:`alaya_engine.terms.search_terms`) with LanceDB's whitespace
-tokenizer and English stemming; rows added since the index was last folded
-are scanned, so a window is searchable as soon as ingest returns.
+written by ingest and by ``rebuild --l1``, so one table holds everything a
+recall reads. Ingest embeds at most ``INGEST_EMBED_BUDGET`` windows per call:
+a pasted 100k-turn log would otherwise hold the store for minutes (50,000
+windows at ~500 a second). The rest are written with ``embedded`` false and a
+zero vector, found by full-text search meanwhile, and embedded by the next
+``distill`` (which ``introspect`` and ``ingest --distill`` run).
+
+Full-text search runs over the ``terms`` column
+(:func:`alaya_engine.terms.search_terms`) with LanceDB's whitespace tokenizer
+and English stemming; rows added since the index was last folded are scanned,
+so a window is searchable as soon as ingest returns.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..terms import search_terms
 from .full_text import FullTextSearch
-from .store import _float_rows
+from .store import float_rows
 from .versions import TableVersions
 
 if TYPE_CHECKING:
@@ -28,9 +34,14 @@ if TYPE_CHECKING:
     from ..domain import Session
     from ..raw.windows import TurnWindow
 
+    Embed = Callable[[list[str]], np.ndarray]
+    Progress = Callable[[int, int], None] | None
+
 TURN_WINDOWS = "turn_windows"
 EMBED_BATCH = 256
 """Windows embedded and written per batch: one LanceDB version per batch, progress between batches."""
+INGEST_EMBED_BUDGET = 2048
+"""Windows one ingest call embeds (~4 s here); beyond it they wait for the next distill."""
 _READ = ["id", "session_id", "first", "last", "time", "text"]
 
 
@@ -40,7 +51,7 @@ def _schema(dimension: int):
     return pa.schema([
         ("id", pa.string()), ("session_id", pa.string()), ("first", pa.int32()), ("last", pa.int32()),
         ("time", pa.int64()), ("text", pa.string()), ("terms", pa.string()),
-        ("vector", pa.list_(pa.float32(), dimension)),
+        ("vector", pa.list_(pa.float32(), dimension)), ("embedded", pa.bool_()),
     ])
 
 
@@ -67,32 +78,76 @@ class TurnWindowStore:
             self._table = self._db.open_table(TURN_WINDOWS)
         return self._table
 
-    def index(self, sessions: list["Session"], embed: "Callable[[list[str]], np.ndarray]",
-              progress: "Callable[[int, int], None] | None" = None) -> int:
-        """Make these sessions' windows exactly those of their current content (ingest, rebuild); returns how
-        many windows were written."""
+    # Writing -------------------------------------------------------------------------------------------------------
+
+    def index(self, sessions: list["Session"], embed: Embed, progress: Progress = None,
+              budget: int | None = None) -> int:
+        """Make these sessions' windows exactly those of their current content; the first ``budget`` of them
+        (all when None) are embedded now, the rest by :meth:`embed_pending`. Returns how many were written."""
+        import numpy as np
+
         from ..raw.windows import session_windows
 
         windows = [window for session in sessions for window in session_windows(session)]
-        self.replace_sessions([session.id for session in sessions], [], [])
+        embedding = len(windows) if budget is None else min(budget, len(windows))
+        self.replace_sessions([session.id for session in sessions], [], np.zeros((0, self.dimension), np.float32))
         for start in range(0, len(windows), EMBED_BATCH):
             batch = windows[start:start + EMBED_BATCH]
-            self.replace_sessions([], batch, embed([window.text for window in batch]))
+            now = batch[:max(0, embedding - start)]
+            vectors = embed([window.text for window in now]) if now else np.zeros((0, self.dimension), np.float32)
+            waiting = np.zeros((len(batch) - len(now), self.dimension), np.float32)
+            self.replace_sessions([], batch, np.vstack([vectors, waiting]), embedded=len(now))
             if progress:
                 progress(start + len(batch), len(windows))
         self.refresh_full_text_index()
         return len(windows)
 
-    def replace_sessions(self, session_ids: list[str], windows: list["TurnWindow"], vectors: "np.ndarray") -> None:
-        """These sessions' windows become exactly ``windows`` (a replaced session's old windows go)."""
+    def replace_sessions(self, session_ids: list[str], windows: list["TurnWindow"], vectors: "np.ndarray",
+                         embedded: int | None = None) -> None:
+        """These sessions' windows become exactly ``windows`` (a replaced session's old windows go); only the
+        first ``embedded`` vectors (all when None) are real, the rest wait for :meth:`embed_pending`."""
         table = self.table()
         if session_ids:
             table.delete(_in("session_id", session_ids))
         if windows:
-            table.add([{"id": window.id, "session_id": window.session_id, "first": window.first,
-                        "last": window.last, "time": window.time, "text": window.text,
-                        "terms": search_terms(window.text), "vector": vector.tolist()}
-                       for window, vector in zip(windows, vectors)])
+            table.add(self._arrow(windows, vectors, len(windows) if embedded is None else embedded))
+
+    def _arrow(self, windows: list["TurnWindow"], vectors: "np.ndarray", embedded: int):
+        """The rows as one Arrow table, vectors straight from numpy (a list of floats per row took seconds for
+        the 50,000 windows of a 100k-turn session)."""
+        import numpy as np
+        import pyarrow as pa
+
+        flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel())
+        return pa.Table.from_arrays([
+            pa.array([window.id for window in windows]), pa.array([window.session_id for window in windows]),
+            pa.array([window.first for window in windows], pa.int32()),
+            pa.array([window.last for window in windows], pa.int32()),
+            pa.array([window.time for window in windows], pa.int64()),
+            pa.array([window.text for window in windows]),
+            pa.array([search_terms(window.text) for window in windows]),
+            pa.FixedSizeListArray.from_arrays(flat, self.dimension),
+            pa.array([position < embedded for position in range(len(windows))]),
+        ], schema=_schema(self.dimension))
+
+    def pending(self) -> int:
+        """Windows written but not embedded yet."""
+        return self.table().count_rows("NOT embedded") if self.exists() else 0
+
+    def embed_pending(self, embed: Embed, progress: Progress = None) -> int:
+        """Embed the windows an ingest left waiting; returns how many."""
+        total, done = self.pending(), 0
+        while done < total:
+            rows = self.table().search().where("NOT embedded").select(_READ + ["terms"]).limit(EMBED_BATCH).to_list()
+            if not rows:
+                break
+            vectors = embed([row["text"] for row in rows])
+            self.table().merge_insert("id").when_matched_update_all().execute(
+                [{**row, "vector": vector.tolist(), "embedded": True} for row, vector in zip(rows, vectors)])
+            done += len(rows)
+            if progress:
+                progress(done, total)
+        return done
 
     def refresh_full_text_index(self) -> None:
         """Build the index once; later fold new rows into it (they are searchable before that too)."""
@@ -107,6 +162,8 @@ class TurnWindowStore:
             table.create_index("terms", config=FTS(base_tokenizer="whitespace", lower_case=True, stem=True,
                                                    remove_stop_words=True, ascii_folding=True))
             self._indexed = True
+
+    # Reading -------------------------------------------------------------------------------------------------------
 
     def start_search(self, text: str, limit: int) -> "Future[dict[str, float]]":
         """Window ids best matching ``text`` with their BM25 scores, on the full-text thread."""
@@ -126,14 +183,15 @@ class TurnWindowStore:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
 
     def active_vectors(self) -> tuple[list[str], "np.ndarray"]:
-        """Every window's id and vector (all of them are resident: see docs/recall.md for the memory cost)."""
+        """Every embedded window's id and vector: all of them are held in memory (the README's benchmarks give
+        the cost per 1,000 sessions)."""
         import numpy as np
 
         table = self.table()
-        matrix = np.empty((table.count_rows(), self.dimension), dtype=np.float32)
+        matrix = np.empty((table.count_rows("embedded"), self.dimension), dtype=np.float32)
         ids: list[str] = []
-        for batch in table.search().select(["id", "vector"]).limit(None).to_batches():
-            matrix[len(ids):len(ids) + batch.num_rows] = _float_rows(batch.column("vector"), self.dimension)
+        for batch in table.search().where("embedded").select(["id", "vector"]).limit(None).to_batches():
+            matrix[len(ids):len(ids) + batch.num_rows] = float_rows(batch.column("vector"), self.dimension)
             ids.extend(batch.column("id").to_pylist())
         return ids, matrix[:len(ids)]
 
