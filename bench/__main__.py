@@ -13,13 +13,15 @@ from .report import RESULTS, load_average, print_table, save
 from .stores import Stores
 
 BENCHMARKS = ("ingest", "cli_startup", "sync_speed", "distill_speed", "embedding_speed", "store_size",
-              "recall_speed", "search_quality", "introspect_speed", "locomo_quality")
+              "recall_speed", "search_quality", "introspect_speed", "locomo_quality", "memorybank_quality",
+              "crosslingual_quality", "distill_coverage")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
     parser.add_argument("--quick", action="store_true",
-                        help="the 1k store only, few repetitions, LoCoMo skipped: a smoke run of well under 2 minutes")
+                        help="the 1k store only, few repetitions, the quality benchmarks skipped: a smoke run of "
+                             "well under 2 minutes")
     parser.add_argument("--only", nargs="+", choices=BENCHMARKS, metavar="NAME",
                         help=f"run only these benchmarks: {', '.join(BENCHMARKS)}")
     parser.add_argument("--results", type=Path, default=RESULTS, metavar="DIR",

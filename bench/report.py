@@ -9,19 +9,30 @@ import statistics
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 RESULTS = Path(__file__).parent / "results"
 
 
 @dataclass
 class Row:
-    """``value`` is None for a row that says why nothing was measured (a skipped step, missing data)."""
+    """``value`` is None for a row that says why nothing was measured (a skipped step, missing data).
+
+    ``detail``: optional data behind the row (per-question results), saved in the JSON file, never printed.
+    """
 
     benchmark: str
     metric: str
     value: float | None
     unit: str
     note: str = ""
+    detail: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        document = asdict(self)
+        if self.detail is None:
+            del document["detail"]
+        return document
 
 
 def skipped(benchmark: str, metric: str, why: str) -> Row:
@@ -61,6 +72,6 @@ def save(rows: list[Row], seconds: dict[str, float], quick: bool, load_before: l
                     "load_average_before": load_before, "load_average_after": load_average()},
         "quick": quick,
         "benchmarks": seconds,
-        "rows": [asdict(row) for row in rows],
+        "rows": [row.to_json() for row in rows],
     }, indent=2, ensure_ascii=False), encoding="utf-8")
     return path

@@ -1,0 +1,140 @@
+"""One run of the harness: per haystack a fresh Alaya store, every question asked of it and of the baselines.
+
+``measure(haystacks, config_overrides)`` is the entry point for a tuning script as much as for the benchmarks:
+it returns a :class:`Run` holding every question's ranked units under every method, which
+:func:`.rows.quality_rows` summarises per row group. Alaya is asked ``engine.recall({"text": question,
+"max_results": 10})`` with the store held open across the recalls, as the owner server holds it.
+
+Comparing settings from a script at the repository root::
+
+    from bench.quality import locomo
+    from bench.quality.harness import measure
+    from bench.quality.rows import quality_rows
+
+    run = measure(locomo.haystacks(limit=2), config_overrides={"recall": {"alpha": 0.6}})
+    for row in quality_rows("tuning", "LoCoMo", run, locomo.GROUPS):
+        print(row.metric, row.value)
+"""
+
+from __future__ import annotations
+
+import gc
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from alaya_engine.paths import Layout
+
+from .alaya import UnitMapper, create_store
+from .baselines import METHODS, VECTORS, Baselines
+from .records import Haystack, Question
+from .scoring import Scored
+
+ALAYA = "alaya"
+ALL_METHODS = (ALAYA, *METHODS)
+TOP = 10
+
+
+@dataclass
+class Asked:
+    """One question and its ranked units under every method."""
+
+    question: Question
+    by_method: dict[str, Scored] = field(default_factory=dict)
+
+
+@dataclass
+class Run:
+    """Everything measured over the haystacks of one ``measure`` call."""
+
+    asked: list[Asked] = field(default_factory=list)
+    stores: list[str] = field(default_factory=list)
+    sessions: int = 0
+    turns: int = 0
+    cards: int = 0
+    links: int = 0
+    card_sizes: list[int] = field(default_factory=list)
+    """Distinct turns of every card made."""
+    turns_in_cards: int = 0
+    evidence_total: int = 0
+    evidence_in_cards: int = 0
+    unknown_evidence: int = 0
+    missed_in_no_card: int = 0
+    """Questions with no evidence turn in Alaya's top 10 and none in any card (distill, not recall)."""
+    missed_in_some_card: int = 0
+    """... though some evidence turn is in a card recall did not return."""
+    init_s: list[float] = field(default_factory=list)
+    build_s: list[float] = field(default_factory=list)
+    recall_ms: list[float] = field(default_factory=list)
+    embedded: int = 0
+    """Texts the baselines embedded (the rest came from the cache)."""
+    embed_s: float = 0.0
+    wall_s: float = 0.0
+
+
+def measure(haystacks: list[Haystack], config_overrides: dict | None = None) -> Run:
+    """Build, ask and score every haystack; ``config_overrides`` are merged into each store's ``config.json``."""
+    run = Run()
+    started = time.perf_counter()
+    embedded, embed_s = VECTORS.embedded, VECTORS.seconds
+    with tempfile.TemporaryDirectory(prefix="alaya-bench-quality-") as scratch:
+        model_cache = Path(scratch) / "model-cache"
+        for number, haystack in enumerate(haystacks):
+            home = Path(scratch) / f"store-{number}"
+            evaluate(haystack, home, run, config_overrides, model_cache)
+            if not model_cache.exists():
+                shutil.copytree(Layout(home).cache, model_cache)
+            shutil.rmtree(home)
+    run.embedded, run.embed_s = VECTORS.embedded - embedded, VECTORS.seconds - embed_s
+    run.wall_s = time.perf_counter() - started
+    return run
+
+
+def evaluate(haystack: Haystack, home: Path, run: Run, config_overrides: dict | None, model_cache: Path) -> None:
+    run.stores.append(haystack.name)
+    run.sessions += len(haystack.sessions)
+    run.turns += len(haystack.turns)
+    run.unknown_evidence += haystack.unknown_evidence
+    questions = haystack.questions
+
+    started = time.perf_counter()
+    engine = create_store(home, config_overrides, model_cache)
+    run.init_s.append(time.perf_counter() - started)
+
+    baselines = Baselines.build(haystack.turns, engine.embedder())
+    asked = [Asked(question) for question in questions]
+    for item, vector in zip(asked, VECTORS.embed(engine.embedder(), [question.text for question in questions])):
+        item.by_method.update(baselines.rank(item.question, vector))
+
+    started = time.perf_counter()
+    engine.ingest([str(path) for path in haystack.sessions])
+    report = engine.distill().to_json()
+    run.build_s.append(time.perf_counter() - started)
+    run.cards += report["cards_created"]
+    run.links += report["links_created"]
+
+    mapper = UnitMapper(home, haystack.turns)
+    cards = mapper.all_cards()
+    in_cards = frozenset().union(*cards.values())
+    run.card_sizes.extend(len(turns) for turns in cards.values())
+    run.turns_in_cards += len(in_cards)
+    for question in questions:
+        run.evidence_total += len(question.evidence)
+        run.evidence_in_cards += len(question.evidence & in_cards)
+
+    with engine.hold():
+        for item in asked:
+            started = time.perf_counter()
+            nodes = engine.recall({"text": item.question.text, "max_results": TOP}).to_json()["nodes"]
+            run.recall_ms.append((time.perf_counter() - started) * 1000)
+            scored = item.by_method[ALAYA] = Scored(item.question, [mapper.unit(node) for node in nodes])
+            if not scored.hit(TOP):
+                if item.question.evidence & in_cards:
+                    run.missed_in_some_card += 1
+                else:
+                    run.missed_in_no_card += 1
+    run.asked.extend(asked)
+    del engine
+    gc.collect()
