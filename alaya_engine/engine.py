@@ -157,7 +157,7 @@ class Engine:
         embedder = self.embedder()
         vectors = self.vectors()
         vectors.create_tables()
-        self.turn_windows().create_table()
+        self.turn_windows().table()  # created on first use
         names = list(CORE_RELATIONS)
         vectors.upsert_relations(names, embedder.embed([relation_embedding_text(name) for name in names]), is_core=True,
                                  examples=[[CORE_RELATIONS[name]] for name in names])
@@ -280,32 +280,37 @@ class Engine:
     def ingest(self, paths: list[str], replace: bool = False, stdin: bytes | None = None,
                progress: ProgressCallback | None = None) -> IngestReport:
         """Store sessions in L3 and create their Session nodes; refused inputs never stop the others."""
+        from .vectors.turn_windows import INGEST_EMBED_BUDGET
+
         sources, outcomes = expand_sources(paths, stdin)
         max_bytes = self.config["ingest"]["max_file_mb"] * 1_000_000
-        stored: list[tuple[str, Session]] = []
+        budget, indexed = INGEST_EMBED_BUDGET, False
         with self.hold():
             for done, source in enumerate(sources, start=1):
                 with self._graph() as graph:
+                    stored: list[tuple[str, Session]] = []
                     outcomes.append(self._ingest_one(graph, source, max_bytes, replace, stored))
+                    for status, session in stored:
+                        embedded = self._index_turn_windows(status, session, budget)
+                        budget, indexed = budget - embedded, indexed or embedded is not None
                 if progress:
                     progress(done, len(sources))
-            if stored:
+            if indexed:
                 with self._graph():
-                    self._index_turn_windows(stored)
+                    self.turn_windows().refresh_full_text_index()
         return IngestReport(outcomes)
 
-    def _index_turn_windows(self, stored: list[tuple[str, "Session"]]) -> None:
-        """Windows of the new and replaced sessions, and of unchanged ones whose windows are missing (an ingest
-        killed between L3 and L1): L3 is written first, so this only ever catches up."""
+    def _index_turn_windows(self, status: str, session: "Session", budget: int) -> int | None:
+        """The session's windows, in the step that wrote it to L3 (a backup between steps sees both or
+        neither), embedding at most ``budget`` of them; an unchanged session only when its windows are missing
+        (an ingest killed between L3 and L1). Returns how many were embedded, None when nothing was written."""
         from .raw.windows import session_windows
-        from .vectors.turn_windows import INGEST_EMBED_BUDGET
 
         store = self.turn_windows()
-        counts = store.session_counts() if any(status == "unchanged" for status, _ in stored) else {}
-        sessions = [session for status, session in stored
-                    if status != "unchanged" or counts.get(session.id, 0) != len(session_windows(session))]
-        if sessions:
-            store.index(sessions, self.embedder().embed, budget=INGEST_EMBED_BUDGET)
+        if status == "unchanged" and store.count_of(session.id) == len(session_windows(session)):
+            return None
+        written = store.index([session], self.embedder().embed, budget=max(0, budget), refresh=False)
+        return min(written, max(0, budget))
 
     def _ingest_one(self, graph: GraphStore, source: SessionSource, max_bytes: int, replace: bool,
                     stored: list[tuple[str, "Session"]]) -> IngestOutcome:

@@ -40,7 +40,8 @@ RECALL_LOOP = textwrap.dedent("""
         done = subprocess.run([*json.loads(alaya), "recall", queries[number % len(queries)], "--json"],
                               capture_output=True, text=True)
         results.append({"code": done.returncode, "seconds": time.perf_counter() - started,
-                        "cards": [n["card_id"] for n in json.loads(done.stdout)["nodes"]] if done.returncode == 0
+                        "cards": [n["card_id"] for n in json.loads(done.stdout)["nodes"] if n["kind"] == "card"]
+                        if done.returncode == 0
                         else [], "stderr": done.stderr[-500:]})
     open(out, "w").write(json.dumps(results))
 """)
@@ -167,5 +168,6 @@ def _idle_recalls(alaya: list[str], tmp_path: Path) -> list[dict]:
     out = tmp_path / "idle.json"
     process = spawn(RECALL_LOOP, json.dumps(alaya), str(out), "20", json.dumps(QUERIES))
     assert process.wait(timeout=300) == 0, process.stderr.read()
-    return [{"code": 0, "seconds": 0.0, "cards": [n["card_id"] for n in json.loads(warm.stdout)["nodes"]]},
+    return [{"code": 0, "seconds": 0.0,
+             "cards": [n["card_id"] for n in json.loads(warm.stdout)["nodes"] if n["kind"] == "card"]},
             *json.loads(out.read_text())]

@@ -135,11 +135,13 @@ def test_missing_windows_are_reported_caught_up_by_ingest_and_rebuilt(home, tmp_
     assert engine.turn_windows().session_counts() == {"chat-1": 3, "chat-2": 3}
     assert engine.verify().to_json()["ok"]
 
-    shutil.rmtree(engine.layout.vectors_dir / "turn_windows.lance")
+    shutil.rmtree(engine.layout.vectors_dir / "turn_windows.lance")  # as in a store made before windows existed
     engine = Engine.open(home)
     assert engine.verify().to_json()["counts"] == {"missing_windows": 2}
+    engine.ingest([str(chat_session(tmp_path / "in", "chat-3", day=DAY + 2 * 86_400_000))])
+    assert engine.turn_windows().session_counts() == {"chat-3": 3}
     rebuilt = cli_for(home)("rebuild", "--l1", "--json").json()
-    assert rebuilt["windows"] == 6
+    assert rebuilt["windows"] == 9
     engine = Engine.open(home)
     assert engine.verify().to_json()["ok"]
     assert windows_of(engine.recall({"text": "香山"}).to_json())[0]["session_id"] in {"chat-1", "chat-2"}

@@ -66,24 +66,24 @@ class TurnWindowStore:
         self._versions = TableVersions(folder)
         self._full_text = FullTextSearch(folder, TURN_WINDOWS)
 
-    def create_table(self) -> None:
-        self._db.create_table(TURN_WINDOWS, schema=_schema(self.dimension), exist_ok=True)
-
     def exists(self) -> bool:
         """Stores made before turn windows existed have no table until ``rebuild --l1`` (verify says so)."""
         return (self.folder / f"{TURN_WINDOWS}.lance").is_dir()
 
     def table(self):
+        """The table, created on first use in a store made before windows existed (its sessions' windows come
+        with the next ingest of each, or all at once with ``rebuild --l1``, as verify says)."""
         if self._table is None:
-            self._table = self._db.open_table(TURN_WINDOWS)
+            self._table = self._db.create_table(TURN_WINDOWS, schema=_schema(self.dimension), exist_ok=True)
         return self._table
 
     # Writing -------------------------------------------------------------------------------------------------------
 
     def index(self, sessions: list["Session"], embed: Embed, progress: Progress = None,
-              budget: int | None = None) -> int:
+              budget: int | None = None, refresh: bool = True) -> int:
         """Make these sessions' windows exactly those of their current content; the first ``budget`` of them
-        (all when None) are embedded now, the rest by :meth:`embed_pending`. Returns how many were written."""
+        (all when None) are embedded now, the rest by :meth:`embed_pending`. ``refresh`` folds them into the
+        full-text index at the end (ingest does it once for all its sessions). Returns how many were written."""
         import numpy as np
 
         from ..raw.windows import session_windows
@@ -99,7 +99,8 @@ class TurnWindowStore:
             self.replace_sessions([], batch, np.vstack([vectors, waiting]), embedded=len(now))
             if progress:
                 progress(start + len(batch), len(windows))
-        self.refresh_full_text_index()
+        if refresh:
+            self.refresh_full_text_index()
         return len(windows)
 
     def replace_sessions(self, session_ids: list[str], windows: list["TurnWindow"], vectors: "np.ndarray",
@@ -210,6 +211,9 @@ class TurnWindowStore:
             return {}
         column = self.table().search().select(["session_id"]).limit(None).to_arrow().column("session_id")
         return dict(Counter(column.to_pylist()))
+
+    def count_of(self, session_id: str) -> int:
+        return self.table().count_rows(_in("session_id", [session_id])) if self.exists() else 0
 
     def count(self) -> int:
         return self.table().count_rows() if self.exists() else 0

@@ -1,0 +1,216 @@
+"""``python -m bench.quality.sweep``: compare recall's ranking settings on whole row groups, without rebuilding.
+
+Each haystack's store is built once (ingest + distill, as the harness does) and every question is recalled once
+with the lexical share off and a deep cut, while the candidates the ranking chose from are captured: the cards
+with their cosine distance, relation distance and depth, the windows with their cosine distance, and both
+full-text searches' BM25 scores. Every setting is then replayed on those candidates in memory — the same h, the
+same overlap rule, the same cut at ten units — and scored per row group (LoCoMo category, MemoryBank language,
+cross-lingual direction). A setting is judged on whole groups, never on single questions.
+
+What a replay cannot change are the candidate sets themselves (``recall.vector_top_k`` seeds and window hits),
+so settings of those are compared with the harness (``measure(..., config_overrides=...)``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import pickle
+import statistics
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from alaya_engine.domain import estimate_tokens
+from alaya_engine.paths import Layout
+from alaya_engine.raw.windows import parse_window_id
+from alaya_engine.recall import run as recall_run
+
+from . import locomo, memorybank
+from .alaya import UnitMapper, create_store
+from .records import Haystack, Question, TurnKey
+from .units import by_session
+
+TOP = 10
+
+
+@dataclass
+class Candidate:
+    unit_id: str
+    is_window: bool
+    cosine_distance: float
+    relation_distance: float
+    depth: int
+    bm25: float
+    turns: frozenset[TurnKey]
+    tokens: int
+    lexical: float = 0.0
+    """The lexical share under the setting being replayed."""
+
+
+@dataclass
+class Captured:
+    question: Question
+    candidates: list[Candidate] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Setting:
+    lexical_weight: float
+    window_penalty: float = 0.0
+    lexical_floor: float = 0.0
+    """BM25 over the larger of this and the best score of the query: 0 is purely relative (the best hit always
+    counts 1); a floor keeps a query whose best hit is weak (common words only) from counting it as exact."""
+
+    def label(self) -> str:
+        return f"λ {self.lexical_weight:g} floor {self.lexical_floor:g} window+{self.window_penalty:g}"
+
+
+class _Capture:
+    """Wraps ``run_recall`` and ``_merge`` to keep what one recall ranked from."""
+
+    def __init__(self):
+        self.full_text: dict[str, float] = {}
+        self.cards: list = []
+        self.windows: dict[str, float] = {}
+        self.window_hits: dict[str, float] = {}
+        self._run, self._merge = recall_run.run_recall, recall_run._merge
+
+    def __enter__(self):
+        def run_recall(query, queries, **kwargs):
+            future = kwargs.get("full_text")
+            self.full_text = future.result() if future is not None else {}
+            turns = kwargs.get("turns")
+            self.window_hits = turns.full_text.result() if turns is not None and turns.full_text else {}
+            return self._run(query, queries, **kwargs)
+
+        def merge(cards, window_distances, settings, limit, graph, turns):
+            self.cards, self.windows = list(cards), dict(window_distances)
+            return self._merge(cards, window_distances, settings, limit, graph, turns)
+
+        recall_run.run_recall, recall_run._merge = run_recall, merge
+        return self
+
+    def __exit__(self, *exc):
+        recall_run.run_recall, recall_run._merge = self._run, self._merge
+
+
+def capture(haystack: Haystack, home: Path, model_cache: Path | None) -> list[Captured]:
+    engine = create_store(home, {"recall": {"lexical_weight": 0.0}}, model_cache)
+    engine.ingest([str(path) for path in haystack.sessions])
+    engine.distill()
+    mapper, sessions = UnitMapper(home, haystack.turns), by_session(haystack.turns)
+    captured = []
+    with engine.hold(), _Capture() as seen:
+        for question in haystack.questions:
+            engine.recall({"text": question.text, "max_results": TOP})
+            item = Captured(question)
+            card_ids = [scored.reach.card_id for scored in seen.cards]
+            with engine._graph_view() as graph:
+                contents = {card_id: card["content"] for card_id, card in graph.cards(card_ids).items()}
+            for scored in seen.cards:
+                card_id = scored.reach.card_id
+                item.candidates.append(Candidate(
+                    card_id, False, scored.concept_distance, scored.relation_distance, scored.reach.depth,
+                    seen.full_text.get(card_id, 0.0), mapper.card(card_id), estimate_tokens(contents[card_id])))
+            rows = engine.turn_windows().windows(list(seen.windows))
+            for window_id, distance in seen.windows.items():
+                session_id, first, last = parse_window_id(window_id)
+                turns = frozenset(turn.key for turn in sessions[session_id][first:last + 1])
+                item.candidates.append(Candidate(window_id, True, distance, 0.0, 0,
+                                                 seen.window_hits.get(window_id, 0.0), turns,
+                                                 estimate_tokens(rows[window_id]["text"])))
+            captured.append(item)
+    return captured
+
+
+def replay(item: Captured, setting: Setting, weights=(0.5, 0.3, 0.2)) -> list[Candidate]:
+    """The ten units recall would return under ``setting`` (the ranking of ``run._merge``)."""
+    alpha, beta, gamma = weights
+    chosen, spans = [], []
+    for kind_is_window in (False, True):
+        hits = [c.bm25 for c in item.candidates if c.is_window == kind_is_window]
+        best = max(hits + [setting.lexical_floor])
+        for candidate in item.candidates:
+            if candidate.is_window == kind_is_window:
+                candidate.lexical = candidate.bm25 / best if best > 0 else 0.0
+    scored = []
+    for candidate in item.candidates:
+        distance = candidate.cosine_distance * (1 - setting.lexical_weight * candidate.lexical)
+        h = alpha * distance + beta * candidate.relation_distance + gamma * 0.1 * candidate.depth
+        if candidate.is_window:
+            h += setting.window_penalty
+        scored.append((round(h, 4), candidate.unit_id, candidate))
+    scored.sort(key=lambda row: row[:2])
+    for _, _, candidate in scored:
+        if len(chosen) == TOP:
+            break
+        span = parse_window_id(candidate.unit_id) if candidate.is_window else None
+        if span and any(span[0] == other[0] and span[1] <= other[2] and other[1] <= span[2] for other in spans):
+            continue
+        chosen.append(candidate)
+        if span:
+            spans.append(span)
+    return chosen
+
+
+def score(captured: list[Captured], setting: Setting) -> dict[str, tuple[float, float, float]]:
+    """Row group → (recall@10, mean tokens, share of units that are cards)."""
+    groups: dict[str, list[tuple[float, int, float]]] = defaultdict(list)
+    for item in captured:
+        units = replay(item, setting)
+        covered = set().union(*(unit.turns for unit in units)) if units else set()
+        recall = len(covered & item.question.evidence) / len(item.question.evidence)
+        cards = sum(not unit.is_window for unit in units) / max(1, len(units))
+        for group in item.question.groups:
+            groups[group].append((recall, sum(unit.tokens for unit in units), cards))
+    return {group: tuple(statistics.mean(values) for values in zip(*rows)) for group, rows in groups.items()}
+
+
+def haystacks(quick: bool) -> list[Haystack]:
+    limit = 4 if quick else None
+    chosen = locomo.haystacks(2 if quick else None) + memorybank.monolingual("cn", limit)
+    for asked, memory in (("cn", "en"), ("en", "cn")):
+        chosen += memorybank.crosslingual(asked, memory, limit)
+    return chosen
+
+
+SETTINGS = [Setting(weight, penalty, floor) for weight, penalty, floor in itertools.product(
+    (0.0, 0.25, 0.5, 0.75), (0.0, 0.02), (0.0, 5.0, 10.0, 15.0, 20.0))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.quality.sweep", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="2 LoCoMo conversations, 4 MemoryBank users")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="keep the captured candidates in FILE (pickle)")
+    parser.add_argument("--load", type=Path, metavar="FILE", help="replay candidates captured earlier")
+    arguments = parser.parse_args()
+    if arguments.load:
+        report(pickle.loads(arguments.load.read_bytes()))
+        return
+    captured: list[Captured] = []
+    with tempfile.TemporaryDirectory(prefix="alaya-sweep-") as scratch:
+        cache = None
+        for number, haystack in enumerate(haystacks(arguments.quick)):
+            home = Path(scratch) / f"store-{number}"
+            captured += capture(haystack, home, cache)
+            cache = cache or Layout(home).cache
+            print(f"captured {haystack.name}: {len(haystack.questions)} questions", flush=True)
+    if arguments.save:
+        arguments.save.write_bytes(pickle.dumps(captured))
+    report(captured)
+
+
+def report(captured: list[Captured]) -> None:
+    results = {setting: score(captured, setting) for setting in SETTINGS}
+    groups = sorted({group for result in results.values() for group in result})
+    print("setting".ljust(30) + "".join(group[:18].rjust(20) for group in groups))
+    for setting, result in results.items():
+        print(setting.label().ljust(30) + "".join(
+            f"{result[group][0]:.3f} {result[group][1]:5.0f}t {result[group][2]:.2f}c".rjust(20) if group in result
+            else "".rjust(20) for group in groups))
+
+
+if __name__ == "__main__":
+    main()
