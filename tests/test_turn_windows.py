@@ -57,8 +57,8 @@ def test_windows_span_three_spoken_turns_every_two_and_keep_the_tail():
     assert session_windows(Session("t", DAY, [Turn("tool", "x")])) == []
 
 
-def test_chinese_terms_are_characters_and_pairs_and_words_are_lower_case():
-    assert term_list("读书 Form I-130") == ["读", "书", "读书", "form", "i", "130"]
+def test_chinese_terms_are_character_pairs_and_words_are_lower_case():
+    assert term_list("读书了 书 Form I-130") == ["读书", "书了", "书", "form", "i", "130"]
 
 
 def test_recall_finds_a_fact_in_raw_turns_and_the_result_matches_the_schema(home, tmp_path):

@@ -26,6 +26,7 @@ from alaya_engine.domain import estimate_tokens
 from alaya_engine.paths import Layout
 from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.recall import run as recall_run
+from alaya_engine.terms import term_list
 
 from . import locomo, memorybank
 from .alaya import UnitMapper, create_store
@@ -53,18 +54,23 @@ class Candidate:
 class Captured:
     question: Question
     candidates: list[Candidate] = field(default_factory=list)
+    query_terms: int = 0
+    """Distinct search terms of the question (``alaya_engine.terms``)."""
 
 
 @dataclass(frozen=True)
 class Setting:
     lexical_weight: float
     window_penalty: float = 0.0
+    session_cap: int = 0
+    """At most this many windows of one session (0: no cap)."""
     lexical_floor: float = 0.0
     """BM25 over the larger of this and the best score of the query: 0 is purely relative (the best hit always
     counts 1); a floor keeps a query whose best hit is weak (common words only) from counting it as exact."""
 
     def label(self) -> str:
-        return f"λ {self.lexical_weight:g} floor {self.lexical_floor:g} window+{self.window_penalty:g}"
+        cap = f" cap {self.session_cap}" if self.session_cap else ""
+        return f"λ {self.lexical_weight:g} floor {self.lexical_floor:g} window+{self.window_penalty:g}{cap}"
 
 
 class _Capture:
@@ -105,7 +111,7 @@ def capture(haystack: Haystack, home: Path, model_cache: Path | None) -> list[Ca
     with engine.hold(), _Capture() as seen:
         for question in haystack.questions:
             engine.recall({"text": question.text, "max_results": TOP})
-            item = Captured(question)
+            item = Captured(question, query_terms=len(set(term_list(question.text))))
             card_ids = [scored.reach.card_id for scored in seen.cards]
             with engine._graph_view() as graph:
                 contents = {card_id: card["content"] for card_id, card in graph.cards(card_ids).items()}
@@ -149,6 +155,8 @@ def replay(item: Captured, setting: Setting, weights=(0.5, 0.3, 0.2)) -> list[Ca
         span = parse_window_id(candidate.unit_id) if candidate.is_window else None
         if span and any(span[0] == other[0] and span[1] <= other[2] and other[1] <= span[2] for other in spans):
             continue
+        if span and setting.session_cap and sum(other[0] == span[0] for other in spans) >= setting.session_cap:
+            continue
         chosen.append(candidate)
         if span:
             spans.append(span)
@@ -168,21 +176,24 @@ def score(captured: list[Captured], setting: Setting) -> dict[str, tuple[float, 
     return {group: tuple(statistics.mean(values) for values in zip(*rows)) for group, rows in groups.items()}
 
 
-def haystacks(quick: bool) -> list[Haystack]:
-    limit = 4 if quick else None
-    chosen = locomo.haystacks(2 if quick else None) + memorybank.monolingual("cn", limit)
-    for asked, memory in (("cn", "en"), ("en", "cn")):
+def haystacks(quick: bool, only: list[str] | None = None) -> list[Haystack]:
+    limit, only = 4 if quick else None, only or ["locomo", "memorybank", "crosslingual"]
+    chosen = locomo.haystacks(2 if quick else None) if "locomo" in only else []
+    chosen += memorybank.monolingual("cn", limit) if "memorybank" in only else []
+    for asked, memory in (("cn", "en"), ("en", "cn")) if "crosslingual" in only else ():
         chosen += memorybank.crosslingual(asked, memory, limit)
     return chosen
 
 
-SETTINGS = [Setting(weight, penalty, floor) for weight, penalty, floor in itertools.product(
-    (0.0, 0.25, 0.5, 0.75), (0.0, 0.02), (0.0, 5.0, 10.0, 15.0, 20.0))]
+SETTINGS = [Setting(weight, 0.0, cap, floor) for weight, cap, floor in itertools.product(
+    (0.0, 0.25, 0.5, 0.75), (0, 2, 3), (0.0, 5.0, 10.0, 20.0))]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.quality.sweep", description=__doc__)
     parser.add_argument("--quick", action="store_true", help="2 LoCoMo conversations, 4 MemoryBank users")
+    parser.add_argument("--only", choices=("locomo", "memorybank", "crosslingual"), nargs="+",
+                        help="capture these yardsticks only (default: all three)")
     parser.add_argument("--save", type=Path, metavar="FILE", help="keep the captured candidates in FILE (pickle)")
     parser.add_argument("--load", type=Path, metavar="FILE", help="replay candidates captured earlier")
     arguments = parser.parse_args()
@@ -192,7 +203,7 @@ def main() -> None:
     captured: list[Captured] = []
     with tempfile.TemporaryDirectory(prefix="alaya-sweep-") as scratch:
         cache = None
-        for number, haystack in enumerate(haystacks(arguments.quick)):
+        for number, haystack in enumerate(haystacks(arguments.quick, arguments.only)):
             home = Path(scratch) / f"store-{number}"
             captured += capture(haystack, home, cache)
             cache = cache or Layout(home).cache
