@@ -292,7 +292,8 @@ class Engine:
                     outcomes.append(self._ingest_one(graph, source, max_bytes, replace, stored))
                     for status, session in stored:
                         embedded = self._index_turn_windows(status, session, budget)
-                        budget, indexed = budget - embedded, indexed or embedded is not None
+                        if embedded is not None:
+                            budget, indexed = budget - embedded, True
                 if progress:
                     progress(done, len(sources))
             if indexed:

@@ -64,6 +64,7 @@ def test_chinese_terms_are_character_pairs_and_words_are_lower_case():
 def test_recall_finds_a_fact_in_raw_turns_and_the_result_matches_the_schema(home, tmp_path):
     engine = Engine.open(home)
     engine.ingest([str(chat_session(tmp_path / "in"))])
+    assert engine.ingest([str(chat_session(tmp_path / "in"))]).to_json()["unchanged"] == 1
     assert engine.turn_windows().count() == 3
     result = engine.recall({"text": "王峰在读什么书？"}).to_json()
     jsonschema.validate(result, json_schema("recall"))
