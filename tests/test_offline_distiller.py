@@ -179,7 +179,9 @@ def test_short_sessions_are_skipped_with_the_token_count():
     result = distill(demo)
     assert result.cards == []
     assert result.skipped_reason == (f"session has {demo.tokens} tokens, below distill.min_session_tokens (200)")
-    assert distill(english_oom_session(), min_session_tokens=10**6).skipped_reason.startswith("session has")
+    floor_above_everything = distill(english_oom_session(), min_session_tokens=10**6)
+    assert floor_above_everything.cards and floor_above_everything.skipped_reason is None, \
+        "the floor only explains an empty result; a session with knowledge in it keeps its cards"
 
 
 def test_max_cards_keeps_the_most_important_in_session_order():

@@ -125,3 +125,58 @@ INTERJECTION = re.compile(
     r"(?:\s+[A-Z][a-z]+)?[,!.…]*\s+)+",
     re.IGNORECASE,
 )
+
+# ---------------------------------------------------------------- conversations in Chinese
+# The same groups as above, matched anywhere in the sentence; each adds to ``fact_score`` with the same weight.
+
+ZH_EVENT_CUES = (r"re:(?:去|看|买|学|做|参加|读|玩|吃|拍|画|写|听|见|认识|完成|开始|尝试|报名|旅行|旅游|"
+                 r"爬|跑|游|养|搬|换|考|赢|输|收到|得到|获得|遇到|发现|参观|逛|练|录取|辞职|结婚|毕业|生|办|唱|跳|种|修|烤|煮|搭|送|"
+                 r"加入|组织|举办|回)(?:了|过)",
+                 "刚刚", "第一次", "终于", "昨天", "前天", "上周", "周末", "上个月", "去年", "那天", "最近去", "刚才")
+ZH_PLAN_CUES = ("计划", "打算", "准备", "想去", "想要", "想学", "想买", "想试", "希望", "下次", "将要", "要去", "目标",
+                "梦想", "决定", "安排", "报了", "期待", "下周", "明天", "以后", "将来", "正在计划")
+ZH_PREFERENCE_CUES = ("喜欢", "爱好", "兴趣", "热爱", "最爱", "迷上", "讨厌", "偏爱", "享受", "感兴趣", "推荐",
+                      "着迷", "最喜欢", "擅长", "习惯", "经常", "平时", "一直在", "粉丝")
+ZH_PERSONAL_CUES = ("家人", "父母", "爸爸", "妈妈", "父亲", "母亲", "儿子", "女儿", "老公", "老婆", "丈夫", "妻子",
+                    "孩子", "朋友", "同事", "老板", "公司", "工作", "学校", "老师", "同学", "宠物", "狗", "猫", "哥哥",
+                    "姐姐", "弟弟", "妹妹", "男朋友", "女朋友", "住在", "家乡", "老家", "名字", "我叫", "岁", "专业",
+                    "大学", "城市", "生日")
+ZH_STATE_CUES = ("压力", "烦恼", "焦虑", "紧张", "担心", "难过", "伤心", "开心", "高兴", "兴奋", "失落", "烦躁",
+                 "累", "生病", "感冒", "失眠", "正在", "在学", "在准备", "在练", "坚持", "锻炼", "健身", "减肥")
+ZH_SMALL_TALK = ("你好", "您好", "嗨", "很高兴认识你", "谢谢", "感谢", "不客气", "再见", "拜拜", "晚安", "明天再聊",
+                 "下次再聊", "改天再聊", "先到这里", "聊得很开心", "没关系", "好的", "听起来", "听着", "真棒", "太棒了",
+                 "聊天", "聊聊", "跟你说", "和你说", "跟你分享", "和你分享", "认识你")
+"""Greetings, thanks and talk about the chat itself ("想跟你聊聊…"): not a fact about the speaker."""
+ZH_FIRST_PERSON = re.compile(r"(?<!自)我|咱")
+ZH_OTHER_SUBJECT = re.compile(r"你|您|他|她|它")
+ZH_INTERJECTION = re.compile(
+    r"^(?:(?:(?:你好|您好|嗨|哈喽|早上好|晚上好)[啊呀]?[^，,。！!？?]{0,8}|嗯+|恩+|哦+|噢|啊|哎呀|哎|唉|哈哈+|呵呵|嘿|好的|好吧|是的|是啊|对啊|对了|其实|说实话|话说|另外|除此之外|"
+    r"当然了|当然可以|当然|没错|你知道吗|你知道|你猜|不过|很好|不错|挺好|不用谢|不客气)[，,。！!、\s]+|(?:然后|而且|所以|但是|但|可是|由于)[，,\s]*)+")
+"""'嗯，我们可以…' → '我们可以…', '你好啊AI伴侣，…' → '…', '但还有…' → '还有…': openers that say nothing
+about the speaker (a word such as 不错 only before punctuation: '不错的电影' keeps it)."""
+
+# ---------------------------------------------------------------- what an AI assistant tells, in a conversation
+
+RECOMMEND_CUES = ("i recommend", "i'd recommend", "i would recommend", "i suggest", "i'd suggest", "you could",
+                  "you can try", "you might", "you may want", "you should", "try", "consider", "recommend",
+                  "suggestion", "how about", "a good choice", "worth",
+                  "推荐", "建议", "你可以", "可以试试", "可以尝试", "不妨", "试试", "值得", "选择")
+EXPLAIN_CUES = ("for example", "such as", "first,", "means", "is known for", "because", "tips", "steps",
+                "比如", "例如", "像是", "首先", "其次", "然后", "最后", "步骤", "方法", "技巧", "是指", "意思是",
+                "讲述", "因为")
+ADVICE_CUES = RECOMMEND_CUES + EXPLAIN_CUES
+"""An assistant sentence that recommends, explains or plans something: knowledge the user was given."""
+BOILERPLATE = re.compile(
+    r"as an ai|as a language model|i(?:'m| am) (?:just |only )?an? (?:ai|language model|virtual)|"
+    r"i (?:don't|do not|can't|cannot) (?:have|experience|feel)|i(?:'m| am) (?:your |an )?ai (?:companion|assistant)|"
+    r"作为(?:一个|一名|你的)?(?:AI|人工智能|语言模型|虚拟)|我(?:只是|是)(?:一个|一名|你的)?(?:AI|人工智能|语言模型|虚拟)|"
+    r"我没有(?:实体|身体|情感|感情|兴趣爱好)|没有实体",
+    re.IGNORECASE)
+"""'As an AI language model…', '作为一个AI…': what the assistant says about being an assistant."""
+EMPATHY_CUES = ("sounds", "glad", "sorry to hear", "that's great", "wonderful", "amazing", "happy for you",
+                "听起来", "真是太", "真棒", "太棒了", "很高兴", "遗憾", "加油", "相信你", "祝你", "希望你", "期待",
+                "希望我的建议")
+"""Warm replies that carry no knowledge of their own."""
+AI_SPEAKERS = frozenset({"ai", "assistant", "ai assistant", "ai companion", "bot", "chatbot", "助手", "ai助手",
+                         "ai伴侣", "人工智能", "机器人"})
+"""Speaker names that say the assistant is an AI, not a person talking (as LoCoMo's second speaker is)."""

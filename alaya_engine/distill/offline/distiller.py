@@ -18,7 +18,14 @@ from .turns import speaker_of
 
 
 class OfflineDistiller:
-    """Rule-based distiller: deterministic, offline and fast; the default ``distill.llm_provider``."""
+    """Rule-based distiller: deterministic, offline and fast; the default ``distill.llm_provider``.
+
+    ``min_session_tokens`` only explains an empty result: a short session is read like any other and keeps
+    what it holds. Length is a poor filter for small talk (one line of chat can say "I'm moving to Lyon next
+    month", a long goodbye says nothing), and the readers drop small talk by content; a floor applied first
+    dropped every day of everyday chat, whose messages are 14–93 tokens. Reading costs milliseconds offline,
+    so there is nothing to save by skipping (the LLM distiller keeps its floor: its reading costs a call).
+    """
 
     name = "offline-1"
 
@@ -27,19 +34,22 @@ class OfflineDistiller:
         self.max_cards_per_session = max_cards_per_session
 
     def distill(self, session: Session) -> Distillation:
-        tokens = session.tokens
-        if tokens < self.min_session_tokens:
-            return Distillation([], [], skipped_reason=(
-                f"session has {tokens} tokens, below distill.min_session_tokens ({self.min_session_tokens})"))
         if _is_conversation(session):
             candidates = conversation_candidates(session)
         else:
             candidates = agent_candidates(session)
         kept = _cut(_merge_duplicates(candidates), self.max_cards_per_session)
         if not kept:
-            return Distillation([], [], skipped_reason="no reusable knowledge found")
+            return Distillation([], [], skipped_reason=self._why_nothing(session))
         _make_titles_unique(kept)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
+
+
+    def _why_nothing(self, session: Session) -> str:
+        tokens = session.tokens
+        if tokens < self.min_session_tokens:
+            return f"session has {tokens} tokens, below distill.min_session_tokens ({self.min_session_tokens})"
+        return "no reusable knowledge found"
 
 
 def _is_conversation(session: Session) -> bool:

@@ -5,10 +5,9 @@ from __future__ import annotations
 from ..base import LinkDraft
 from .candidate import Candidate
 from .cues import CAUSE_CUES, PREVENTION_CUES, REASON_CUES
-from .text.chinese import CJK
 from .text.cue_match import find_cues
 from .text.markdown import strip_markdown
-from .text.overlap import content_words
+from .text.overlap import content_words, shared_weight
 from .text.sentences import split_sentences
 
 
@@ -48,8 +47,7 @@ def _cue_about(content: str, cues: tuple[str, ...], topic: set[str]) -> str:
     """The cue of the first sentence that has one and shares two words with ``topic`` (a CJK pair counts half)."""
     for sentence in split_sentences(strip_markdown(content)):
         found = find_cues(sentence, cues)
-        shared = content_words(sentence) & topic
-        if found and sum(0.5 if CJK.search(word) else 1 for word in shared) >= 2:
+        if found and shared_weight(content_words(sentence), topic) >= 2:
             return found[0]
     return ""
 

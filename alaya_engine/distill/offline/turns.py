@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ...domain import Session, Turn
+from .cues import AI_SPEAKERS
 
 
 def speaker_of(turn: Turn) -> str | None:
@@ -32,3 +33,11 @@ def participants(session: Session) -> list[str]:
 
 def asks(text: str) -> bool:
     return "?" in text or "？" in text
+
+
+def is_ai(turn: Turn) -> bool:
+    """An AI assistant's turn: the assistant role with no speaker name, or one that names an AI ("AI", "助手")."""
+    if turn.role != "assistant":
+        return False
+    speaker = speaker_of(turn)
+    return speaker is None or speaker.strip().lower() in AI_SPEAKERS

@@ -21,5 +21,6 @@ from .transcript import Transcript
 
 def agent_candidates(session: Session) -> list[Candidate]:
     transcript = Transcript.read(session)
-    candidates = (agent_card(transcript, units, card_type) for units, card_type in typed_groups(transcript))
+    told: set[str] = set()
+    candidates = (agent_card(transcript, units, card_type, told) for units, card_type in typed_groups(transcript))
     return [candidate for candidate in candidates if candidate]

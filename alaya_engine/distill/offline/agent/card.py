@@ -19,11 +19,12 @@ TYPE_IMPORTANCE = {"gotcha": 0.62, "decision": 0.6, "pattern": 0.58, "concept": 
 CONTENT_LIMIT = 1400
 
 
-def agent_card(transcript: Transcript, units: list[Unit], card_type: str) -> Candidate | None:
+def agent_card(transcript: Transcript, units: list[Unit], card_type: str, told: set[str]) -> Candidate | None:
+    """One card; ``told`` holds the problems earlier cards of the session already state (each is stated once)."""
     first = units[0]
     opener = transcript.openers[first.turn]
     body = _body(units)
-    sections = _sections(transcript, units, card_type, opener)
+    sections = _sections(transcript, units, card_type, opener, told)
     content, _ = resolve_dates(_render(sections, body, card_type, transcript.chinese), transcript.today)
     tags = keywords(body, 6)
     title = agent_title(units, card_type, tags)
@@ -50,13 +51,18 @@ def _body(units: list[Unit]) -> str:
     return joined + (f"\n\n{code}" if code else "")
 
 
-def _sections(transcript: Transcript, units: list[Unit], card_type: str,
-              opener: int | None) -> list[tuple[str, str]]:
-    """Context a card needs to stand alone: the problem asked, the error seen, the fix, reason or options."""
+def _sections(transcript: Transcript, units: list[Unit], card_type: str, opener: int | None,
+              told: set[str]) -> list[tuple[str, str]]:
+    """Context a card needs to stand alone: the problem asked, the error seen, the fix, reason or options.
+
+    The problem goes on the first card that needs it only: copied onto every card of an incident, it made
+    them all open with the same paragraph (and match the same searches); the cards are linked in order.
+    """
     chinese = transcript.chinese
     sections = []
     problem = problem_asked(transcript.session, opener)
-    if problem and card_type in ("gotcha", "decision"):
+    if problem and card_type in ("gotcha", "decision") and problem not in told:
+        told.add(problem)
         sections.append(("问题" if chinese else "Problem", problem))
     error = error_line(transcript.session, opener, units[0].turn)
     if error and card_type == "gotcha":

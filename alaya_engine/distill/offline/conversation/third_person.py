@@ -1,9 +1,16 @@
-"""First person to third person: 'I went to my class' → 'Caroline went to Caroline's class'."""
+"""First person to third person: 'I went to my class' → 'Caroline went to Caroline's class', '我的' → '孙悦的'.
+
+Names and identifiers that contain a capital I ("Form I-130", "I/O", "I-95", "Richard I", "World War I") are
+masked before the rewrite and put back after it: they are not the speaker.
+"""
 
 from __future__ import annotations
 
 import re
 
+from ..cues import ZH_FIRST_PERSON
+from ..text.chinese import CJK
+from ..text.words import FILLER_WORDS, STOPWORDS
 from .facts import IMAGE
 
 THIRD_PERSON_FORMS = [
@@ -32,15 +39,56 @@ can could will would shall should may might must did didn't can't couldn't won't
 had went got made took saw came ran found gave met left felt thought knew told said bought brought taught caught
 kept lost won began wrote put set sat stood heard held paid sent spent built drove ate fell flew grew drew swam
 sang rode woke wore chose became forgot understood hit cut let quit threw shot slept sold led lent fed fought
-dealt meant hung dug stuck struck spoke broke froze stole hid bit shook used been
+dealt meant hung dug stuck struck spoke broke froze stole hid bit shook used been read
 """.split())
 """Words after "I" that need no third-person -s: modals and past forms."""
 IRREGULAR_PRESENT = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "am": "is", "haven't": "hasn't"}
 
 
+IDENTIFIER_WITH_I = re.compile(r"[\w./-]*(?:\bI[-/][\w./-]+|[\w.]+[-/]I\b)")
+"""'I-130', 'I/O', 'I-95', 'AC/I': an identifier, not the pronoun."""
+NAME_WITH_NUMERAL = re.compile(r"\b([A-Z][a-z]+) I\b(?=\s*(?:[,.;:!?)]|$|\s(?:of|and|or|in|at|on|for|with|from|to|"
+                               r"by|about|yesterday|today|last|this|[A-Z])\b))")
+"""'Richard I', 'World War I' before punctuation, a preposition, a date or a name (never a verb, as the pronoun is)."""
+ZH_FORMS = ((re.compile(r"我们|咱们"), "{name}他们"), (re.compile(r"(?<!自)我|咱"), "{name}"))
+ZH_SINGULAR_SELF = re.compile(r"(?<!自)我(?!们)")
+"""An assistant's 我 is the assistant; its 我们 ('we need to…') is people in general and stays."""
+
+
 def third_person(sentence: str, name: str) -> str:
     """'I went to my class' → 'Caroline went to Caroline's class': a fact that stands alone."""
     text = IMAGE.sub("", sentence).strip()
+    if CJK.search(text):
+        return _chinese_third_person(text, name)
+    masked, kept = _mask_names(text)
+    return re.sub("\x00(\\d+)\x00", lambda match: kept[int(match.group(1))], _english_third_person(masked, name))
+
+
+def _chinese_third_person(text: str, name: str) -> str:
+    """'我上周去了云台山' → '孙悦上周去了云台山'; a statement with no subject gets the speaker as its subject."""
+    if not ZH_FIRST_PERSON.search(text):
+        return f"{name}{text}"
+    for pattern, replacement in ZH_FORMS:
+        text = pattern.sub(replacement.format(name=name), text)
+    return text
+
+
+def _mask_names(text: str) -> tuple[str, list[str]]:
+    """Identifiers and names holding a capital I, each replaced by a numbered placeholder the rewrite leaves alone."""
+    kept: list[str] = []
+
+    def mask(match: re.Match) -> str:
+        kept.append(match.group(0))
+        return f"\x00{len(kept) - 1}\x00"
+
+    def mask_numeral(match: re.Match) -> str:
+        word = match.group(1).lower()
+        return match.group(0) if word in STOPWORDS or word in FILLER_WORDS else mask(match)
+
+    return NAME_WITH_NUMERAL.sub(mask_numeral, IDENTIFIER_WITH_I.sub(mask, text)), kept
+
+
+def _english_third_person(text: str, name: str) -> str:
     subjectless = SUBJECTLESS_START.match(text)
     if subjectless and not GERUND_SUBJECT.search(text):
         text = f"{name} {SUBJECTLESS_AUXILIARY.get(subjectless.group(1).lower(), '')}{text[0].lower()}{text[1:]}"
@@ -62,3 +110,19 @@ def _conjugate(verb: str) -> str:
     if verb.endswith("y") and verb[-2] not in "aeiou":
         return verb[:-1] + "ies"
     return verb + "s"
+
+
+SECOND_PERSON_FORMS = ((re.compile(r"\byou're\b|\byou’re\b|\byou are\b", re.IGNORECASE), "{name} is"),
+                       (re.compile(r"\byou've\b|\byou’ve\b", re.IGNORECASE), "{name} has"),
+                       (re.compile(r"\byourself\b", re.IGNORECASE), "themself"),
+                       (re.compile(r"\byours?\b", re.IGNORECASE), "{name}'s"),
+                       (re.compile(r"\byou\b", re.IGNORECASE), "{name}"),
+                       (re.compile(r"你们|您们"), "{name}他们"), (re.compile(r"你|您"), "{name}"))
+
+
+def said_to(sentence: str, speaker: str, listener: str) -> str:
+    """What ``speaker`` told ``listener``, standing alone: 'I suggest you try X' → 'AI suggests Sunny try X'."""
+    text = ZH_SINGULAR_SELF.sub(speaker, sentence) if CJK.search(sentence) else third_person(sentence, speaker)
+    for pattern, replacement in SECOND_PERSON_FORMS:
+        text = pattern.sub(replacement.format(name=listener), text)
+    return text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ....domain import Session
-from ..text.overlap import content_words, overlap
+from ..text.overlap import content_words, overlap, shared_weight
 from ..text.sentences import split_sentences
 from .facts import FACT_THRESHOLD, IMAGE, Fact
 
@@ -34,7 +34,7 @@ def _thread_for(fact: Fact, threads: list[list[Fact]], session: Session) -> list
         if fact.turn == last.turn or (fact.turn - last.turn == 2 and _follow_up(session, last)):
             return thread
         topic = content_words(" ".join(f.sentence for f in thread)) - {fact.speaker.lower()}
-        if len(words & topic) >= 2 or overlap(words, topic) >= 0.34:
+        if shared_weight(words, topic) >= 2 or overlap(words, topic) >= 0.34:
             return thread
     return None
 
@@ -42,8 +42,8 @@ def _thread_for(fact: Fact, threads: list[list[Fact]], session: Session) -> list
 def _follow_up(session: Session, last: Fact) -> bool:
     """The other person's reply after ``last`` asks about it ("What happened there?", "Did it…?")."""
     reply = IMAGE.sub("", session.turns[last.turn + 1].content)
-    questions = " ".join(sentence for sentence in split_sentences(reply) if sentence.endswith("?"))
+    questions = " ".join(sentence for sentence in split_sentences(reply) if sentence.endswith(("?", "？")))
     if not questions:
         return False
-    refers = re.search(r"\b(it|this|there|them|those|these)\b", questions.lower()) is not None
+    refers = re.search(r"\b(it|this|there|them|those|these)\b|它|这|那", questions.lower()) is not None
     return refers or bool(content_words(questions) & content_words(last.sentence))

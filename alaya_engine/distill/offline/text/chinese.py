@@ -6,6 +6,10 @@ import re
 from functools import lru_cache
 
 CJK = re.compile(r"[\u3400-\u9fff]")
+WORD_TOKEN = re.compile(r"[\w'’]+")
+BOOK_TITLE = re.compile(r"《[^《》]{1,30}》")
+ZH_NAME_TAGS = ("nr", "ns", "nz", "nt", "nrt", "nrfg")
+"""jieba's part-of-speech tags for names of people, places, organisations and other proper nouns."""
 
 
 def is_chinese(text: str, share: float = 0.3) -> bool:
@@ -23,3 +27,24 @@ def quiet_jieba() -> None:
 
     jieba.setLogLevel(logging.WARNING)
     jieba.initialize()
+
+
+def words_of(text: str) -> list[str]:
+    """The words of a sentence: jieba words for Chinese (an unspaced sentence is many words), else ``[\\w']+``."""
+    if not CJK.search(text):
+        return WORD_TOKEN.findall(text)
+    import jieba
+
+    quiet_jieba()
+    return [word for word in jieba.cut(text) if WORD_TOKEN.fullmatch(word)]
+
+
+def chinese_names(text: str) -> list[str]:
+    """Titles in 《》 and the names jieba tags (people, places, organisations), two characters or more."""
+    import jieba.posseg
+
+    quiet_jieba()
+    names = BOOK_TITLE.findall(text)
+    plain = BOOK_TITLE.sub("，", text)
+    names.extend(pair.word for pair in jieba.posseg.cut(plain) if pair.flag in ZH_NAME_TAGS and len(pair.word) >= 2)
+    return names

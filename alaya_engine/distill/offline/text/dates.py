@@ -22,14 +22,18 @@ RELATIVE_DATE = re.compile(
     r")\b(?P<possessive>'s)?",
     re.IGNORECASE,
 )
-ZH_RELATIVE_DATE = re.compile(r"前天|昨天|昨晚|今天|今晚|明天|后天|上周[一二三四五六日天]?|下周[一二三四五六日天]?"
-                              r"|上个月|下个月|去年|明年")
+ZH_RELATIVE_DATE = re.compile(r"前天|昨天|昨晚|今天|今晚|明天|后天|(?:上|下|这|本)个?周末|上周[一二三四五六日天]?"
+                              r"|下周[一二三四五六日天]?|上个月|下个月|去年|明年")
 ZH_WEEKDAY = "一二三四五六日"
 SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
 
 
 def long_date(day: date) -> str:
     return f"{day.day} {day:%B %Y}"
+
+
+def chinese_long_date(day: date) -> str:
+    return f"{day.year}年{day.month}月{day.day}日"
 
 
 def resolve_dates(text: str, today: date) -> tuple[str, list[str]]:
@@ -162,6 +166,9 @@ def _chinese_date(phrase: str, today: date) -> str:
         return f"{_shift_month(today, -1 if phrase == '上个月' else 1):%Y-%m}"
     if phrase in ("去年", "明年"):
         return str(today.year + (-1 if phrase == "去年" else 1))
+    if phrase.endswith("周末"):
+        step = {"上": -1, "下": 1}.get(phrase[0], 0)
+        return f"{(today + timedelta(days=5 - today.weekday(), weeks=step)).isoformat()} 那个周末"
     step = -1 if phrase.startswith("上") else 1
     if len(phrase) == 3:
         weekday = ZH_WEEKDAY.index("日" if phrase[2] == "天" else phrase[2])

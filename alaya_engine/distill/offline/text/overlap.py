@@ -31,3 +31,8 @@ def overlap(first: set[str], second: set[str]) -> float:
     if not first or not second:
         return 0.0
     return len(first & second) / min(len(first), len(second))
+
+
+def shared_weight(first: set[str], second: set[str]) -> float:
+    """How many words two texts share, a CJK pair counting half (two characters are less than a word)."""
+    return sum(0.5 if CJK.search(word) else 1.0 for word in first & second)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .chinese import CJK, is_chinese, quiet_jieba
+from .chinese import BOOK_TITLE, CJK, is_chinese, quiet_jieba
 
 CJK_WEIGHT = 7 / 3
 """A CJK character counts as 7/3 Latin ones, so 30 Chinese characters fill a 70-column title."""
@@ -21,12 +21,16 @@ Cutting before a reason ("…, because …") is preferred: a title names the thi
 PHRASE_CUT = 0.75
 WORD_CUT = 0.55
 CHINESE_WORD_CUT = 0.45
-PHRASE_STARTS = frozenset("in for with to at on by from during after before because while and but which that who "
+PHRASE_STARTS = frozenset("in for with at on by from during after before because while and but which that who "
                           "when where since until so as".split())
 TRAILING_WORDS = frozenset("a an the and or but of to in on at for with from by as is are was were so that "
                            "which this its their his her my your our than then into will be been has have had can "
                            "could would should not very more most between about over under after before during "
                            "without within through like just also instead too again now here there".split())
+ZH_TRAILING = re.compile(r"[的地得了着过和跟与及或在把被对给向从是就也还都又很太更最而但]|以及|或者|但是|而且|"
+                         r"因为|所以|如果|虽然|一起|[一两几这那每某][个场部本次件只位首道种些条张家款]?")
+"""Chinese words a title cannot end on: particles, prepositions, conjunctions, a number or 'this' without its noun."""
+PUNCTUATION = "。.！!？?:：;；，,、()（）“”\"' "
 PARENTHETICAL = re.compile(r"\s+\([^()]*\)|\s*（[^（）]*）")
 NEW_CLAUSE = re.compile(r"\s*(?:I|he|she|we|they|it|my|his|her|our|their|[A-Z][\w-]*(?:'s)?)\b")
 
@@ -108,29 +112,40 @@ def _trim_end(text: str) -> str:
 def _cut_words(text: str, limit: float) -> tuple[str, bool]:
     """Cut at the last whole word (or jieba word) that fits, before a preposition if one is near the end.
 
-    Also says whether the cut fell before a phrase ("… store | in hopes of …"), which reads better.
+    Also says whether the cut fell before a phrase ("… store | in hopes of …"), which reads better. The cut
+    never ends on a word that needs what follows ("the", "of", 的, 一场).
     """
-    if is_chinese(text):
-        import jieba
-
-        quiet_jieba()
-        tokens = list(jieba.cut(text))
-    else:
-        tokens = re.findall(r"\S+\s*", text)
-    kept = ""
-    phrase_end = ""
+    tokens = _chinese_tokens(text) if is_chinese(text) else re.findall(r"\S+\s*", text)
+    kept: list[str] = []
+    phrase_end = 0
     next_token = ""
     for token in tokens:
-        if title_width(kept + token) > limit:
+        if title_width("".join(kept) + token) > limit:
             next_token = token
             break
-        if token.strip().lower() in PHRASE_STARTS and title_width(kept) >= limit * 0.55:
-            phrase_end = kept
-        kept += token
+        if token.strip().lower() in PHRASE_STARTS and title_width("".join(kept)) >= limit * 0.55:
+            phrase_end = len(kept)
+        kept.append(token)
     at_phrase = next_token.strip().lower() in PHRASE_STARTS or bool(phrase_end)
     if at_phrase and next_token.strip().lower() not in PHRASE_STARTS:
-        kept = phrase_end
-    words = kept.rstrip().split(" ")
-    while len(words) > 1 and words[-1].lower().strip(",.;:") in TRAILING_WORDS:
-        words.pop()
-    return " ".join(words).rstrip("。.！!？?:：;；，,、(（"), at_phrase
+        kept = kept[:phrase_end]
+    while len(kept) > 1 and _dangles(kept[-1]):
+        kept.pop()
+    return "".join(kept).rstrip().rstrip("。.！!？?:：;；，,、(（"), at_phrase
+
+
+def _dangles(token: str) -> bool:
+    """A token a title cannot end on: punctuation, "the", "of", 的, 一场."""
+    word = token.strip().lower()
+    return not word.strip(PUNCTUATION) or word.strip(",.;:") in TRAILING_WORDS or bool(ZH_TRAILING.fullmatch(word))
+
+
+def _chinese_tokens(text: str) -> list[str]:
+    """jieba words, with each 《title》 kept whole so no cut falls inside one."""
+    import jieba
+
+    quiet_jieba()
+    tokens: list[str] = []
+    for piece in re.split(f"({BOOK_TITLE.pattern})", text):
+        tokens.extend([piece] if BOOK_TITLE.fullmatch(piece) else jieba.cut(piece))
+    return tokens

@@ -1,0 +1,156 @@
+"""The offline distiller on everyday chat with an AI companion, in Chinese and English: personal facts, what the
+assistant recommended and pasted documents become cards; greetings, thanks and "As an AI…" do not."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from alaya_engine.distill.offline import OfflineDistiller, text
+from alaya_engine.domain import Session, Turn
+from alaya_engine.raw.formats import parse_session_bytes
+
+APRIL_27_2023 = 1682553600000  # a Thursday, 00:00 UTC
+DEMO_SESSIONS = Path(__file__).parents[1] / "alaya_engine" / "demo" / "sessions"
+
+
+def chat(person: str, lines: list[str], session_id: str = "chat") -> Session:
+    """Alternating person / AI turns, as an AI-companion app exports them."""
+    turns = [Turn(role="user" if index % 2 == 0 else "assistant", content=line,
+                  extra={"speaker": person if index % 2 == 0 else "AI"}) for index, line in enumerate(lines)]
+    return Session(id=session_id, timestamp=APRIL_27_2023, turns=turns)
+
+
+def chinese_chat() -> Session:
+    return chat("李雷", [
+        "你好，我叫李雷，很高兴认识你。",
+        "你好，李雷！我是你的AI伴侣，很高兴认识你。今天过得怎么样？",
+        "上周末我和女朋友去了一次黄山，拍了很多日出的照片。",
+        "听起来真棒！你平时还有什么爱好吗？",
+        "我喜欢下围棋和读科幻小说，下个月我打算去参加一个围棋比赛。",
+        "作为一个AI，我没有兴趣爱好。不过我推荐你读一读刘慈欣的《三体》，这部小说的想象力非常震撼。",
+        "好的，谢谢你的建议。",
+        "不客气，祝你比赛顺利！",
+    ], "zh-chat")
+
+
+def english_chat() -> Session:
+    return chat("Sunny", [
+        "Hi, I'm Sunny, nice to meet you!",
+        "Hi Sunny, I'm your AI companion. How was your day?",
+        "Last weekend I went hiking at Yosemite with my sister and we camped by the river.",
+        "That sounds wonderful! What else do you enjoy?",
+        "I love baking sourdough bread, and next month I'm planning to take a pastry class in Lyon.",
+        "As an AI language model, I don't eat bread. I recommend the book Flour Water Salt Yeast by Ken Forkish, "
+        "which explains long fermentation step by step.",
+        "Thanks for the suggestion!",
+        "You're welcome, have a good evening!",
+    ], "en-chat")
+
+
+def distill(session: Session, **options):
+    return OfflineDistiller(**options).distill(session)
+
+
+def card_with(result, needle: str):
+    matches = [card for card in result.cards if needle in card.title + card.content]
+    assert matches, f"no card mentions {needle!r}: {[card.title for card in result.cards]}"
+    return matches[0]
+
+
+# ---------------------------------------------------------------- personal facts, both languages
+
+
+def test_chinese_facts_become_dated_third_person_cards():
+    session = chinese_chat()
+    result = distill(session)
+    assert session.tokens < 200, "everyday chat is short: the length floor must not drop it"
+    trip = card_with(result, "黄山")
+    assert trip.title.startswith("李雷") and "（2023-04-22 那个周末）" in trip.title, trip.title
+    assert "李雷和女朋友去了一次黄山" in trip.content and "我" not in trip.content
+    assert "（李雷，2023年4月27日与AI聊天时说的。）" in trip.content
+    assert trip.turns == [2] or 2 in trip.turns
+    plans = card_with(result, "围棋比赛")
+    assert "李雷喜欢下围棋和读科幻小说" in plans.content and "下个月（2023-05）" in plans.content
+    assert "李雷" in plans.tags
+
+
+def test_english_facts_become_dated_third_person_cards():
+    result = distill(english_chat())
+    trip = card_with(result, "Yosemite")
+    assert "Sunny went hiking at Yosemite with Sunny's sister" in trip.content
+    assert "weekend of 22 April 2023" in trip.content
+    baking = card_with(result, "sourdough")
+    assert "Sunny loves baking sourdough bread" in baking.content and "in May 2023" in baking.content
+
+
+def test_assistant_recommendations_become_cards_without_boilerplate():
+    for session, book, boilerplate in ((chinese_chat(), "《三体》", "作为一个AI"),
+                                       (english_chat(), "Flour Water Salt Yeast", "As an AI")):
+        result = distill(session)
+        advice = card_with(result, book)
+        assert advice.title.startswith("AI"), advice.title
+        assert 5 in advice.turns and 4 in advice.turns, "the advice and the turn it answered are its context"
+        assert not any(boilerplate.lower() in (card.title + card.content).lower() for card in result.cards)
+
+
+def test_greetings_and_thanks_make_no_cards():
+    for session in (chinese_chat(), english_chat()):
+        result = distill(session)
+        used = {index for card in result.cards for index in card.turns}
+        assert not {0, 6, 7} & used, [(card.title, card.turns) for card in result.cards]
+
+
+def test_short_small_talk_is_still_skipped_and_says_why():
+    result = distill(chat("李雷", ["你好！", "你好，很高兴认识你！", "谢谢，再见！", "再见，晚安！"]))
+    assert result.cards == [] and "below distill.min_session_tokens" in result.skipped_reason
+
+
+def test_a_pasted_document_is_kept_as_written():
+    article = ("Sourdough starter care\n\n"
+               "A starter is a culture of wild yeast and lactic acid bacteria. It needs flour and water every day "
+               "at room temperature. Feed it at a one to one ratio by weight. Discard half before each feeding. "
+               "A healthy starter doubles within six hours and smells pleasantly sour. Store it in the fridge "
+               "when you bake once a week, and feed it weekly. Hooch on top means it is hungry, not dead.")
+    result = distill(chat("Sunny", ["Here are my notes, keep them for me:\n\n" + article, "Got it."]))
+    document = card_with(result, "Discard half before each feeding")
+    assert document.title.startswith("Sunny shared:") and document.turns == [0]
+
+
+# ---------------------------------------------------------------- the rewrite leaves names alone
+
+
+def test_names_and_identifiers_with_a_capital_i_survive_the_rewrite():
+    said = ["Yesterday I mailed Form I-130 for my wife, then I drove the I-95 home.",
+            "Sounds like a long day! What are you reading?",
+            "I started a biography of Richard I, and my old laptop with slow I/O still runs the e-reader.",
+            "Nice choice."]
+    turns = [Turn(role="user" if index % 2 == 0 else "assistant", content=line,
+                  extra={"speaker": "Ann" if index % 2 == 0 else "Bob"}) for index, line in enumerate(said)]
+    result = distill(Session(id="names", timestamp=APRIL_27_2023, turns=turns))
+    everything = " ".join(card.title + " " + card.content for card in result.cards)
+    for name in ("Form I-130", "I-95", "Richard I", "I/O"):
+        assert name in everything, everything
+    assert "Ann mailed Form I-130 for Ann's wife" in everything
+    assert not re.search(r"Form Ann|Richard Ann|Ann/O|Ann-95", everything)
+
+
+# ---------------------------------------------------------------- agent sessions and titles
+
+
+def test_agent_cards_do_not_share_a_copied_problem_paragraph():
+    problems_seen = 0
+    for path in sorted(DEMO_SESSIONS.iterdir()):
+        result = distill(parse_session_bytes(path.read_bytes(), 10**8))
+        problems = [paragraph for card in result.cards for paragraph in card.content.split("\n\n")
+                    if paragraph.startswith(("**Problem:**", "**问题:**"))]
+        problems_seen += len(problems)
+        assert len(problems) == len(set(problems)), f"{path.name}: {problems}"
+    assert problems_seen >= 5, "the first card of an incident still states its problem"
+
+
+def test_chinese_titles_end_at_a_word_and_never_inside_a_book_title():
+    cut = text.shorten("如果你喜欢悬疑小说我推荐你看一下《福尔摩斯探案集》这是一本非常棒的侦探小说情节紧凑推理精彩", 56)
+    assert "《" not in cut or "》" in cut, cut
+    long = text.shorten("李雷跟李雷的朋友一起去看了一场电影感觉非常愉快而且画面很美主题也非常深刻", 50)
+    assert text.title_width(long) <= 50 and not long.endswith(("的", "一场", "了", "和")), long
