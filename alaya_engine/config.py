@@ -66,6 +66,7 @@ DEFAULTS: dict[str, Any] = {
         "hybrid": True,
         "include_sessions": True,
         "lexical_weight": 0.5,
+        "lexical_floor": 1.5,
     },
     "introspect": {
         "schedule": "0 */4 * * *",
@@ -109,7 +110,7 @@ MINIMUMS = {
     "distill.timeout_s": 0.01,
     "recall.vector_top_k": 1, "recall.graph_expand_depth": 0, "recall.min_similarity": -1,
     "recall.min_rel_similarity": -1, "recall.max_results": 1, "recall.alpha": 0, "recall.beta": 0, "recall.gamma": 0,
-    "recall.lexical_weight": 0,
+    "recall.lexical_weight": 0, "recall.lexical_floor": 0,
     "introspect.consolidate_threshold": 0, "introspect.forget_threshold": 0, "introspect.forget_days": 0,
     "introspect.llm_merges_per_run": 0,
     "ingest.max_file_mb": 1, "server.idle_timeout": 0, "server.start_timeout": 0.01, "lock.wait_seconds": 0,

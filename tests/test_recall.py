@@ -10,6 +10,7 @@ from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
 from alaya_engine.errors import AlayaError
 from alaya_engine.recall.index import CardIndex
+from alaya_engine.recall.lexical import LexicalFusion
 from alaya_engine.recall.query import build_query
 from alaya_engine.recall.relation_space import RelationSpace
 from alaya_engine.recall.run import run_recall
@@ -19,7 +20,7 @@ DIM = 512
 SCHEMA = json_schema("recall")
 SETTINGS = {"alpha": 0.5, "beta": 0.3, "gamma": 0.2, "min_similarity": 0.25, "min_rel_similarity": 0.3,
             "vector_top_k": 20, "graph_expand_depth": 1, "max_results": 10, "hybrid": True,
-            "include_sessions": True, "lexical_weight": 0.5}
+            "include_sessions": True, "lexical_weight": 0.5, "lexical_floor": 1.5}
 
 
 def basis(index: int) -> np.ndarray:
@@ -125,6 +126,7 @@ def test_a_cold_card_found_by_full_text_is_ranked_by_its_title(memory):
     memory.vectors().upsert_cards([cold], basis(DIM - 2)[None, :])
     memory.vectors().drop_vectors(["E"])
     memory.vectors().refresh_full_text_index()
+    memory.config["recall"]["lexical_floor"] = 0.0  # the only hit then counts as exact, whatever its score
     found = by_id(memory.recall({"text": "容器内存溢出", "depth": 0}).to_json())
     embedded = memory.embedder().embed(["title of E", "容器内存溢出"])
     assert found["E"]["tier"] == "COLD" and found["E"]["depth"] == 0
@@ -173,3 +175,12 @@ def test_free_text_is_split_into_concepts():
     assert query.concepts == ["Gateway 重启，Telegram 消息丢失; plugins.allow", "Gateway 重启", "Telegram 消息丢失",
                               "plugins.allow"]
     assert build_query({"text": "why did nginx return 502"}, SETTINGS).concepts == ["why did nginx return 502"]
+
+
+def test_lexical_share_is_relative_to_the_best_hit_but_never_to_a_weak_one():
+    fusion = LexicalFusion.for_query("gateway restart telegram", {"lexical_weight": 0.5, "lexical_floor": 1.5})
+    assert fusion.floor == 4.5
+    assert fusion.shares({"a": 9.0, "b": 3.0}) == {"a": 1.0, "b": 1 / 3}
+    assert fusion.shares({"a": 3.0}) == {"a": 3.0 / 4.5}  # only common words matched: not an exact match
+    assert fusion.distance(0.6, 1.0) == pytest.approx(0.3) and fusion.distance(0.6, 0.0) == 0.6
+    assert LexicalFusion(0.5, 0.0).shares({}) == {}

@@ -154,6 +154,7 @@ def test_windows_beyond_the_ingest_budget_are_found_by_words_and_embedded_by_dis
     store = engine.turn_windows()
     assert store.index([session], engine.embedder().embed, budget=1) == 3 and store.pending() == 2
     assert len(engine.turn_index().store.active_vectors()[0]) == 1
+    engine.config["recall"]["lexical_floor"] = 0.0  # the one hit counts as exact: distance (1 - 0)(1 - 0.5 · 1)
     found = windows_of(engine.recall({"text": "香山"}).to_json())
     assert found[0]["turn_range"] == [3, 5] and found[0]["concept_distance"] == pytest.approx(0.5, abs=1e-3)
     assert engine.distill().to_json()["windows_embedded"] == 2

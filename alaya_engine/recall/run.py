@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import AlayaError
 from ..raw.windows import parse_window_id
+from .lexical import LexicalFusion
 from .navigate import Reach, expand, h_distance
 from .query import RecallQuery
 from .result import Explorable, RecallNode, RecallResult
-from .turns import TurnSearch, fused_distance, lexical_shares
+from .turns import TurnSearch
 
 COLD_SIMILARITY_SHARE = 0.5
 """A COLD card reached through the graph counts as this share of its via's similarity to the concepts: measured
@@ -60,14 +61,15 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
             return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
                                                                "sessions first", timings_ms=clock.laps)
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
-    window_distances = {} if turns is None else turns.distances(
-        queries, query.top_k, settings["min_similarity"], settings["lexical_weight"])
+    fusion = LexicalFusion.for_query(query.text or " ".join(query.concepts), settings)
+    window_distances = {} if turns is None else turns.distances(queries, query.top_k, settings["min_similarity"],
+                                                                fusion)
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])
     distances = _concept_distances(reached, queries, graph, index, embedder)
     if full_text is not None:
-        lexical = lexical_shares(full_text.result())
-        distances = {card_id: fused_distance(distance, lexical.get(card_id, 0.0), settings["lexical_weight"])
+        lexical = fusion.shares(full_text.result())
+        distances = {card_id: fusion.distance(distance, lexical.get(card_id, 0.0))
                      for card_id, distance in distances.items()}
     if query.from_nodes:
         for card_id in query.from_nodes:

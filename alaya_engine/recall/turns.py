@@ -1,21 +1,11 @@
-"""Windows of raw turns as recall units, and the lexical share of every unit's concept distance.
+"""Windows of raw turns as recall units.
 
 A question whose answer no card holds must still find it in L3: windows of
 consecutive raw turns (:mod:`alaya_engine.raw.windows`) are searched like
 cards — resident vectors plus full-text search — and compete with cards on the
-same h-distance. A window is a seed (depth 0, no relation), so its h is
-``α · concept_distance``, as a card found by search has.
-
-Concept distance, for cards and windows alike, fuses the cosine with the
-unit's BM25 score (the full-text search's, divided by the best score of this
-query in that index, so 0..1)::
-
-    concept_distance = (1 − cos) · (1 − λ · lexical)        λ = recall.lexical_weight
-
-A unit no full-text search found keeps its cosine distance, so the verdict's
-thresholds keep their meaning; an exact name, identifier or date closes up
-to λ of the remaining gap. The weight was tuned on whole categories of LoCoMo
-and MemoryBank (docs/benchmarks.md).
+same h-distance, their concept distance fused with their BM25 score as a
+card's is (:mod:`.lexical`). A window is a seed (depth 0, no relation), so its
+h is ``α · concept_distance``, as a card found by search has.
 """
 
 from __future__ import annotations
@@ -23,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .lexical import LexicalFusion
 from .result import RecallNode
 
 if TYPE_CHECKING:
@@ -37,16 +28,6 @@ WINDOW_KIND = "session_turns"
 WINDOW_TIER = "RAW"
 
 
-def lexical_shares(hits: dict[str, float]) -> dict[str, float]:
-    """Each hit's BM25 score as a share of the best one."""
-    best = max(hits.values(), default=0.0)
-    return {unit_id: score / best for unit_id, score in hits.items()} if best > 0 else {}
-
-
-def fused_distance(cosine_distance: float, lexical: float, weight: float) -> float:
-    return cosine_distance * (1.0 - weight * lexical)
-
-
 @dataclass
 class TurnSearch:
     """What a recall needs to search the windows: their resident vectors, their store, and the full-text
@@ -57,12 +38,12 @@ class TurnSearch:
     full_text: "Future[dict[str, float]] | None"
 
     def distances(self, queries: "np.ndarray", top_k: int, min_similarity: float,
-                  lexical_weight: float) -> dict[str, float]:
+                  fusion: LexicalFusion) -> dict[str, float]:
         """Concept distance of every window found by vector or full-text search."""
         import numpy as np
 
         hits = self.full_text.result() if self.full_text is not None else {}
-        lexical = lexical_shares(hits)
+        lexical = fusion.shares(hits)
         found = list(dict.fromkeys(self.index.vector_search(queries, top_k, min_similarity) + list(hits)))
         if not found or not len(queries):
             return {}
@@ -70,7 +51,7 @@ class TurnSearch:
         matrix = np.vstack([vector if (vector := self.index.vector_of(window_id)) is not None else missing
                             for window_id in found])
         similarities = (matrix @ np.asarray(queries, dtype=matrix.dtype).T).max(axis=1).tolist()
-        return {window_id: fused_distance(max(0.0, 1.0 - similarity), lexical.get(window_id, 0.0), lexical_weight)
+        return {window_id: fusion.distance(max(0.0, 1.0 - similarity), lexical.get(window_id, 0.0))
                 for window_id, similarity in zip(found, similarities)}
 
     def nodes(self, chosen: dict[str, tuple[float, float]]) -> dict[str, RecallNode]:

@@ -26,6 +26,7 @@ from alaya_engine.domain import estimate_tokens
 from alaya_engine.paths import Layout
 from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.recall import run as recall_run
+from alaya_engine.recall.lexical import LexicalFusion
 from alaya_engine.terms import term_list
 
 from . import locomo, memorybank
@@ -46,8 +47,6 @@ class Candidate:
     bm25: float
     turns: frozenset[TurnKey]
     tokens: int
-    lexical: float = 0.0
-    """The lexical share under the setting being replayed."""
 
 
 @dataclass
@@ -61,16 +60,11 @@ class Captured:
 @dataclass(frozen=True)
 class Setting:
     lexical_weight: float
-    window_penalty: float = 0.0
-    session_cap: int = 0
-    """At most this many windows of one session (0: no cap)."""
-    lexical_floor: float = 0.0
-    """BM25 over the larger of this and the best score of the query: 0 is purely relative (the best hit always
-    counts 1); a floor keeps a query whose best hit is weak (common words only) from counting it as exact."""
+    lexical_floor: float
+    """Per distinct query term, as ``recall.lexical_floor``."""
 
     def label(self) -> str:
-        cap = f" cap {self.session_cap}" if self.session_cap else ""
-        return f"λ {self.lexical_weight:g} floor {self.lexical_floor:g} window+{self.window_penalty:g}{cap}"
+        return f"lexical_weight {self.lexical_weight:g} floor {self.lexical_floor:g}"
 
 
 class _Capture:
@@ -132,30 +126,26 @@ def capture(haystack: Haystack, home: Path, model_cache: Path | None) -> list[Ca
 
 
 def replay(item: Captured, setting: Setting, weights=(0.5, 0.3, 0.2)) -> list[Candidate]:
-    """The ten units recall would return under ``setting`` (the ranking of ``run._merge``)."""
+    """The ten units recall would return under ``setting``: the fusion of :mod:`alaya_engine.recall.lexical`,
+    h as :mod:`alaya_engine.recall.navigate` computes it, the overlap rule of ``run._merge``."""
     alpha, beta, gamma = weights
-    chosen, spans = [], []
-    for kind_is_window in (False, True):
-        hits = [c.bm25 for c in item.candidates if c.is_window == kind_is_window]
-        best = max(hits + [setting.lexical_floor])
-        for candidate in item.candidates:
-            if candidate.is_window == kind_is_window:
-                candidate.lexical = candidate.bm25 / best if best > 0 else 0.0
+    fusion = LexicalFusion(setting.lexical_weight, setting.lexical_floor * item.query_terms)
+    shares = {}
+    for is_window in (False, True):  # each index's scores are relative to its own best hit
+        hits = {c.unit_id: c.bm25 for c in item.candidates if c.is_window == is_window and c.bm25}
+        shares.update(fusion.shares(hits))
     scored = []
     for candidate in item.candidates:
-        distance = candidate.cosine_distance * (1 - setting.lexical_weight * candidate.lexical)
+        distance = fusion.distance(candidate.cosine_distance, shares.get(candidate.unit_id, 0.0))
         h = alpha * distance + beta * candidate.relation_distance + gamma * 0.1 * candidate.depth
-        if candidate.is_window:
-            h += setting.window_penalty
         scored.append((round(h, 4), candidate.unit_id, candidate))
     scored.sort(key=lambda row: row[:2])
+    chosen, spans = [], []
     for _, _, candidate in scored:
         if len(chosen) == TOP:
             break
         span = parse_window_id(candidate.unit_id) if candidate.is_window else None
         if span and any(span[0] == other[0] and span[1] <= other[2] and other[1] <= span[2] for other in spans):
-            continue
-        if span and setting.session_cap and sum(other[0] == span[0] for other in spans) >= setting.session_cap:
             continue
         chosen.append(candidate)
         if span:
@@ -185,8 +175,8 @@ def haystacks(quick: bool, only: list[str] | None = None) -> list[Haystack]:
     return chosen
 
 
-SETTINGS = [Setting(weight, 0.0, cap, floor) for weight, cap, floor in itertools.product(
-    (0.0, 0.25, 0.5, 0.75), (0, 2, 3), (0.0, 5.0, 10.0, 20.0))]
+SETTINGS = [Setting(weight, floor) for weight, floor in itertools.product(
+    (0.0, 0.25, 0.4, 0.5, 0.6, 0.75), (0.0, 0.5, 1.0, 1.5, 2.0, 3.0))]
 
 
 def main() -> None:
