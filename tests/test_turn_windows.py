@@ -167,3 +167,22 @@ def test_a_window_cannot_be_navigated_from(home, tmp_path):
     engine.ingest([str(chat_session(tmp_path / "in"))])
     with pytest.raises(Exception, match="window of raw turns"):
         engine.recall({"from_nodes": ["chat-1:turns:0-2"]})
+
+
+def test_vectors_committed_between_the_count_and_the_scan_are_read_whole():
+    """The resident reload counts rows, then scans; an ingest committing in between makes the scan longer
+    (the owner server's reload failed with 'could not broadcast (147,512) into (144,512)')."""
+    import numpy as np
+    import pyarrow as pa
+
+    from alaya_engine.vectors.store import read_matrix
+
+    def batch(start: int, rows: int) -> pa.RecordBatch:
+        vectors = np.arange(start * 2, (start + rows) * 2, dtype=np.float32)
+        return pa.record_batch([pa.array([f"w{n}" for n in range(start, start + rows)]),
+                                pa.FixedSizeListArray.from_arrays(pa.array(vectors), 2)], names=["id", "vector"])
+
+    ids, matrix = read_matrix([batch(0, 3), batch(3, 4)], 5, 2)
+    assert ids == [f"w{n}" for n in range(7)] and matrix.shape == (7, 2) and matrix[6].tolist() == [12.0, 13.0]
+    ids, matrix = read_matrix([batch(0, 2)], 5, 2)
+    assert ids == ["w0", "w1"] and matrix.shape == (2, 2)

@@ -337,15 +337,9 @@ class VectorStore:
         Read batch by batch into one preallocated array: a whole-table read followed by ``_matrix`` held the
         vectors twice (+430 MB at 100k cards, most of it kept by the allocators afterwards).
         """
-        import numpy as np
-
         table = self.table(CARD_VECTORS)
-        matrix = np.empty((table.count_rows(), self.dimension), dtype=np.float32)
-        ids: list[str] = []
-        for batch in table.search().select(["id", "vector"]).limit(None).to_batches():
-            matrix[len(ids):len(ids) + batch.num_rows] = float_rows(batch.column("vector"), self.dimension)
-            ids.extend(batch.column("id").to_pylist())
-        return ids, matrix[:len(ids)]
+        return read_matrix(table.search().select(["id", "vector"]).limit(None).to_batches(), table.count_rows(),
+                           self.dimension)
 
     def _scan(self, name: str, columns: list[str]):
         """Some columns of every row of a table, in table order (``to_arrow`` reads every column)."""
@@ -367,6 +361,23 @@ class VectorStore:
             "by_tier": {tier: meta.count_rows(f"tier = '{tier}'") for tier in TIERS},
             "relations": self.table(RELATIONS).count_rows(),
         })
+
+
+def read_matrix(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndarray"]:
+    """Ids and vectors of ``batches`` (``id``, ``vector``) in one array allocated for ``rows``, the count taken
+    just before the scan. A commit between the count and the scan (recall reloads outside the step lock while
+    an ingest writes) can make the scan longer: the array then grows by what is missing, once."""
+    import numpy as np
+
+    matrix = np.empty((rows, dimension), dtype=np.float32)
+    ids: list[str] = []
+    for batch in batches:
+        end = len(ids) + batch.num_rows
+        if end > len(matrix):
+            matrix = np.concatenate([matrix[:len(ids)], np.empty((end - len(ids), dimension), np.float32)])
+        matrix[len(ids):end] = float_rows(batch.column("vector"), dimension)
+        ids.extend(batch.column("id").to_pylist())
+    return ids, matrix[:len(ids)]
 
 
 def float_rows(vectors, dimension: int) -> "np.ndarray":

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..terms import search_terms
 from .full_text import FullTextSearch
-from .store import float_rows
+from .store import read_matrix
 from .versions import TableVersions
 
 if TYPE_CHECKING:
@@ -186,15 +186,9 @@ class TurnWindowStore:
     def active_vectors(self) -> tuple[list[str], "np.ndarray"]:
         """Every embedded window's id and vector: all of them are held in memory (the README's benchmarks give
         the cost per 1,000 sessions)."""
-        import numpy as np
-
         table = self.table()
-        matrix = np.empty((table.count_rows("embedded"), self.dimension), dtype=np.float32)
-        ids: list[str] = []
-        for batch in table.search().where("embedded").select(["id", "vector"]).limit(None).to_batches():
-            matrix[len(ids):len(ids) + batch.num_rows] = float_rows(batch.column("vector"), self.dimension)
-            ids.extend(batch.column("id").to_pylist())
-        return ids, matrix[:len(ids)]
+        return read_matrix(table.search().where("embedded").select(["id", "vector"]).limit(None).to_batches(),
+                           table.count_rows("embedded"), self.dimension)
 
     def windows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The rows (without vector and terms) of these windows."""
