@@ -416,11 +416,12 @@ class Engine:
         return self._turn_windows
 
     def turn_index(self):
-        """The resident window vectors (reloaded only when the window table changes)."""
-        from .recall.index import CardIndex
+        """The resident window vectors (reloaded only when the window table changes; in the background when
+        large)."""
+        from .recall.index import EXACT_SEARCH_ROWS, CardIndex
 
         if self._turn_index is None:
-            self._turn_index = CardIndex(self.turn_windows())
+            self._turn_index = CardIndex(self.turn_windows(), background_above=EXACT_SEARCH_ROWS)
         return self._turn_index
 
     def card_index(self):

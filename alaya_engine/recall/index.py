@@ -51,6 +51,8 @@ THRESHOLD_MARGIN = 1.25
 """The threshold lets this many times the wanted candidates pass, so the sample's error rarely leaves too few."""
 BLOCK_ROWS = 1024
 """Rows scored against every concept before the next block, so a block is read from memory once."""
+RELOAD_PAUSE = 10
+"""A background reload waits this many times the last one's duration before the next (a tenth of a core)."""
 log = logging.getLogger(__name__)
 
 
@@ -60,15 +62,23 @@ class CardIndex:
     A load is swapped in as one :class:`ResidentVectors`, so a recall on another thread of the owner server
     always sees ids, matrix and projection of the same load; :meth:`refresh` runs outside the store's step lock,
     so a reload (~1 s at 100k cards) never holds up a long job's next step.
+
+    With ``background_above`` (the window index), a table of more rows than that is reloaded on a thread of its
+    own, at most once per ``RELOAD_PAUSE`` times the last load's duration, while recalls go on with the previous
+    load: an ingest commits windows session by session, and reloading 200k windows in every recall during one
+    took recalls from 60 ms to 2 s. Windows added meanwhile are still found by full-text search; windows gone
+    are skipped when read.
     """
 
-    def __init__(self, vectors: "VectorStore"):
+    def __init__(self, vectors: "VectorStore", background_above: int | None = None):
         import threading
 
         self.store = vectors
         self.resident = ResidentVectors([], None)
         self._version: int | None = None
         self._loading = threading.Lock()
+        self._background_above = background_above
+        self._next_background = 0.0
 
     @property
     def ids(self) -> list[str]:
@@ -76,11 +86,36 @@ class CardIndex:
 
     def refresh(self) -> None:
         """Reload the matrix if the vector table changed since the last load."""
+        import threading
+        import time
+
+        version = self.store.vectors_version()
+        if version == self._version:
+            return
+        if self._background_above is not None and len(self.resident.ids) > self._background_above:
+            if time.monotonic() >= self._next_background and self._loading.acquire(blocking=False):
+                threading.Thread(target=self._reload_in_background, args=(version,), name="alaya-reload",
+                                 daemon=True).start()
+            return
         with self._loading:
-            version = self.store.vectors_version()
             if version != self._version:
-                self.load(*self.store.active_vectors())
-                self._version = version
+                self._load_version(version)
+
+    def _load_version(self, version: int) -> None:
+        self.load(*self.store.active_vectors())
+        self._version = version
+
+    def _reload_in_background(self, version: int) -> None:
+        import time
+
+        started = time.monotonic()
+        try:
+            self._load_version(version)
+        except Exception:  # the previous load stays in use; the next refresh tries again
+            log.exception("reloading resident vectors failed")
+        finally:
+            self._next_background = time.monotonic() + RELOAD_PAUSE * (time.monotonic() - started)
+            self._loading.release()
 
     def load(self, ids: list[str], matrix: "np.ndarray") -> None:
         """Make these the resident vectors."""

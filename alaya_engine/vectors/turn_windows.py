@@ -151,17 +151,20 @@ class TurnWindowStore:
         return done
 
     def refresh_full_text_index(self) -> None:
-        """Build the index once; later fold new rows into it (they are searchable before that too)."""
+        """Build the indexes once — full text over ``terms``, a B-tree over ``id`` (reading the ten windows a
+        recall returns scanned every row without it: 16 ms at 200k windows) — and later fold new rows into them
+        (they are searchable and readable before that too)."""
         table = self.table()
         if not table.count_rows():
             return
         if self._has_index():
             table.optimize()
         else:
-            from lancedb.index import FTS
+            from lancedb.index import FTS, BTree
 
             table.create_index("terms", config=FTS(base_tokenizer="whitespace", lower_case=True, stem=True,
                                                    remove_stop_words=True, ascii_folding=True))
+            table.create_index("id", config=BTree())
             self._indexed = True
 
     # Reading -------------------------------------------------------------------------------------------------------
