@@ -310,7 +310,8 @@ class Engine:
         store = self.turn_windows()
         if status == "unchanged" and store.count_of(session.id) == len(session_windows(session)):
             return None
-        written = store.index([session], self.embedder().embed, budget=max(0, budget), refresh=False)
+        written = store.index([session], self.embedder().embed, budget=max(0, budget), refresh=False,
+                              replacing=status != "ingested")
         return min(written, max(0, budget))
 
     def _ingest_one(self, graph: GraphStore, source: SessionSource, max_bytes: int, replace: bool,

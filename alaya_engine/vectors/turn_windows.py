@@ -80,21 +80,25 @@ class TurnWindowStore:
     # Writing -------------------------------------------------------------------------------------------------------
 
     def index(self, sessions: list["Session"], embed: Embed, progress: Progress = None,
-              budget: int | None = None, refresh: bool = True) -> int:
+              budget: int | None = None, refresh: bool = True, replacing: bool = True) -> int:
         """Make these sessions' windows exactly those of their current content; the first ``budget`` of them
         (all when None) are embedded now, the rest by :meth:`embed_pending`. ``refresh`` folds them into the
-        full-text index at the end (ingest does it once for all its sessions). Returns how many were written."""
+        full-text index at the end (ingest does it once for all its sessions); ``replacing`` false skips deleting
+        earlier windows of sessions that cannot have any (new to the store: a delete costs a table version).
+        Returns how many were written."""
         import numpy as np
 
-        from ..raw.windows import session_windows
+        from ..raw.windows import embedding_text, session_windows
 
         windows = [window for session in sessions for window in session_windows(session)]
         embedding = len(windows) if budget is None else min(budget, len(windows))
-        self.replace_sessions([session.id for session in sessions], [], np.zeros((0, self.dimension), np.float32))
+        if replacing:
+            self.replace_sessions([session.id for session in sessions], [], np.zeros((0, self.dimension), np.float32))
         for start in range(0, len(windows), EMBED_BATCH):
             batch = windows[start:start + EMBED_BATCH]
             now = batch[:max(0, embedding - start)]
-            vectors = embed([window.text for window in now]) if now else np.zeros((0, self.dimension), np.float32)
+            vectors = embed([embedding_text(window.text) for window in now]) if now \
+                else np.zeros((0, self.dimension), np.float32)
             waiting = np.zeros((len(batch) - len(now), self.dimension), np.float32)
             self.replace_sessions([], batch, np.vstack([vectors, waiting]), embedded=len(now))
             if progress:
@@ -137,12 +141,14 @@ class TurnWindowStore:
 
     def embed_pending(self, embed: Embed, progress: Progress = None) -> int:
         """Embed the windows an ingest left waiting; returns how many."""
+        from ..raw.windows import embedding_text
+
         total, done = self.pending(), 0
         while done < total:
             rows = self.table().search().where("NOT embedded").select(_READ + ["terms"]).limit(EMBED_BATCH).to_list()
             if not rows:
                 break
-            vectors = embed([row["text"] for row in rows])
+            vectors = embed([embedding_text(row["text"]) for row in rows])
             self.table().merge_insert("id").when_matched_update_all().execute(
                 [{**row, "vector": vector.tolist(), "embedded": True} for row, vector in zip(rows, vectors)])
             done += len(rows)
