@@ -18,7 +18,6 @@ seconds, so ``--quick`` runs it too.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,11 +28,11 @@ from alaya_engine.errors import AlayaError
 
 from .distill_speed import LOCOMO
 from .plan import Plan
+from .quality.memorybank import MEMORYBANK
 from .report import Row, skipped
 from .show_cards import load_session
 
 NAME = "distill_coverage"
-MEMORYBANK = Path(os.environ.get("ALAYA_MEMORYBANK", LOCOMO.parent / "memorybank"))
 
 
 @dataclass
