@@ -198,7 +198,7 @@ def introspect(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; write nothing.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Look after the memory (seed 4.7): distill new sessions, recompute temperatures and tiers, forget."""
+    """Look after the memory: distill new sessions, recompute temperatures and tiers, forget."""
     _show(_call(ctx, "introspect", {"steps": step or [], "dry_run": dry_run}, "Introspecting", as_json),
           as_json, "print_introspect")
 
@@ -302,7 +302,7 @@ def recall(
                                                           "(default: recall.include_sessions).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance (seed 4.4).
+    """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance.
 
     With nothing but --json on the command line, the request is read as JSON from stdin.
     """
@@ -325,7 +325,7 @@ def schema(
                                                             "(recall).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Show the data model: relation types (core and emergent), node types, or a JSON Schema (seed 4.5)."""
+    """Show the data model: relation types (core and emergent), node types, or a JSON Schema."""
     if json_schema:
         from .schemas import json_schema as load_schema
 
@@ -336,7 +336,7 @@ def schema(
 @app.command()
 def trace(ctx: typer.Context, card_id: Annotated[str, typer.Argument(help="A card id, e.g. from recall.")],
           as_json: JsonFlag = False) -> None:
-    """Trace a card back to its source sessions and the turns it came from (seed 4.6)."""
+    """Trace a card back to its source sessions and the turns it came from."""
     _show(_call(ctx, "trace", {"card_id": card_id}), as_json, "print_trace")
 
 
@@ -350,7 +350,7 @@ def link(
     weight: Annotated[float, typer.Option("--weight", help="Strength, 0–1.")] = 1.0,
     as_json: JsonFlag = False,
 ) -> None:
-    """Add a relation by hand (seed 4.8); symmetric relations get both directions."""
+    """Add a relation by hand; symmetric relations get both directions."""
     document = _call(ctx, "link", {"source": source, "target": target, "relation": rel, "reason": reason,
                                    "weight": weight})
     _show(document, as_json, "print_link")
@@ -364,7 +364,7 @@ def export(
                                                     "there is replaced.")] = None,
     as_json: JsonFlag = False,
 ) -> None:
-    """Export the store as Markdown cards (an Obsidian vault), graph.graphml (Gephi) and index.md (seed 4.10)."""
+    """Export the store as Markdown cards (an Obsidian vault), graph.graphml (Gephi) and index.md."""
     absolute = os.path.abspath(os.path.expanduser(out)) if out else None
     _show(_call(ctx, "export", {"out": absolute}, "Exporting", as_json), as_json, "print_export")
 
@@ -375,7 +375,7 @@ def import_memex(
     directory: Annotated[str, typer.Argument(metavar="DIR", help="The memex cards folder, e.g. ~/.memex/cards.")],
     as_json: JsonFlag = False,
 ) -> None:
-    """Import memex cards (Markdown + YAML front matter, [[wikilinks]]) as cards; re-running updates them (seed 5.3)."""
+    """Import memex cards (Markdown + YAML front matter, [[wikilinks]]) as cards; re-running updates them."""
     document = _call(ctx, "import_memex", {"path": os.path.abspath(os.path.expanduser(directory))}, "Importing",
                      as_json)
     _show(document, as_json, "print_import_memex")
@@ -389,7 +389,7 @@ def status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 
 @app.command()
 def verify(ctx: typer.Context, as_json: JsonFlag = False) -> None:
-    """Check that L3, L2 and L1 agree (seed 7.4); exit code 1 when any problem is found."""
+    """Check that L3, L2 and L1 agree; exit code 1 when any problem is found."""
     document = _call(ctx, "verify")
     _show(document, as_json, "print_verify")
     if not document["ok"]:
@@ -507,7 +507,7 @@ def rebuild(
 
 @app.command("rebuild-l1")
 def rebuild_l1(ctx: typer.Context, as_json: JsonFlag = False) -> None:
-    """The design's name (seed 7.4) for: alaya rebuild --l1."""
+    """Another name for: alaya rebuild --l1."""
     _run_rebuild(ctx, {"l1"}, as_json)
 
 

@@ -1,6 +1,6 @@
 """The domain: plain dataclasses that serialise to the JSON the CLI prints.
 
-A :class:`Session` is the normalised form of every accepted input (seed 3.1);
+A :class:`Session` is the normalised form of every accepted input;
 ``to_json`` is the exact document stored in L3, so its hash identifies content.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 
 CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
 TIERS = ("HOT", "WARM", "COLD")
-"""Temperature tiers, hottest first (seed 3.3)."""
+"""Temperature tiers, hottest first."""
 
 @dataclass
 class Turn:
@@ -24,7 +24,7 @@ class Turn:
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
     tool_name: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
-    """Keys a source carries beyond the seed's (e.g. LoCoMo's ``speaker``, ``dia_id``), kept verbatim."""
+    """Keys a source carries beyond the standard ones (e.g. LoCoMo's ``speaker``, ``dia_id``), kept verbatim."""
 
     def to_json(self) -> dict[str, Any]:
         document: dict[str, Any] = {**self.extra, "role": self.role, "content": self.content,
@@ -40,7 +40,7 @@ class Turn:
 class Session:
     id: str
     timestamp: int
-    """Milliseconds since the epoch, UTC (the seed's unit)."""
+    """Milliseconds since the epoch, UTC."""
     turns: list[Turn]
     channel: str = "unknown"
     agent: str = "main"
@@ -141,7 +141,7 @@ class InitReport:
 
 @dataclass
 class Card:
-    """A knowledge card (seed 3.2); ``source`` says where it came from: distill, memex, manual."""
+    """A knowledge card; ``source`` says where it came from: distill, memex, manual."""
 
     id: str
     title: str

@@ -1,7 +1,7 @@
 """Engine: the one API every face of Alaya (CLI, TUI, server, MCP) calls.
 
 Methods return plain dataclasses whose ``to_json`` is exactly what
-``--json`` prints. Writes go L3 → L2 → L1 (seed 7.4), so a failure after the
+``--json`` prints. Writes go L3 → L2 → L1, so a failure after the
 L3 write leaves a store that re-running the same command (or a rebuild)
 completes. The graph database is opened only inside :meth:`_graph`, under the
 store lock, and closed again as soon as the call is done: it is never held
@@ -434,7 +434,7 @@ class Engine:
         return self._card_index
 
     def recall(self, request: dict) -> "RecallResult":
-        """Navigate memory (seed 4.4): the same call behind ``alaya recall``, the TUI and the server.
+        """Navigate memory: the same call behind ``alaya recall``, the TUI and the server.
 
         Concepts are embedded before the store lock is taken, so a cold model never holds up other processes;
         the full-text search of free text runs meanwhile on LanceDB's threads (see
@@ -490,7 +490,7 @@ class Engine:
 
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:
-        """Seed 4.7 in order: distill new sessions, consolidate (into the review queue), cool down, forget."""
+        """In order: distill new sessions, consolidate (into the review queue), cool down, forget."""
         import time
 
         from .introspect.consolidate import consolidate
@@ -721,7 +721,7 @@ class Engine:
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
              weight: float = 1.0) -> list[Link]:
-        """A manual edge (seed 4.8): journaled in L3 first, both directions for symmetric relations."""
+        """A manual edge: journaled in L3 first, both directions for symmetric relations."""
         from .raw.journal import Journal
 
         name = normalise_relation(relation)
@@ -767,7 +767,7 @@ class Engine:
             return backup(self, Path(out).expanduser() if out else None)
 
     def verify(self) -> "VerifyReport":
-        """Do the three layers agree (seed 7.4)? Every problem with its kind, ids and repair."""
+        """Do the three layers agree? Every problem with its kind, ids and repair."""
         from .maintenance.verify import verify
 
         with self.hold():

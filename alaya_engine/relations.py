@@ -105,7 +105,7 @@ def check_promotable(name: str) -> None:
 
 
 def relation_embedding_text(relation: str, reason: str = "") -> str:
-    """Core relations embed their synonym phrase; custom ones their name in words plus a reason (seed 3.2)."""
+    """Core relations embed their synonym phrase; custom ones their name in words plus a reason."""
     if relation in CORE_PHRASES:
         return CORE_PHRASES[relation]
     words = relation.replace("_", " ").lower()
@@ -113,7 +113,7 @@ def relation_embedding_text(relation: str, reason: str = "") -> str:
 
 
 def directed(link: "Link") -> list["Link"]:
-    """Symmetric relations are stored in both directions (seed 4.8)."""
+    """Symmetric relations are stored in both directions."""
     from .domain import Link
 
     if link.relation not in SYMMETRIC_RELATIONS:

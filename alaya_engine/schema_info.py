@@ -1,4 +1,4 @@
-"""``alaya schema``: which relations and node types the memory holds, and hints on custom relations (seed 4.5)."""
+"""``alaya schema``: which relations and node types the memory holds, and hints on custom relations."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from .relations import CORE_RELATIONS, GENERIC_NAMES
 
 PROMOTE_AT = 100
-"""Uses above which a custom relation is worth promoting to a core one (seed 4.7.1)."""
+"""Uses above which a custom relation is worth promoting to a core one."""
 PROMOTED_HINT = "promoted: own table"
 
 

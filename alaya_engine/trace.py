@@ -1,4 +1,4 @@
-"""``alaya trace``: from a card (识) back to the session turns it came from (业), seed 4.6."""
+"""``alaya trace``: from a card (识) back to the session turns it came from (业)."""
 
 from __future__ import annotations
 

@@ -76,7 +76,7 @@ def _short(path: str) -> str:
 
 
 def print_distill(console: "Console", report: dict) -> None:
-    """Seed 4.3's output: each session's cards and links, then the totals."""
+    """Distill's output: each session's cards and links, then the totals."""
     from rich.markup import escape
 
     shown = [o for o in report["sessions"] if o["status"] != "up_to_date"]
@@ -108,7 +108,7 @@ def print_distill(console: "Console", report: dict) -> None:
 
 
 def print_introspect(console: "Console", report: dict) -> None:
-    """Seed 4.7's output, for the steps that ran."""
+    """Introspect's output, for the steps that ran."""
     from rich.markup import escape
 
     steps = report["steps"]
@@ -161,7 +161,7 @@ def print_review_decided(console: "Console", document: dict) -> None:
 
 
 def print_recall(console: "Console", result: dict) -> None:
-    """Seed 4.4's human output: ranked cards with h, type and the relation that reached them."""
+    """Recall's human output: ranked cards with h, type and the relation that reached them."""
     from rich.markup import escape
 
     query = result["query"]
@@ -313,7 +313,7 @@ VERIFY_SHOWN = 10
 
 
 def share_bar(share: float, width: int = 10) -> str:
-    """``████░░░░░░`` for 0.4: the seed's bar, also used by the explorer."""
+    """``████░░░░░░`` for 0.4: the status bar, also used by the explorer."""
     filled = round(share * width)
     return "█" * filled + "░" * (width - filled)
 
@@ -338,7 +338,7 @@ def human_bytes(count: int) -> str:
 
 
 def print_export(console: "Console", report: dict) -> None:
-    """Seed 4.10's output."""
+    """Export's output."""
     console.print("📦 Exporting Alaya data...\n")
     console.print(f"[green]✓[/] Exported {report['cards']:,} cards to {_short(report['cards_dir'])}/")
     for card_type, count in report["cards_by_type"].items():

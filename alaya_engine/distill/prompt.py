@@ -102,7 +102,7 @@ def _render_turn(index: int, turn: Turn, max_chars: int) -> str:
 
 
 def _render_call(call: dict[str, Any], max_chars: int) -> str:
-    """Accepts the seed's ``{name, arguments}`` and OpenAI's ``{function: {name, arguments}}``."""
+    """Accepts the plain ``{name, arguments}`` and OpenAI's ``{function: {name, arguments}}``."""
     function = call.get("function") if isinstance(call.get("function"), dict) else call
     name = function.get("name") or "tool"
     arguments = function.get("arguments", {})

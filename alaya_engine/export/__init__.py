@@ -1,4 +1,4 @@
-"""``alaya export`` (seed 4.10): the store as files a person can open.
+"""``alaya export``: the store as files a person can open.
 
 - ``cards/<type>/*.md`` — one Markdown file per card with YAML front matter and its relations as
   ``[[wikilinks]]`` (see :mod:`.markdown`), so the folder opens as an Obsidian/memex vault;

@@ -394,7 +394,7 @@ class GraphStore:
                 for sid, moment, channel, path in rows]
 
     def temperature_histogram(self) -> list[dict[str, Any]]:
-        """Cards per temperature band, hottest band first (the bands of seed 4.9), counted inside the database."""
+        """Cards per temperature band, hottest first (the bands `alaya status` shows), counted in the database."""
         cases = " ".join(f"WHEN c.temperature >= {low} THEN {index}"
                          for index, (low, _) in enumerate(TEMPERATURE_BANDS))
         counts = dict(self.query(f"MATCH (c:Card) RETURN CASE {cases} ELSE {len(TEMPERATURE_BANDS) - 1} END, count(*)"))

@@ -1,4 +1,4 @@
-"""Consolidate (seed 4.7.1): find near-duplicate cards, missing ``SIMILAR_TO`` links and relation names to tidy.
+"""Consolidate: find near-duplicate cards, missing ``SIMILAR_TO`` links and relation names to tidy.
 
 Every finding becomes a suggestion in the review queue (``alaya review``), and
 approving one applies it (:mod:`.apply`). Offline nothing is merged

@@ -1,4 +1,4 @@
-"""Cool-down (seed 4.7.2): fold the access log, recompute every temperature, re-tier, move vectors.
+"""Cool-down: fold the access log, recompute every temperature, re-tier, move vectors.
 
 COLD cards lose their vector row in L1 (the card and its metadata stay in L2
 and ``card_meta``); a COLD card that warms up again — recalled through the

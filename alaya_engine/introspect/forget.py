@@ -1,4 +1,4 @@
-"""Forget (seed 4.7.3): drop long-cold, unused, unneeded cards from L2 and L1 — but never from L3.
+"""Forget: drop long-cold, unused, unneeded cards from L2 and L1 — but never from L3.
 
 A card is forgotten when it is COLD, its temperature is below
 ``introspect.forget_threshold``, it has not been touched for

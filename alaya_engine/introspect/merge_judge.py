@@ -1,4 +1,4 @@
-"""Asking a chat model whether two near-duplicate cards are truly the same (seed 4.7.1: 调用 LLM 判断是否真的重复).
+"""Asking a chat model whether two near-duplicate cards are truly the same (调用 LLM 判断是否真的重复).
 
 It uses the endpoint, model and key of the LLM distiller (``distill.llm_provider: "openai"``). The instructions
 are ``<home>/prompts/merge.txt`` (the packaged one for a home made before it existed); the two cards travel as

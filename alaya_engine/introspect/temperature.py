@@ -1,6 +1,6 @@
-"""Temperature and tiers (seed 3.3), with a formula that honours the seed's tier table.
+"""Temperature and tiers, with a formula that honours the documented tier table.
 
-The seed's product ``recency × frequency × relevance`` gives 0 to every card
+The textbook product ``recency × frequency × relevance`` gives 0 to every card
 never recalled, although new cards start at 1.0 and the last 7 days are HOT.
 Alaya uses instead::
 

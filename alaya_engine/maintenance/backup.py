@@ -1,6 +1,6 @@
 """``alaya backup`` and ``alaya restore FILE``: a consistent snapshot of a store while others use it.
 
-The seed's cron ``tar`` reads files while the owner may be writing them, so
+A plain cron ``tar`` reads files while the owner may be writing them, so
 an archive can hold half a graph transaction. Here the snapshot is taken in
 one step of the engine (the store held, this process's other writers kept
 out — in the owner server, every client's writes): the graph database is

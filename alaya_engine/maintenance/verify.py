@@ -1,4 +1,4 @@
-"""``alaya verify`` (seed 7.4): do L3, L2 and L1 agree?
+"""``alaya verify``: do L3, L2 and L1 agree?
 
 L2 is compared with the graph a replay of L3 describes (``replay.py``), L1
 with L2. Every problem has a kind, the ids involved and the command that

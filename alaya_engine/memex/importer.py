@@ -1,4 +1,4 @@
-"""``alaya import-memex DIR``: memex cards into the store, L3 → L2 → L1 (seed 5.3).
+"""``alaya import-memex DIR``: memex cards into the store, L3 → L2 → L1.
 
 Every imported or changed card is first appended to the L3 journal as a
 ``card.import`` event::

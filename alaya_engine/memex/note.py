@@ -1,6 +1,6 @@
 """One memex card file → its parts: front matter, title, tags, type, times and wikilink targets.
 
-Memex cards (seed 5.3) are Markdown with optional YAML front matter (``title``, ``created``,
+Memex cards are Markdown with optional YAML front matter (``title``, ``created``,
 ``modified``, ``source``, ``category``, ``tags``, optional ``type``) and ``[[slug]]`` /
 ``[[slug|label]]`` links. Parsing is pure: no file system, no store.
 """

@@ -3,7 +3,7 @@
 Per distilled session, ``raw/distilled/<session-stem>.json`` holds its cards
 (with the turn indices they came from) and every link the pipeline made for
 them, and ``raw/contexts/card-<id>-context.json`` holds each card's context
-turns verbatim (seed 4.6). Contexts are written first and the record last: a
+turns verbatim. Contexts are written first and the record last: a
 record on disk means the whole L3 step is complete.
 """
 

@@ -1,6 +1,6 @@
 """Parse every accepted input into a :class:`~alaya_engine.domain.Session`.
 
-Two formats are understood: the seed's session JSON (section 3.1) and
+Two formats are understood: Alaya's session JSON and
 OpenClaw's transcript JSONL (a ``{"type":"session"}`` header line followed by
 event lines). Anything else is refused with one line that names the problem.
 """
@@ -232,7 +232,7 @@ def _text_or_none(value: Any) -> str | None:
 
 
 def _finish(session: Session) -> Session:
-    """Refuse empty sessions and fill in the metadata the seed expects."""
+    """Refuse empty sessions and fill in the metadata a session should carry."""
     if not any(turn.content.strip() or turn.tool_calls for turn in session.turns):
         raise refuse("session has no turns with content")
     stamps = [t.timestamp for t in session.turns if t.timestamp is not None]

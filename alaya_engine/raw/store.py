@@ -21,7 +21,7 @@ from .summary import session_markdown
 
 
 def session_file_stem(session_id: str) -> str:
-    """``session-<id>``, without doubling the prefix the seed's own ids carry."""
+    """``session-<id>``, without doubling the prefix session ids often carry."""
     return session_id if session_id.startswith("session-") else f"session-{session_id}"
 
 

@@ -1,4 +1,4 @@
-"""Graph expansion and h-distance scoring (seed 4.4).
+"""Graph expansion and h-distance scoring.
 
 ``h = α·concept_distance + β·relation_distance + γ·depth_penalty`` where
 concept_distance is the cosine distance from the card to its nearest query

@@ -1,6 +1,6 @@
-"""The recall result: exactly the seed 4.4 structure, plus fields that only add information.
+"""The recall result: exactly the documented recall structure, plus fields that only add information.
 
-The seed's fields (``card_id, title, content, score, h_distance, matched_rel,
+The original fields (``card_id, title, content, score, h_distance, matched_rel,
 rel_similarity``; ``explorable[] rel, count, rel_sim_to_query``;
 ``h_distance_avg``) are never renamed or dropped. The JSON Schema shipped in
 ``alaya_engine/schemas/recall.schema.json`` pins the whole document.
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 CLOSE_ENOUGH = 0.3
-"""Below this average h-distance the seed calls the result close to the target."""
+"""Below this average h-distance a result counts as close to the target."""
 
 
 @dataclass

@@ -41,7 +41,7 @@ the sessions it was distilled from, and its edges to other cards grouped by dire
 
 
 def read_session(path: str) -> dict:
-    """A session's full L3 file (the seed JSON format the store keeps); ``{"error": ...}`` when unreadable."""
+    """A session's full L3 file (the session JSON the store keeps); ``{"error": ...}`` when unreadable."""
     try:
         document = json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:

@@ -29,7 +29,7 @@ The memory's heat, from the `status` and `schema` calls (`alaya status --json`, 
 
 - **Tiers**: cards per tier. HOT and WARM cards keep their vector resident in memory; COLD cards are archived
   without one (still reachable through the graph and full-text search).
-- **Temperature**: cards per band of the seed (HOT from 0.7, COLD below 0.3).
+- **Temperature**: cards per temperature band (HOT from 0.7, COLD below 0.3).
 - **Relations**: edges per relation, the core ones first, then the custom ones with the schema's hints.
 - **Cards per type**.
 

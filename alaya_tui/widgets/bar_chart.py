@@ -1,4 +1,4 @@
-"""A bordered panel of labelled horizontal bars (the seed's ``████░░░░░░``), one row per count."""
+"""A bordered panel of labelled horizontal bars (``████░░░░░░``), one row per count."""
 
 from __future__ import annotations
 
