@@ -288,7 +288,7 @@ def backup(
 @app.command()
 def recall(
     ctx: typer.Context,
-    text: Annotated[Optional[str], typer.Argument(help="Free text; split into concepts (see README).")] = None,
+    text: Annotated[Optional[str], typer.Argument(help="Free text; split into concepts at punctuation.")] = None,
     concepts: Annotated[CsvOption, typer.Option("--concepts", help="Comma-separated concepts.")] = None,
     rel: Annotated[CsvOption, typer.Option("--rel", help="Comma-separated relations to follow.")] = None,
     depth: Annotated[Optional[int], typer.Option("--depth", help="Graph hops, 0–3.")] = None,

@@ -14,7 +14,7 @@ than the rest of a recall together (13 ms of memory traffic per concept at
 scored on its first principal components (a quarter of its dimensions, a
 quarter of the traffic) plus an allowance for what those leave out, and the
 best hundredth per concept is re-scored exactly. The measured agreement with
-the exact search is in the README.
+the exact search is in docs/benchmarks.md.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ thresholds keep their meaning; an exact name, identifier or date closes up to
 from counting that hit as exact: relative to the best hit alone, a Chinese
 question over an English memory counted Chinese small talk of other people as
 exact matches and lost half its recall. λ and the floor were chosen on whole
-row groups of LoCoMo, MemoryBank and the cross-lingual set (README, Benchmarks).
+row groups of LoCoMo, MemoryBank and the cross-lingual set (docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -193,7 +193,7 @@ class TurnWindowStore:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
 
     def active_vectors(self) -> tuple[list[str], "np.ndarray"]:
-        """Every embedded window's id and vector: all of them are held in memory (the README's benchmarks give
+        """Every embedded window's id and vector: all of them are held in memory (docs/benchmarks.md gives
         the cost per 1,000 sessions)."""
         table = self.table()
         return read_matrix(table.search().where("embedded").select(["id", "vector"]).limit(None).to_batches(),
