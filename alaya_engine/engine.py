@@ -419,18 +419,18 @@ class Engine:
     def turn_index(self):
         """The resident window vectors (reloaded only when the window table changes; in the background when
         large)."""
-        from .recall.index import EXACT_SEARCH_ROWS, CardIndex
+        from .recall.index import EXACT_SEARCH_ROWS, ResidentIndex
 
         if self._turn_index is None:
-            self._turn_index = CardIndex(self.turn_windows(), background_above=EXACT_SEARCH_ROWS)
+            self._turn_index = ResidentIndex(self.turn_windows(), background_above=EXACT_SEARCH_ROWS)
         return self._turn_index
 
     def card_index(self):
         """The resident HOT/WARM vector matrix (reloaded only when L1 changes)."""
-        from .recall.index import CardIndex
+        from .recall.index import ResidentIndex
 
         if self._card_index is None:
-            self._card_index = CardIndex(self.vectors())
+            self._card_index = ResidentIndex(self.vectors())
         return self._card_index
 
     def recall(self, request: dict) -> "RecallResult":

@@ -1,4 +1,5 @@
-"""CardIndex: the seeds of a recall, from exact vector search fused with full-text search.
+"""ResidentIndex: the seeds of a recall — cards, or windows of raw turns — from exact vector search fused with
+full-text search.
 
 The HOT/WARM vectors are held as one numpy matrix and searched exactly (a
 matmul is 10x faster than LanceDB's flat search at 100k rows); the matrix is
@@ -56,8 +57,8 @@ RELOAD_PAUSE = 10
 log = logging.getLogger(__name__)
 
 
-class CardIndex:
-    """The resident vectors of one store, reloaded when L1 changes.
+class ResidentIndex:
+    """The resident vectors of one L1 table (cards, or windows of raw turns), reloaded when it changes.
 
     A load is swapped in as one :class:`ResidentVectors`, so a recall on another thread of the owner server
     always sees ids, matrix and projection of the same load; :meth:`refresh` runs outside the store's step lock,

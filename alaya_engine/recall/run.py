@@ -32,12 +32,12 @@ if TYPE_CHECKING:
     from ..embedding.base import Embedder
     from ..graph.snapshot import GraphSnapshot
     from ..graph.store import GraphStore
-    from .index import CardIndex
+    from .index import ResidentIndex
     from .relation_space import RelationSpace
 
 
-def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore | GraphSnapshot", index: "CardIndex",
-               space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
+def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore | GraphSnapshot",
+               index: "ResidentIndex", space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
                full_text: "Future[dict[str, float]] | None" = None,
                turns: TurnSearch | None = None) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
@@ -114,16 +114,7 @@ def _merge(cards: list[_Scored], window_distances: dict[str, float], settings: d
     windows = [(round(settings["alpha"] * distance, 4), window_id, round(distance, 4))
                for window_id, distance in window_distances.items()]
     ranked = sorted([(item.h, item.reach.card_id, item) for item in cards] + windows, key=lambda row: row[:2])
-    chosen, spans = [], []
-    for row in ranked:
-        if len(chosen) == limit:
-            break
-        span = None if isinstance(row[2], _Scored) else parse_window_id(row[1])
-        if span is not None and any(_overlaps(span, other) for other in spans):
-            continue  # windows overlap by a turn: the better one already holds it
-        chosen.append(row)
-        if span is not None:
-            spans.append(span)
+    chosen = take_units(ranked, limit)
     card_nodes = {node.card_id: node for node in _nodes([row[2] for row in chosen if isinstance(row[2], _Scored)],
                                                         graph)}
     window_nodes = {} if turns is None else turns.nodes(
@@ -132,12 +123,28 @@ def _merge(cards: list[_Scored], window_distances: dict[str, float], settings: d
             if node is not None]
 
 
+def take_units(ranked: list[tuple], limit: int) -> list[tuple]:
+    """The first ``limit`` rows ``(h, unit id, …)`` of a ranking, skipping a window that shares a turn with a
+    better one, so the budget is not spent twice on a turn (a card id never parses as a window's)."""
+    chosen, spans = [], []
+    for row in ranked:
+        if len(chosen) == limit:
+            break
+        span = parse_window_id(row[1])
+        if span is not None:
+            if any(_overlaps(span, other) for other in spans):
+                continue
+            spans.append(span)
+        chosen.append(row)
+    return chosen
+
+
 def _overlaps(span: tuple[str, int, int], other: tuple[str, int, int]) -> bool:
     return span[0] == other[0] and span[1] <= other[2] and other[1] <= span[2]
 
 
 def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: "GraphStore | GraphSnapshot",
-                       index: "CardIndex", embedder: "Embedder") -> dict[str, float]:
+                       index: "ResidentIndex", embedder: "Embedder") -> dict[str, float]:
     """Cosine distance to the nearest concept of every reached card, in one matrix product.
 
     A COLD card has no vector. Reached through the graph, its similarity is :data:`COLD_SIMILARITY_SHARE` of
@@ -174,7 +181,7 @@ def _nodes(scored: list[_Scored], graph: "GraphStore | GraphSnapshot") -> list[R
     return nodes
 
 
-def _vectors_for(card_ids: list[str], graph: "GraphStore | GraphSnapshot", index: "CardIndex",
+def _vectors_for(card_ids: list[str], graph: "GraphStore | GraphSnapshot", index: "ResidentIndex",
                  embedder: "Embedder") -> "np.ndarray":
     """Resident vectors where L1 has them; COLD cards embedded from their titles (read for them alone)."""
     import numpy as np

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..vectors.turn_windows import TurnWindowStore
-    from .index import CardIndex
+    from .index import ResidentIndex
 
 WINDOW_KIND = "session_turns"
 WINDOW_TIER = "RAW"
@@ -33,7 +33,7 @@ class TurnSearch:
     """What a recall needs to search the windows: their resident vectors, their store, and the full-text
     search the caller started beside the query embedding (None without free text)."""
 
-    index: "CardIndex"
+    index: "ResidentIndex"
     store: "TurnWindowStore"
     full_text: "Future[dict[str, float]] | None"
 

@@ -27,6 +27,7 @@ from alaya_engine.paths import Layout
 from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.recall import run as recall_run
 from alaya_engine.recall.lexical import LexicalFusion
+from alaya_engine.recall.run import take_units
 from alaya_engine.terms import term_list
 
 from . import locomo, memorybank
@@ -140,17 +141,7 @@ def replay(item: Captured, setting: Setting, weights=(0.5, 0.3, 0.2)) -> list[Ca
         h = alpha * distance + beta * candidate.relation_distance + gamma * 0.1 * candidate.depth
         scored.append((round(h, 4), candidate.unit_id, candidate))
     scored.sort(key=lambda row: row[:2])
-    chosen, spans = [], []
-    for _, _, candidate in scored:
-        if len(chosen) == TOP:
-            break
-        span = parse_window_id(candidate.unit_id) if candidate.is_window else None
-        if span and any(span[0] == other[0] and span[1] <= other[2] and other[1] <= span[2] for other in spans):
-            continue
-        chosen.append(candidate)
-        if span:
-            spans.append(span)
-    return chosen
+    return [candidate for _, _, candidate in take_units(scored, TOP)]
 
 
 def score(captured: list[Captured], setting: Setting) -> dict[str, tuple[float, float, float]]:
