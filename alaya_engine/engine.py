@@ -694,7 +694,7 @@ class Engine:
     def _window(self, window_id: str) -> tuple[dict, list[dict], list[dict]]:
         """A window of raw turns read from L3, shaped like a card (card screen, trace): the card document, its
         session and its turns."""
-        from .raw.windows import TurnWindow, parse_window_id, window_heading
+        from .raw.windows import parse_window_id, window_at, window_heading
 
         session_id, first, last = parse_window_id(window_id)
         with self._graph() as graph:
@@ -708,14 +708,13 @@ class Engine:
             raise AlayaError("unknown_card", f"session '{session_id}' has {len(session.turns)} turns; window "
                                              f"'{window_id}' is not one of its windows (ingested again since?)")
         turns = [{"index": index, **session.turns[index].to_json()} for index in range(first, last + 1)]
-        text = "\n".join(f"{turn.get('speaker') or turn['role']}: {turn['content']}" for turn in turns)
-        said = session.turns[first].timestamp or session.timestamp
-        when = datetime.fromtimestamp(said / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+        window = window_at(session, first, last)
+        when = datetime.fromtimestamp(window.time / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
         for item in sessions:
             item["path"] = str(self.layout.home / item["path"])
         card = {"id": window_id, "kind": "session_turns", "type": "session_turns", "tier": "RAW",
-                "title": window_heading(TurnWindow(window_id, session_id, first, last, said, text)),
-                "content": text, "tags": [], "source": "session", "source_sessions": [session_id],
+                "title": window_heading(window), "content": window.text, "tags": [], "source": "session",
+                "source_sessions": [session_id],
                 "created_at": when, "updated_at": when, "access_count": 0, "temperature": None, "importance": None}
         return card, sessions, turns
 

@@ -62,22 +62,27 @@ def parse_window_id(unit_id: str) -> tuple[str, int, int] | None:
 
 
 def session_windows(session: "Session") -> list[TurnWindow]:
-    spoken = [position for position, turn in enumerate(session.turns)
-              if turn.role in SPOKEN_ROLES and turn.content.strip()]
+    spoken = [position for position, turn in enumerate(session.turns) if _spoken(turn)]
     if not spoken:
         return []
     starts = list(range(0, max(1, len(spoken) - WINDOW_TURNS + 1), WINDOW_STRIDE))
     if starts[-1] + WINDOW_TURNS < len(spoken):
         starts.append(len(spoken) - WINDOW_TURNS)
-    windows = []
-    for start in starts:
-        positions = spoken[start:start + WINDOW_TURNS]
-        first, last = positions[0], positions[-1]
-        windows.append(TurnWindow(
-            id=window_id(session.id, first, last), session_id=session.id, first=first, last=last,
-            time=session.turns[first].timestamp or session.timestamp,
-            text="\n".join(_line(session, position) for position in positions)))
-    return windows
+    return [window_at(session, spoken[start], spoken[min(start + WINDOW_TURNS, len(spoken)) - 1])
+            for start in starts]
+
+
+def window_at(session: "Session", first: int, last: int) -> TurnWindow:
+    """The window spanning turns ``first`` to ``last`` of ``session``: its spoken turns, one line each."""
+    return TurnWindow(
+        id=window_id(session.id, first, last), session_id=session.id, first=first, last=last,
+        time=session.turns[first].timestamp or session.timestamp,
+        text="\n".join(_line(session, position) for position in range(first, last + 1)
+                       if _spoken(session.turns[position])))
+
+
+def _spoken(turn) -> bool:
+    return turn.role in SPOKEN_ROLES and bool(turn.content.strip())
 
 
 def embedding_text(text: str) -> str:
