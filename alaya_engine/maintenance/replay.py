@@ -50,6 +50,7 @@ from ..paths import Layout
 from ..raw.distilled import DistilledRecord
 from ..raw.journal import Journal
 from ..raw.store import RawStore
+from ..raw.windows import session_windows
 from ..relations import CARD_TO_SESSION, check_promotable, is_core
 
 log = logging.getLogger(__name__)
@@ -79,6 +80,8 @@ class ReplayedGraph:
     promoted: set[str] = field(default_factory=set)
     """Relations promoted to a rel table of their own (what a rebuild creates)."""
     unreadable: list[ReplayProblem] = field(default_factory=list)
+    windows: dict[str, int] = field(default_factory=dict)
+    """Session id → how many windows of raw turns its content makes (what verify expects in L1)."""
     _incident: dict[str, set[LinkKey]] = field(default_factory=dict)
     _extracted: dict[str, set[str]] = field(default_factory=dict)
     _waiting: dict[str, dict[LinkKey, Link]] = field(default_factory=dict)
@@ -157,6 +160,7 @@ def _load_sessions(layout: Layout, graph: ReplayedGraph) -> None:
             "content_hash": session.content_hash(), "path": str(path.relative_to(layout.home)),
             "distilled_hash": None, "distilled_at": None,
         }
+        graph.windows[session.id] = len(session_windows(session))
 
 
 def _records(layout: Layout, graph: ReplayedGraph) -> Iterator[DistilledRecord]:
