@@ -9,7 +9,7 @@ import pytest
 from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
 from alaya_engine.errors import AlayaError
-from alaya_engine.recall.index import CardIndex
+from alaya_engine.recall.index import ResidentIndex
 from alaya_engine.recall.lexical import LexicalFusion
 from alaya_engine.recall.query import build_query
 from alaya_engine.recall.relation_space import RelationSpace
@@ -66,7 +66,7 @@ def memory(home):
 def recall(engine: Engine, queries: np.ndarray, **request) -> dict:
     query = build_query({"concepts": ["placeholder"], **request}, SETTINGS)
     names, relation_vectors = engine.vectors().relation_vectors()
-    index = CardIndex(engine.vectors())
+    index = ResidentIndex(engine.vectors())
     index.refresh()
     with engine._graph() as graph:
         result = run_recall(query, queries, graph=graph, index=index,

@@ -6,7 +6,7 @@ import numpy as np
 
 from alaya_engine.engine import Engine
 from alaya_engine.recall import index as card_index
-from alaya_engine.recall.index import CardIndex, best_similarity
+from alaya_engine.recall.index import ResidentIndex, best_similarity
 
 
 def clustered(rows: int, dimension: int = 512, seed: int = 3) -> np.ndarray:
@@ -19,8 +19,8 @@ def clustered(rows: int, dimension: int = 512, seed: int = 3) -> np.ndarray:
     return (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).astype(np.float32)
 
 
-def loaded(matrix: np.ndarray) -> CardIndex:
-    index = CardIndex(vectors=None)
+def loaded(matrix: np.ndarray) -> ResidentIndex:
+    index = ResidentIndex(vectors=None)
     index.load([f"card-{row}" for row in range(len(matrix))], matrix)
     return index
 
