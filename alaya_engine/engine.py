@@ -457,7 +457,7 @@ class Engine:
         query.from_nodes = [self.resolve_card(card_id) for card_id in query.from_nodes]
         full_text = None
         searching = bool(query.concepts) and not query.from_nodes
-        if query.text and searching and self.config["recall"]["hybrid"]:
+        if query.text and self.config["recall"]["hybrid"]:  # a hop's goal fuses its words into h as a search does
             full_text = self.vectors().start_full_text_search(query.text, query.top_k)
         turns = self._turn_search(query.text or " ".join(query.concepts)) if searching and query.include_sessions \
             else None

@@ -189,7 +189,7 @@ def print_recall(console: "Console", result: dict) -> None:
         for item in result["explorable"]:
             noun = "node" if item["count"] == 1 else "nodes"
             console.print(f"  - {item['rel']} ({item['count']} {noun}, rel_sim={item['rel_sim_to_query']:.2f})")
-    mark = "🎯 " if result["h_distance_avg"] < 0.3 else ""
+    mark = "🎯 " if result["verdict"] == "close to target" else ""
     console.print(f"\nAverage h_distance: {result['h_distance_avg']:.2f} ({mark}{result['verdict']})")
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rich.cells import cell_len, set_cell_size
 
-CLOSE, NEAR = 0.3, 0.5
-"""The verdict thresholds of the recall contract: close to target below 0.3, getting closer below 0.5."""
+from alaya_engine.recall.result import CLOSE_ENOUGH as CLOSE
+from alaya_engine.recall.result import GETTING_CLOSER as NEAR
 
 BAR_WIDTH = 10
 _EIGHTHS = " ▏▎▍▌▋▊▉"
@@ -17,7 +17,7 @@ def number(value: float | None) -> str:
 
 
 def closeness(h: float | None) -> str:
-    """``close`` (< 0.3), ``near`` (< 0.5) or ``far``: the name of the colour class for an h-distance."""
+    """``close``, ``near`` or ``far`` by the verdict's thresholds: the name of the colour class for an h-distance."""
     if h is None:
         return "far"
     return "close" if h < CLOSE else "near" if h < NEAR else "far"

@@ -14,7 +14,7 @@ from .stores import Stores
 
 BENCHMARKS = ("ingest", "cli_startup", "sync_speed", "distill_speed", "embedding_speed", "store_size",
               "recall_speed", "search_quality", "introspect_speed", "locomo_quality", "memorybank_quality",
-              "crosslingual_quality", "distill_coverage")
+              "crosslingual_quality", "distill_coverage", "navigation_quality")
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""Recall on a hand-built graph with known vectors: the h formula, depth, relations, from_nodes, COLD cards."""
+"""Recall on a hand-built graph with known vectors: the h formula, depth, relations, from_nodes, COLD cards, and a
+hop's goal (its distances are to the question, not to the cards it starts from) and the verdict."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from alaya_engine.recall.index import ResidentIndex
 from alaya_engine.recall.lexical import LexicalFusion
 from alaya_engine.recall.query import build_query
 from alaya_engine.recall.relation_space import RelationSpace
+from alaya_engine.recall.result import CLOSE_ENOUGH, Explorable, RecallNode, RecallResult
 from alaya_engine.recall.run import run_recall
 from alaya_engine.schemas import json_schema
 
@@ -184,3 +186,65 @@ def test_lexical_share_is_relative_to_the_best_hit_but_never_to_a_weak_one():
     assert fusion.shares({"a": 3.0}) == {"a": 3.0 / 4.5}  # only common words matched: not an exact match
     assert fusion.distance(0.6, 1.0) == pytest.approx(0.3) and fusion.distance(0.6, 0.0) == 0.6
     assert LexicalFusion(0.5, 0.0).shares({}) == {}
+
+
+# A hop keeps its goal -------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def near_the_start(memory):
+    """G lies beside B (cosine 0.9) and far from A's direction; B ─DEPENDS_ON→ G."""
+    vector = 0.9 * basis(1) + np.sqrt(1 - 0.81) * basis(7)
+    memory.vectors().upsert_cards([card("G")], vector[None, :].astype(np.float32))
+    with memory._graph() as graph:
+        graph.upsert_card(card("G"))
+        graph.merge_link(Link("B", "G", "DEPENDS_ON", 1.0, "test", 0))
+    return memory
+
+
+def test_a_hop_with_a_goal_measures_distances_to_the_goal(near_the_start):
+    document = recall(near_the_start, basis(0)[None, :], from_nodes=["B"], relations=["DEPENDS_ON"], depth=1)
+    nodes = by_id(document)
+    assert nodes["G"]["concept_distance"] == pytest.approx(1.0, abs=1e-4)
+    assert document["goal"] == "placeholder"
+    assert document["verdict"].startswith("far from target")
+
+
+def test_a_hop_without_a_goal_says_so(near_the_start):
+    document = recall(near_the_start, np.zeros((0, DIM), np.float32), from_nodes=["B"], relations=["DEPENDS_ON"],
+                      depth=1, concepts=[])
+    nodes = by_id(document)
+    assert nodes["G"]["concept_distance"] == pytest.approx(0.1, abs=1e-3)  # close to B, which is no goal
+    assert document["goal"] is None
+    assert document["verdict"].startswith("no goal given")
+
+
+def _result(best_h: float, explorable: list[Explorable]) -> RecallResult:
+    node = RecallNode(card_id="card-1", title="t", content="c", score=1 - best_h, h_distance=best_h,
+                      matched_rel=None, rel_similarity=None, type="gotcha", tags=[], tier="HOT", depth=0, via=None,
+                      source="test", concept_distance=best_h, relation_distance=0.0)
+    return RecallResult([node], explorable, {}, goal="why did the gateway restart")
+
+
+@pytest.mark.parametrize("best_h", np.linspace(0.0, 1.0, 21).round(3).tolist())
+def test_the_verdict_advises_following_only_what_is_explorable(best_h):
+    nothing = _result(best_h, []).verdict
+    assert "follow" not in nothing and "navigate" not in nothing
+    onward = _result(best_h, [Explorable("DEPENDS_ON", 2, 0.4, ["card-1"])]).verdict
+    if best_h < CLOSE_ENOUGH:
+        assert onward == "close to target"
+    else:
+        assert onward.endswith("follow DEPENDS_ON")
+
+
+def test_the_cli_hop_carries_the_goal(demo_cli):
+    first = demo_cli("recall", "gateway restart telegram messages lost", "--json").json()
+    best = first["explorable"][0]
+    goal = "why were telegram messages lost"
+    hop = demo_cli("recall", "--from-nodes", ",".join(best["from_nodes"]), "--rel", best["rel"], goal, "--json")
+    assert hop.exit_code == 0, hop.stderr
+    document = hop.json()
+    assert document["goal"] == goal and document["query"]["from_nodes"] == best["from_nodes"]
+    assert not document["verdict"].startswith("no goal")
+    bare = demo_cli("recall", "--from-nodes", ",".join(best["from_nodes"]), "--rel", best["rel"], "--json").json()
+    assert bare["goal"] is None and bare["verdict"].startswith("no goal given")

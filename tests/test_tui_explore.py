@@ -92,7 +92,7 @@ async def test_an_explorable_relation_navigates_from_the_cards_it_leads_from_and
                               if len(item["from_nodes"]) == 1)
     relation, [start] = item["rel"], item["from_nodes"]
     row = 1  # a selection elsewhere: the path still starts where the relation does
-    navigation = {"from_nodes": [start], "relations": [relation], "depth": 1}
+    navigation = {"from_nodes": [start], "relations": [relation], "depth": 1, "text": QUERY}  # the goal travels
     title = next(node["title"] for node in first["nodes"] if node["card_id"] == start)
     app = AlayaApp(backend)
     async with app.run_test(size=SIZE) as pilot:

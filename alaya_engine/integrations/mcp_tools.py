@@ -28,10 +28,10 @@ MAX_RESULTS_MAX = 200
 INSTRUCTIONS = (
     "Alaya is this agent's long-term memory: knowledge cards (gotcha, decision, pattern, concept) distilled from "
     "earlier sessions and linked by typed relations. Call alaya_recall at the start of every task with its key "
-    "concepts, and before risky operations. Recall is navigation: while h_distance_avg > 0.3, call alaya_recall "
-    "again with from_nodes=[the best card_id] and relations=[an explorable rel]; stop below 0.3 or after a few "
-    "rounds. Use alaya_trace for a card's original conversation. When a session ends, alaya_ingest it with "
-    "distill=true."
+    "concepts, and before risky operations. Recall is navigation: until the verdict is 'close to target', call "
+    "alaya_recall again with from_nodes and relations=[rel] of the first explorable entry and the same text as the "
+    "goal; stop when close or after a few rounds. Use alaya_trace for a card's original conversation. When a "
+    "session ends, alaya_ingest it with distill=true."
 )
 
 
@@ -143,8 +143,9 @@ TOOLS: tuple[ToolSpec, ...] = (
             "operations (restarts, migrations, config changes), and when the user asks what was done or decided "
             "before. Give `text` (free text) or `concepts` (+ optional `relations`, `depth`), or `from_nodes` to "
             "continue. The result ranks cards by h_distance (lower is closer) and lists `explorable` relations "
-            "beyond them. While h_distance_avg > 0.3, call again with from_nodes=[the best card_id] and "
-            "relations=[an explorable rel]; stop when it is below 0.3 or after a few rounds."
+            "beyond them. Until the verdict is 'close to target', call again with the first explorable entry's "
+            "from_nodes and relations=[its rel], keeping the same `text` as the goal; stop when close or after a "
+            "few rounds."
         ),
         input_schema=recall_request_schema(),
         method="recall",

@@ -48,6 +48,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
     turns when the request includes sessions (see :mod:`.turns`)."""
     clock = _Clock()
     space.check_known(query.relations)
+    goal = query.text or ("; ".join(query.concepts) if query.concepts else None)
     if query.from_nodes:
         known = graph.card_types(query.from_nodes)
         missing = [card_id for card_id in query.from_nodes if card_id not in known]
@@ -59,7 +60,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
     else:
         if not index.ids and not graph.card_count() and not (turns and turns.index.ids):
             return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
-                                                               "sessions first", timings_ms=clock.laps)
+                                                               "sessions first", goal=goal, timings_ms=clock.laps)
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
     fusion = LexicalFusion.for_query(query.text or " ".join(query.concepts), settings)
     window_distances = {} if turns is None else turns.distances(queries, query.top_k, settings["min_similarity"],
@@ -83,7 +84,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore 
     explorable = _explorable(graph, [node for node in nodes if node.kind == "card"], query, space, queries)
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
-    return RecallResult(nodes, explorable, query.to_json(), reason=reason, timings_ms=clock.laps)
+    return RecallResult(nodes, explorable, query.to_json(), reason=reason, goal=goal, timings_ms=clock.laps)
 
 
 @dataclass

@@ -2,7 +2,8 @@
 
 A query (free text or the small structured syntax of :mod:`alaya_tui.query`) gives ranked cards; a relation in
 the explorable pane continues from the results it leads on from, exactly as an agent would
-(``{"from_nodes": explorable[i].from_nodes, "relations": [rel], "depth": 1}``). Every request is a step of the
+(``{"from_nodes": explorable[i].from_nodes, "relations": [rel], "depth": 1}`` with the first query's text or
+concepts as the goal, so distances stay measured against what was asked). Every request is a step of the
 breadcrumb trail; back and forward restore the stored results without asking the engine again.
 """
 
@@ -53,7 +54,7 @@ the *explorable* relations lead further.
 | `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path |
 | `Escape` | leave the query bar for the results (single-letter keys then work); elsewhere back to the query bar |
 
-Colours of the h bar: green below 0.3 (close to target), yellow below 0.5 (getting closer), red otherwise.
+Colours of the h bar: green below 0.15 (close to target), yellow below 0.22 (getting closer), red otherwise.
 """
 
 
@@ -136,7 +137,8 @@ class ExploreScreen(Screen):
         step = self.history[self.position]
         starts = next(item["from_nodes"] for item in step.result["explorable"] if item["rel"] == relation)
         titles = [node["title"] for node in step.result["nodes"] if node["card_id"] in starts]
-        self.recall({"from_nodes": starts, "relations": [relation], "depth": 1},
+        goal = {key: step.request[key] for key in ("text", "concepts") if key in step.request}
+        self.recall({"from_nodes": starts, "relations": [relation], "depth": 1, **goal},
                     f"{relation} from {titles[0] if len(starts) == 1 else f'{len(starts)} cards'}")
 
     def recall(self, request: dict, label: str) -> None:

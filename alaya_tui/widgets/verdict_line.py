@@ -1,4 +1,5 @@
-"""The result's h_distance_avg and verdict, coloured by closeness (classes ``-close``, ``-near``, ``-far``)."""
+"""The result's h_distance_avg and verdict, coloured as the verdict reads it: by the best unit's h (classes
+``-close``, ``-near``, ``-far``)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ class VerdictLine(Static):
             self.add_class("-empty")
             self.update(f"{result.get('verdict') or 'nothing found'}: {result.get('reason') or ''}".rstrip(": "))
             return
-        self.add_class(f"-{closeness(average)}")
-        mark = "🎯 " if average < 0.3 else ""
+        self.add_class(f"-{closeness(result.get('h_distance_best'))}")
+        mark = "🎯 " if result["verdict"] == "close to target" else ""
         count = len(result.get("nodes", []))
         self.update(f"Average h_distance {self.average} ({mark}{result['verdict']}) · {count} "
                     f"{'card' if count == 1 else 'cards'}")

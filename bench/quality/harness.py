@@ -24,6 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from alaya_engine.paths import Layout
 
@@ -31,6 +32,11 @@ from .alaya import UnitMapper, create_store
 from .baselines import METHODS, VECTORS, Baselines
 from .records import Haystack, Question
 from .scoring import Scored
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from alaya_engine.engine import Engine
 
 ALAYA = "alaya"
 ALL_METHODS = (ALAYA, *METHODS)
@@ -74,8 +80,10 @@ class Run:
     wall_s: float = 0.0
 
 
-def measure(haystacks: list[Haystack], config_overrides: dict | None = None) -> Run:
-    """Build, ask and score every haystack; ``config_overrides`` are merged into each store's ``config.json``."""
+def measure(haystacks: list[Haystack], config_overrides: dict | None = None,
+            ask: "Callable[[Haystack, Path, Run, dict | None, Path], None] | None" = None) -> Run:
+    """Build, ask and score every haystack; ``config_overrides`` are merged into each store's ``config.json``.
+    ``ask`` (default :func:`evaluate`) builds and asks one haystack's store; :mod:`.navigation` passes its own."""
     run = Run()
     started = time.perf_counter()
     embedded, embed_s = VECTORS.embedded, VECTORS.seconds
@@ -83,7 +91,7 @@ def measure(haystacks: list[Haystack], config_overrides: dict | None = None) -> 
         model_cache = Path(scratch) / "model-cache"
         for number, haystack in enumerate(haystacks):
             home = Path(scratch) / f"store-{number}"
-            evaluate(haystack, home, run, config_overrides, model_cache)
+            (ask or evaluate)(haystack, home, run, config_overrides, model_cache)
             if not model_cache.exists():
                 shutil.copytree(Layout(home).cache, model_cache)
             shutil.rmtree(home)
@@ -92,28 +100,31 @@ def measure(haystacks: list[Haystack], config_overrides: dict | None = None) -> 
     return run
 
 
-def evaluate(haystack: Haystack, home: Path, run: Run, config_overrides: dict | None, model_cache: Path) -> None:
+def build(haystack: Haystack, home: Path, run: Run, config_overrides: dict | None, model_cache: Path) -> "Engine":
+    """A fresh store holding the haystack's sessions, ingested and distilled; its build counted in ``run``."""
     run.stores.append(haystack.name)
     run.sessions += len(haystack.sessions)
     run.turns += len(haystack.turns)
     run.unknown_evidence += haystack.unknown_evidence
-    questions = haystack.questions
-
     started = time.perf_counter()
     engine = create_store(home, config_overrides, model_cache)
     run.init_s.append(time.perf_counter() - started)
-
-    baselines = Baselines.build(haystack.turns, engine.embedder())
-    asked = [Asked(question) for question in questions]
-    for item, vector in zip(asked, VECTORS.embed(engine.embedder(), [question.text for question in questions])):
-        item.by_method.update(baselines.rank(item.question, vector))
-
     started = time.perf_counter()
     engine.ingest([str(path) for path in haystack.sessions])
     report = engine.distill().to_json()
     run.build_s.append(time.perf_counter() - started)
     run.cards += report["cards_created"]
     run.links += report["links_created"]
+    return engine
+
+
+def evaluate(haystack: Haystack, home: Path, run: Run, config_overrides: dict | None, model_cache: Path) -> None:
+    questions = haystack.questions
+    engine = build(haystack, home, run, config_overrides, model_cache)
+    baselines = Baselines.build(haystack.turns, engine.embedder())
+    asked = [Asked(question) for question in questions]
+    for item, vector in zip(asked, VECTORS.embed(engine.embedder(), [question.text for question in questions])):
+        item.by_method.update(baselines.rank(item.question, vector))
 
     mapper = UnitMapper(home, haystack.turns)
     cards = mapper.all_cards()
