@@ -438,7 +438,7 @@ class Engine:
 
         Concepts are embedded before the store lock is taken, so a cold model never holds up other processes;
         the full-text search of free text runs meanwhile on LanceDB's threads (see
-        :mod:`alaya_engine.vectors.full_text`).
+        :mod:`alaya_engine.vectors.async_table`).
         """
         import numpy as np
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..atomic import atomic_write_json
 from ..domain import TIERS
-from .full_text import FullTextSearch
+from .async_table import AsyncTable
 from .versions import TableVersions
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class VectorStore:
         self._db = lancedb.connect(str(folder), read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
         self._full_text_indexed = False
-        self._full_text = FullTextSearch(folder, CARD_META)
+        self._async = AsyncTable(folder, CARD_META)
         self._relations_cache: tuple | None = None
         self._versions = TableVersions(folder)
         self.full_text_behind = False
@@ -310,7 +310,7 @@ class VectorStore:
             done: Future[dict[str, float]] = Future()
             done.set_result({})
             return done
-        return self._full_text.submit(text, limit, index_only=self.full_text_behind)
+        return self._async.search(text, limit, index_only=self.full_text_behind)
 
     def refresh_full_text_index(self) -> None:
         """Build the FTS index once; later, fold new rows into it (they are searchable before that too)."""

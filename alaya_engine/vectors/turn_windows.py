@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..terms import search_terms
-from .full_text import FullTextSearch
+from .async_table import AsyncTable
 from .store import read_matrix
 from .versions import TableVersions
 
@@ -64,7 +64,7 @@ class TurnWindowStore:
         self._table = None
         self._indexed = False
         self._versions = TableVersions(folder)
-        self._full_text = FullTextSearch(folder, TURN_WINDOWS)
+        self._async = AsyncTable(folder, TURN_WINDOWS)
 
     def exists(self) -> bool:
         """Stores made before turn windows existed have no table until ``rebuild --l1`` (verify says so)."""
@@ -182,7 +182,7 @@ class TurnWindowStore:
             done: Future[dict[str, float]] = Future()
             done.set_result({})
             return done
-        return self._full_text.submit(terms, limit, index_only=False)
+        return self._async.search(terms, limit, index_only=False)
 
     def _has_index(self) -> bool:
         if not self._indexed:
@@ -203,8 +203,7 @@ class TurnWindowStore:
         """The rows (without vector and terms) of these windows."""
         if not ids:
             return {}
-        rows = self.table().search().where(_in("id", ids)).select(_READ).limit(None).to_list()
-        return {row["id"]: row for row in rows}
+        return {row["id"]: row for row in self._async.rows(_in("id", ids), _READ)}
 
     def session_counts(self) -> dict[str, int]:
         """Windows per session: what verify compares with L3."""
