@@ -11,7 +11,7 @@ from alaya_tui.formatting import closeness, h_bar
 from alaya_tui.query import QuerySyntaxError, format_query, parse_query
 from alaya_tui.screens.explore import ExploreScreen
 from alaya_tui.widgets.breadcrumbs import Breadcrumbs
-from alaya_tui.widgets.explorable_table import ExplorableTable
+from alaya_tui.widgets.explorable_table import ExplorableTable, leaves_from
 from alaya_tui.widgets.results_table import ResultsTable
 from alaya_tui.widgets.verdict_line import VerdictLine
 
@@ -54,8 +54,10 @@ def assert_shows(screen: ExploreScreen, expected: dict) -> None:
         assert matched == (node["matched_rel"] or "seed")
         assert rel_sim == ("—" if node["rel_similarity"] is None else f"{node['rel_similarity']:.2f}")
     explorable = screen.query_one("#explorable", ExplorableTable)
+    selected = screen.query_one("#results", ResultsTable).selected
     assert [[str(cell) for cell in explorable.get_row(row.key)] for row in explorable.ordered_rows] == [
-        [item["rel"], str(item["count"]), f"{item['rel_sim_to_query']:.2f}"] for item in expected["explorable"]]
+        [item["rel"], str(item["count"]), f"{item['rel_sim_to_query']:.2f}",
+         leaves_from(item, selected["card_id"] if selected else None)] for item in expected["explorable"]]
     verdict = screen.query_one("#verdict", VerdictLine)
     if expected["h_distance_avg"] is not None:
         assert verdict.average == f"{expected['h_distance_avg']:.2f}"
@@ -85,27 +87,30 @@ async def test_explore_is_the_home_screen_and_shows_what_recall_json_prints(demo
         assert app.focused is table
 
 
-async def test_an_explorable_relation_navigates_from_the_cards_it_leads_from_and_back_forward_restore(demo_home):
+async def test_a_relation_is_followed_from_the_selected_card_and_back_forward_restore(demo_home):
     backend = LocalBackend(demo_home)
     first = backend.call("recall", {"request": {"text": QUERY}})
-    rel_position, item = next((position, item) for position, item in enumerate(first["explorable"])
-                              if len(item["from_nodes"]) == 1)
-    relation, [start] = item["rel"], item["from_nodes"]
-    row = 1  # a selection elsewhere: the path still starts where the relation does
+    rows = [node["card_id"] for node in first["nodes"]]
+    rel_position, item, row = next((position, item, rows.index(card_id))
+                                   for position, item in enumerate(first["explorable"])
+                                   for card_id in item["from_nodes"] if rows.index(card_id) > 0)
+    relation, start = item["rel"], rows[row]
     navigation = {"from_nodes": [start], "relations": [relation], "depth": 1, "text": QUERY}  # the goal travels
-    title = next(node["title"] for node in first["nodes"] if node["card_id"] == start)
+    title = first["nodes"][row]["title"]
     app = AlayaApp(backend)
     async with app.run_test(size=SIZE) as pilot:
         await ask(app, pilot, QUERY)
         screen = app.screen
         await pilot.press(*["down"] * row)  # the results have the focus
+        explorable = screen.query_one("#explorable", ExplorableTable)
+        assert str(explorable.get_row(relation)[3]) == "selected"
         await pilot.press("tab")
-        assert app.focused is screen.query_one("#explorable", ExplorableTable)
+        assert app.focused is explorable
         await pilot.press(*["down"] * rel_position, "enter")
         await settle(app, pilot)
         assert screen.request == navigation
         expected = backend.call("recall", {"request": navigation})
-        assert len(expected["nodes"]) >= min(item["count"], 10)  # every card the count promised (max_results 10)
+        assert expected["goal"] == QUERY
         assert [n["card_id"] for n in screen.result["nodes"]] == [n["card_id"] for n in expected["nodes"]]
         assert_shows(screen, expected)
         crumbs = screen.query_one("#breadcrumbs", Breadcrumbs)
@@ -127,6 +132,28 @@ async def test_an_explorable_relation_navigates_from_the_cards_it_leads_from_and
         await pilot.press("alt+left")
         await pilot.pause()
         assert screen.request == {"text": QUERY}
+
+
+async def test_a_relation_the_selected_card_lacks_is_shown_as_such_and_followed_from_the_listed_cards(demo_home):
+    backend = LocalBackend(demo_home)
+    first = backend.call("recall", {"request": {"text": QUERY}})
+    rows = [node["card_id"] for node in first["nodes"]]
+    rel_position, item, row = next((position, item, number) for position, item in enumerate(first["explorable"])
+                                   for number, card_id in enumerate(rows) if card_id not in item["from_nodes"])
+    relation, starts = item["rel"], item["from_nodes"]
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await ask(app, pilot, QUERY)
+        screen = app.screen
+        await pilot.press(*["down"] * row)
+        explorable = screen.query_one("#explorable", ExplorableTable)
+        assert str(explorable.get_row(relation)[3]) == f"{len(starts)} other" + ("s" if len(starts) > 1 else "")
+        await pilot.press("tab", *["down"] * rel_position, "enter")
+        await settle(app, pilot)
+        assert screen.request == {"from_nodes": starts, "relations": [relation], "depth": 1, "text": QUERY}
+        assert screen.result["nodes"], "a relation listed as explorable is never a dead end"
+        label = screen.query_one("#breadcrumbs", Breadcrumbs).labels[-1]
+        assert label.startswith(f"{relation} from ") and label.endswith("(not from the selected card)")
 
 
 async def test_structured_query_syntax_reaches_the_engine_as_a_request(demo_home):

@@ -1,7 +1,8 @@
 """The explore screen: recall as navigation, the very document ``alaya recall --json`` prints, made walkable.
 
 A query (free text or the small structured syntax of :mod:`alaya_tui.query`) gives ranked cards; a relation in
-the explorable pane continues from the results it leads on from, exactly as an agent would
+the explorable pane continues from the selected result when the relation leaves from it, else from the results
+it leads on from, exactly as an agent would
 (``{"from_nodes": explorable[i].from_nodes, "relations": [rel], "depth": 1}`` with the first query's text or
 concepts as the goal, so distances stay measured against what was asked). Every request is a step of the
 breadcrumb trail; back and forward restore the stored results without asking the engine again.
@@ -49,7 +50,8 @@ the *explorable* relations lead further.
 | `Enter` in the query bar | recall |
 | `Enter` on a result | open the card |
 | `t` on a result | open the card with its trace (the source session) shown |
-| `Enter` on an explorable relation | navigate along it from the results it leads on from (`from_nodes`, depth 1) |
+| `Enter` on an explorable relation | follow it, your query as the goal: from the selected result (From: selected), |
+| | else from the results it leaves from |
 | `Tab` / `Shift+Tab` | query bar → results → explorable relations |
 | `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path |
 | `Escape` | leave the query bar for the results (single-letter keys then work); elsewhere back to the query bar |
@@ -132,14 +134,22 @@ class ExploreScreen(Screen):
 
     @on(DataTable.RowSelected, "#explorable")
     def navigate_along(self, event: DataTable.RowSelected) -> None:
+        """Follow the relation from the selected result when it leaves from there, otherwise from the results it
+        leaves from; the breadcrumb says which. The first query's words go along as the goal."""
         event.stop()
         relation = str(event.row_key.value)
         step = self.history[self.position]
-        starts = next(item["from_nodes"] for item in step.result["explorable"] if item["rel"] == relation)
-        titles = [node["title"] for node in step.result["nodes"] if node["card_id"] in starts]
+        item = next(item for item in step.result["explorable"] if item["rel"] == relation)
+        selected = self.query_one("#results", ResultsTable).selected
+        titles = {node["card_id"]: node["title"] for node in step.result["nodes"]}
+        if selected is not None and selected["card_id"] in item["from_nodes"]:
+            starts, label = [selected["card_id"]], f"{relation} from {selected['title']}"
+        else:
+            starts = item["from_nodes"]
+            where = titles.get(starts[0], starts[0]) if len(starts) == 1 else f"{len(starts)} cards"
+            label = f"{relation} from {where} (not from the selected card)"
         goal = {key: step.request[key] for key in ("text", "concepts") if key in step.request}
-        self.recall({"from_nodes": starts, "relations": [relation], "depth": 1, **goal},
-                    f"{relation} from {titles[0] if len(starts) == 1 else f'{len(starts)} cards'}")
+        self.recall({"from_nodes": starts, "relations": [relation], "depth": 1, **goal}, label)
 
     def recall(self, request: dict, label: str) -> None:
         """Run a recall request in a worker; its result becomes the next step of the path."""
@@ -175,7 +185,9 @@ class ExploreScreen(Screen):
         results = self.query_one("#results", ResultsTable)
         results.show(step.result["nodes"], step.cursor_row)
         results.border_title = f"Results · {len(step.result['nodes'])}"
-        self.query_one("#explorable", ExplorableTable).show(step.result["explorable"])
+        selected = results.selected
+        self.query_one("#explorable", ExplorableTable).show(step.result["explorable"],
+                                                             selected["card_id"] if selected else None)
         self.query_one("#verdict", VerdictLine).show(step.result)
         self.query_one("#breadcrumbs", Breadcrumbs).show([item.label for item in self.history], self.position)
         self.query_one("#query", Input).value = format_query(step.request)
@@ -197,6 +209,7 @@ class ExploreScreen(Screen):
     def _show_selected(self) -> None:
         node = self.query_one("#results", ResultsTable).selected
         self.query_one("#node-detail", NodeDetail).show(node)
+        self.query_one("#explorable", ExplorableTable).follow_from(node["card_id"] if node else None)
 
     @on(DataTable.RowSelected, "#results")
     def open_card(self, event: DataTable.RowSelected) -> None:
