@@ -84,7 +84,8 @@ def _timeouts(home: str, scan) -> tuple[float, float]:
             server = scan(handle.read().decode("utf-8"), 0)[0].get("server", {})
         return (float(server.get("connect_timeout", CONNECT_TIMEOUT)),
                 float(server.get("request_timeout", REQUEST_TIMEOUT)))
-    except (OSError, ValueError, StopIteration, AttributeError, TypeError):
+    except (OSError, ValueError, StopIteration, AttributeError, TypeError, SystemError):
+        # SystemError: without ``json`` imported, the C scanner fails that way on some malformed objects
         return CONNECT_TIMEOUT, REQUEST_TIMEOUT
 
 
@@ -114,7 +115,7 @@ def _read_reply(connection, scan) -> object:
             line, _, pending = pending.partition(b"\n")
             try:
                 message = scan(line.decode("utf-8"), 0)[0]
-            except (ValueError, StopIteration):
+            except (ValueError, StopIteration, SystemError):  # SystemError: see _timeouts
                 return None
             if not (isinstance(message, dict) and message.get("working")):
                 return message

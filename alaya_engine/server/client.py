@@ -68,7 +68,22 @@ class ServerClient:
 
     def call(self, method: str, params: dict | None = None,
              progress: Callable[[int, int], None] | None = None, request_timeout: float | None = None) -> dict:
-        """Send one request; returns the result document or raises the server's error as AlayaError."""
+        """Send one request; returns the result document or raises the server's error as AlayaError.
+
+        A server at its connection cap is asked again for up to ``server.connect_timeout``."""
+        deadline = time.monotonic() + self.settings.connect_timeout
+        pause = POLL_SECONDS
+        while True:
+            try:
+                return self._call_once(method, params, progress, request_timeout)
+            except AlayaError as error:
+                if error.code != "server_busy" or time.monotonic() + pause > deadline:
+                    raise
+            time.sleep(pause)
+            pause = min(pause * 2, 0.5)
+
+    def _call_once(self, method: str, params: dict | None, progress: Callable[[int, int], None] | None,
+                   request_timeout: float | None) -> dict:
         connection = self._connect()
         timeout = request_timeout or self.settings.request_timeout
         try:
@@ -229,14 +244,27 @@ def owner_pid(home: Path) -> int | None:
     return holder["pid"]
 
 
-def wait_until_gone(client: ServerClient, timeout: float = STOP_TIMEOUT) -> bool:
-    """Wait for a stopping server to finish its requests in flight and release the store; False if it did not."""
+def wait_until_gone(client: ServerClient, timeout: float = STOP_TIMEOUT, pid: int | None = None) -> bool:
+    """Wait for a stopping server to finish its requests in flight, release the store and (given its pid) end;
+    False if it did not."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if owner_pid(client.home) is None and not _listening(client):
+        if owner_pid(client.home) is None and not _listening(client) and not (pid and _running(pid)):
             return True
         time.sleep(POLL_SECONDS)
     return False
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (a server started by this process stays one until reaped)."""
+    try:
+        os.kill(pid, 0)
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except ProcessLookupError:
+        return False
+    except OSError:  # no /proc (macOS): the signal reached it
+        return True
 
 
 def _listening(client: ServerClient) -> bool:
@@ -270,7 +298,7 @@ def stop_server(home: Path, timeout: float = STOP_TIMEOUT) -> int | None:
                 os.kill(pid, signum)
             except ProcessLookupError:
                 break
-    if not wait_until_gone(client, timeout):
+    if not wait_until_gone(client, timeout, pid):
         raise AlayaError("server_still_running", f"the server for {home} (pid {pid}) is still running "
                                                  f"{timeout:g} s after being asked to stop (a long request in "
                                                  f"flight?); see logs/server.log, or end it: kill -9 {pid}", RUNTIME)

@@ -44,6 +44,9 @@ class Connection:
         self.buffer = bytearray()
         self.opened = time.monotonic()
         self.id: object = None
+        self.refusal: AlayaError | None = None
+        """Set for a connection over the cap: answered with it once its request is read (closing a socket
+        whose request is unread would reset it, and the client would see no answer at all)."""
         self._sending = threading.Lock()
         self.closed = False
 
@@ -131,14 +134,10 @@ class Dispatcher:
                 return
             connection = Connection(sock)
             with self._lock:
-                full = len(self._open) >= MAX_CONNECTIONS
-                if not full:
-                    self._open.add(connection)
-            if full:
-                self._refuse(connection, AlayaError(
-                    "server_busy", f"{self.describe} is busy ({MAX_CONNECTIONS} connections open); "
-                                   "try again in a moment", RUNTIME))
-                continue
+                if len(self._open) >= MAX_CONNECTIONS:
+                    connection.refusal = AlayaError("server_busy", f"{self.describe} is busy ({MAX_CONNECTIONS} "
+                                                                   "connections open); try again in a moment", RUNTIME)
+                self._open.add(connection)
             sock.setblocking(False)
             selector.register(sock, selectors.EVENT_READ, connection)
 
@@ -166,6 +165,9 @@ class Dispatcher:
         self._dispatch(connection, line)
 
     def _dispatch(self, connection: Connection, line: bytes) -> None:
+        if connection.refusal is not None:
+            self._refuse(connection, connection.refusal)
+            return
         try:
             request = decode(line)
         except ValueError as error:
