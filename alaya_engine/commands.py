@@ -405,9 +405,15 @@ def demo(
     as_json: JsonFlag = False,
 ) -> None:
     """Build a demo memory from sample sessions shipped with Alaya (offline), show it, then open the explorer on it."""
-    from .demo import build_demo
+    from .demo import build_demo, resolve_demo_home
+    from .paths import Layout
 
-    report = build_demo(demo_home, fresh=fresh).to_json()
+    target = resolve_demo_home(demo_home)
+    if Layout(target).is_initialised():
+        from .server.client import stop_server
+
+        stop_server(target)  # the demo is built in this process: a server of an earlier run lets go of it first
+    report = build_demo(target, fresh=fresh).to_json()
     _show(report, as_json, "print_demo")
     if not (no_tui or as_json) and sys.stdin.isatty() and sys.stdout.isatty():
         _open_explorer(ctx, report["home"])

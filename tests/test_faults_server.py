@@ -4,6 +4,7 @@ wait has a deadline, and every server a test started is killed when it ends (con
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -18,7 +19,6 @@ from pathlib import Path
 import pytest
 from test_server import alive, server_env, wait_for
 
-from alaya_engine.lock import held_by
 from alaya_engine.paths import Layout
 
 pytestmark = pytest.mark.slow
@@ -35,9 +35,20 @@ def run(home: Path, *args: str, timeout: float = 90, env: dict | None = None,
 
 
 def owner(home: Path) -> int | None:
-    """The pid holding the store's lock, if any."""
-    holder = held_by(Layout(home).lock_file)
-    return holder.get("pid") if holder else None
+    """The pid holding the store's lock, if any (read here, not through the code under test)."""
+    try:
+        fd = os.open(home / "alaya.lock", os.O_RDONLY)
+    except FileNotFoundError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return json.loads(os.pread(fd, 4096, 0) or b"{}").get("pid")
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
 
 
 def resume(pid: int) -> None:
@@ -369,3 +380,28 @@ def test_ingest_from_stdin_through_the_server_still_works(store, tmp_path):
     result = run(store, "ingest", "-", "--json", input=session)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["files"][0]["status"] == "ingested"
+
+
+def test_mcp_answers_malformed_lines_with_json_rpc_errors(store):
+    """A line that is not JSON gets -32700 and JSON that is not a message -32600; the session goes on."""
+    initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "faults", "version": "1"}}}
+    lines = "not json\n" + '{"a": 1}\n' + json.dumps(initialize) + "\n"
+    result = subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(store), "mcp"], input=lines,
+                            capture_output=True, text=True, timeout=60, env=server_env(ALAYA_NO_SERVER="1"))
+    replies = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [reply.get("error", {}).get("code") for reply in replies] == [-32700, -32600, None], replies
+    assert replies[2]["id"] == 1 and replies[2]["result"]["serverInfo"]["name"] == "alaya"
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["again", "fresh"])
+def test_demo_runs_again_while_its_server_is_up(store, fresh):
+    """The demo's own server is stopped first (it starts again on demand); ``--fresh`` never deletes a store
+    under a live server."""
+    pid = started(store)
+    result = run(store, "demo", "--demo-home", str(store), "--no-tui", "--json", *(["--fresh"] if fresh else []),
+                 timeout=180)
+    assert result.returncode == 0, result.stderr
+    assert not alive(pid) and json.loads(result.stdout)["status"]["l2"]["cards"] > 0
+    assert run(store, "recall", "--json", "gateway restart").returncode == 0
