@@ -405,3 +405,11 @@ def test_demo_runs_again_while_its_server_is_up(store, fresh):
     assert result.returncode == 0, result.stderr
     assert not alive(pid) and json.loads(result.stdout)["status"]["l2"]["cards"] > 0
     assert run(store, "recall", "--json", "gateway restart").returncode == 0
+
+
+def test_the_clients_default_timeouts_are_the_configs():
+    from alaya_engine.config import DEFAULTS
+    from alaya_engine.server import protocol
+
+    assert (protocol.CONNECT_TIMEOUT, protocol.REQUEST_TIMEOUT) == (DEFAULTS["server"]["connect_timeout"],
+                                                                    DEFAULTS["server"]["request_timeout"])

@@ -23,13 +23,11 @@ import sys
 
 from .. import __version__
 from ..socket_address import socket_path
-from .protocol import PROTOCOL_VERSION
+from .protocol import CONNECT_TIMEOUT, PROTOCOL_VERSION, REQUEST_TIMEOUT
 
 NO_SERVER_ENV = "ALAYA_NO_SERVER"
 HOME_ENV, DEFAULT_HOME = "ALAYA_HOME", "~/.alaya"
 """As in :mod:`alaya_engine.paths` (which imports ``pathlib``); ``tests/test_server.py`` checks they agree."""
-CONNECT_TIMEOUT, REQUEST_TIMEOUT = 5.0, 30.0
-"""``server.connect_timeout`` and ``server.request_timeout`` when config.json does not set them."""
 
 
 def server_disabled() -> bool:

@@ -21,7 +21,7 @@ from pathlib import Path
 from .. import __version__
 from ..errors import RUNTIME, AlayaError
 from ..paths import Layout
-from .protocol import PROTOCOL_VERSION, encode, read_message
+from .protocol import CONNECT_TIMEOUT, PROTOCOL_VERSION, REQUEST_TIMEOUT, encode, read_message
 
 TYPE_CHECKING = False
 """Not ``typing.TYPE_CHECKING``: importing ``typing`` costs ~7 ms on every client start."""
@@ -51,7 +51,8 @@ class ServerSettings:
 
     @staticmethod
     def defaults() -> dict:
-        return {"autostart": True, "start_timeout": 30.0, "connect_timeout": 5.0, "request_timeout": 30.0}
+        return {"autostart": True, "start_timeout": 30.0, "connect_timeout": CONNECT_TIMEOUT,
+                "request_timeout": REQUEST_TIMEOUT}
 
 
 def read_server_settings(home: Path) -> tuple[bool, float]:
@@ -94,8 +95,7 @@ class ServerClient:
                 while True:
                     message = read_message(stream)
                     if message is None:
-                        raise AlayaError("server_gone", f"the server for {self.home} closed the connection "
-                                                        "mid-request; see logs/server.log", RUNTIME)
+                        raise self._gone()
                     if "progress" in message:
                         if progress:
                             progress(*message["progress"])
@@ -109,35 +109,43 @@ class ServerClient:
         except TimeoutError:
             raise unresponsive(self.home, timeout) from None
         except (ConnectionResetError, BrokenPipeError):
-            raise AlayaError("server_gone", f"the server for {self.home} closed the connection mid-request; "
-                                            "see logs/server.log", RUNTIME) from None
+            raise self._gone() from None
         finally:
             connection.close()
+
+    def _gone(self) -> AlayaError:
+        return AlayaError("server_gone", f"the server for {self.home} closed the connection mid-request; "
+                                         "see logs/server.log", RUNTIME)
 
     def answers(self) -> bool:
         """A server accepts connections (False when none listens; AlayaError when one is there but stuck)."""
         try:
             self._connect().close()
             return True
-        except AlayaError:
-            raise
         except OSError:
             return False
 
     def _connect(self) -> socket.socket:
-        connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        connection.settimeout(self.settings.connect_timeout)
-        try:
-            connection.connect(str(self.socket_path))
-        except TimeoutError:
-            connection.close()
-            raise AlayaError("server_unresponsive", f"the server for {self.home} accepted no connection within "
-                                                    f"{self.settings.connect_timeout:g} s (overloaded, stopped or "
-                                                    "stuck); run: alaya server restart", RUNTIME) from None
-        except OSError:
-            connection.close()
-            raise
-        return connection
+        """A connection within ``server.connect_timeout``; a full backlog (EAGAIN: a server is there but does not
+        accept) is tried again until then."""
+        deadline = time.monotonic() + self.settings.connect_timeout
+        while True:
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.settimeout(max(deadline - time.monotonic(), POLL_SECONDS))
+            try:
+                connection.connect(str(self.socket_path))
+                return connection
+            except (BlockingIOError, TimeoutError):
+                connection.close()
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(POLL_SECONDS)
+            except OSError:
+                connection.close()
+                raise
+        raise AlayaError("server_unresponsive", f"the server for {self.home} accepted no connection within "
+                                                f"{self.settings.connect_timeout:g} s (overloaded, stopped or stuck); "
+                                                "run: alaya server restart", RUNTIME)
 
 
 def unresponsive(home: Path | str, seconds: float) -> AlayaError:

@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 PROTOCOL_VERSION = 1
 MAX_LINE = 64 * 1024 * 1024
 HEARTBEAT_SECONDS = 1.0
+CONNECT_TIMEOUT, REQUEST_TIMEOUT = 5.0, 30.0
+"""The clients' ``server.connect_timeout`` and ``server.request_timeout`` when config.json has none (the engine's
+defaults, which the clients do not import; ``tests/test_faults_server.py`` checks they agree)."""
 
 
 def encode(message: dict[str, Any]) -> bytes:

@@ -31,6 +31,7 @@ from ..engine import Engine
 from ..errors import RUNTIME, AlayaError
 from ..lock import OWNER_SERVER
 from ..paths import Layout
+from ..socket_address import short_socket_dir
 from .dispatch import LISTEN_BACKLOG, Dispatcher, Route
 from .protocol import PROTOCOL_VERSION, error_reply, render, request_id
 
@@ -150,9 +151,10 @@ class OwnerServer:
                 return 0
             raise
         finally:
-            if pid_written:
+            if pid_written and _identity(self.layout.home) == home_identity:
                 # Only once the graph is closed and the lock released: whoever waits for this server to be
-                # gone (``server stop``, ``rebuild``) may then take the store or remove its folder.
+                # gone (``server stop``, ``rebuild``) may then take the store or remove its folder. (A home that
+                # was replaced holds another store's file, if any.)
                 self.layout.server_pid.unlink(missing_ok=True)
         log.info("server stopped after %d requests", self.requests)
         return 0
@@ -163,7 +165,7 @@ class OwnerServer:
         Any socket a killed server left behind is replaced: holding the lock proves it is stale.
         """
         path = self.layout.socket
-        if path.parent != self.layout.home:
+        if str(path.parent) == short_socket_dir():
             _private_folder(path.parent)
         path.unlink(missing_ok=True)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
