@@ -9,6 +9,7 @@ screen is rendered from.
 from __future__ import annotations
 
 import base64
+import binascii
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -42,10 +43,31 @@ def call(engine: "Engine", name: str, params: dict[str, Any], progress: Progress
     return handler(engine, params, progress)
 
 
+def _texts(params: dict, key: str) -> list[str]:
+    """A list of strings ([] when absent): a lone string is refused, never walked as characters (``"paths":
+    "/etc/passwd"`` once made ingest scan ``/``)."""
+    value = params.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise AlayaError("bad_request", f"{key} must be a list of strings")
+    return value
+
+
+def _base64(params: dict, key: str) -> bytes | None:
+    value = params.get(key)
+    if value is None:
+        return None
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, TypeError, ValueError):
+        raise AlayaError("bad_request", f"{key} must be base64 text") from None
+
+
 @method("ingest")
 def _ingest(engine: "Engine", params: dict, progress: Progress) -> dict:
-    stdin = base64.b64decode(params["stdin_b64"]) if params.get("stdin_b64") is not None else None
-    report = engine.ingest(list(params.get("paths", [])), replace=bool(params.get("replace")), stdin=stdin,
+    stdin = _base64(params, "stdin_b64")
+    report = engine.ingest(_texts(params, "paths"), replace=bool(params.get("replace")), stdin=stdin,
                            progress=progress)
     fresh = [o.session_id for o in report.outcomes if o.status in ("ingested", "replaced", "unchanged")]
     distilled = None
@@ -56,13 +78,13 @@ def _ingest(engine: "Engine", params: dict, progress: Progress) -> dict:
 
 @method("distill")
 def _distill(engine: "Engine", params: dict, progress: Progress) -> dict:
-    return engine.distill(params.get("sessions") or None, force=bool(params.get("force")),
+    return engine.distill(_texts(params, "sessions") or None, force=bool(params.get("force")),
                           dry_run=bool(params.get("dry_run")), progress=progress).to_json()
 
 
 @method("introspect")
 def _introspect(engine: "Engine", params: dict, progress: Progress) -> dict:
-    return engine.introspect(params.get("steps") or None, dry_run=bool(params.get("dry_run")), progress=progress)
+    return engine.introspect(_texts(params, "steps") or None, dry_run=bool(params.get("dry_run")), progress=progress)
 
 
 @method("restore")
@@ -82,12 +104,12 @@ def _review_show(engine: "Engine", params: dict, progress: Progress) -> dict:
 
 @method("review.approve")
 def _review_approve(engine: "Engine", params: dict, progress: Progress) -> dict:
-    return engine.review_decide(list(params.get("ids", [])), approve=True)
+    return engine.review_decide(_texts(params, "ids"), approve=True)
 
 
 @method("review.reject")
 def _review_reject(engine: "Engine", params: dict, progress: Progress) -> dict:
-    return engine.review_decide(list(params.get("ids", [])), approve=False)
+    return engine.review_decide(_texts(params, "ids"), approve=False)
 
 
 @method("recall")

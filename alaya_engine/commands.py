@@ -258,14 +258,11 @@ def restore(
 def _restore_backup(ctx: typer.Context, archive: Path, force: bool, as_json: bool) -> None:
     from .maintenance.backup import restore_backup
     from .paths import Layout, resolve_home
-    from .server.client import ServerClient, wait_until_gone
+    from .server.client import stop_server
 
     layout = Layout(resolve_home(ctx.obj["home"]))
     if layout.is_initialised() and force:
-        client = ServerClient(layout.home)
-        if client.answers():
-            client.call("server.stop")
-            wait_until_gone(client)
+        stop_server(layout.home)
     document = restore_backup(archive, layout.home, force).to_json()
     _show(document, as_json, "print_restore_backup")
     if not document["verify"]["ok"]:
@@ -408,9 +405,15 @@ def demo(
     as_json: JsonFlag = False,
 ) -> None:
     """Build a demo memory from sample sessions shipped with Alaya (offline), show it, then open the explorer on it."""
-    from .demo import build_demo
+    from .demo import build_demo, resolve_demo_home
+    from .paths import Layout
 
-    report = build_demo(demo_home, fresh=fresh).to_json()
+    target = resolve_demo_home(demo_home)
+    if Layout(target).is_initialised():
+        from .server.client import stop_server
+
+        stop_server(target)  # the demo is built in this process: a server of an earlier run lets go of it first
+    report = build_demo(target, fresh=fresh).to_json()
     _show(report, as_json, "print_demo")
     if not (no_tui or as_json) and sys.stdin.isatty() and sys.stdout.isatty():
         _open_explorer(ctx, report["home"])
@@ -453,38 +456,39 @@ def serve(
 @server_app.command("status")
 def server_status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Is a server running for this store, and how is it doing."""
-    from .server.client import ServerClient
+    from .server.client import ServerClient, owner_pid
 
     client = ServerClient(_store_home(ctx))
-    if not client.answers():
-        document = {"running": False, "home": str(client.home)}
+    if client.answers():
+        document = {"running": True, **client.call("server.status",
+                                                    request_timeout=client.settings.connect_timeout)}
+    elif (pid := owner_pid(client.home)) is not None:
+        raise AlayaError("server_unreachable", f"the server for {client.home} (pid {pid}) holds the store but does "
+                                               f"not answer on {client.socket_path}; run: alaya --home {client.home} "
+                                               "server stop", RUNTIME)
     else:
-        document = {"running": True, **client.call("server.status")}
+        document = {"running": False, "home": str(client.home)}
     _show_server(document, as_json)
 
 
 @server_app.command("stop")
 def server_stop(ctx: typer.Context, as_json: JsonFlag = False) -> None:
-    """Stop the server after the requests in flight."""
-    from .server.client import ServerClient, wait_until_gone
+    """Stop the server after the requests in flight (found through its lock even if its socket is gone)."""
+    from .server.client import stop_server
 
-    client = ServerClient(_store_home(ctx))
-    stopped = client.answers() and client.call("server.stop")
-    if stopped:
-        wait_until_gone(client)
-    document = {"stopped": bool(stopped), "home": str(client.home)}
-    _emit(document) if as_json else print("✓ server stopped" if stopped else "no server was running")
+    home = _store_home(ctx)
+    pid = stop_server(home)
+    document = {"stopped": pid is not None, "pid": pid, "home": str(home)}
+    _emit(document) if as_json else print(f"✓ server stopped (pid {pid})" if pid else "no server was running")
 
 
 @server_app.command("restart")
 def server_restart(ctx: typer.Context, as_json: JsonFlag = False) -> None:
-    """Stop the server (if any) and start a fresh one."""
-    from .server.client import ServerClient, read_server_settings, start_server, wait_until_gone
+    """Stop the server (if any, even a stopped or stuck one) and start a fresh one."""
+    from .server.client import ServerClient, read_server_settings, start_server, stop_server
 
     client = ServerClient(_store_home(ctx))
-    if client.answers():
-        client.call("server.stop")
-        wait_until_gone(client)
+    stop_server(client.home)
     fresh = start_server(client.home, read_server_settings(client.home)[1])
     _show_server({"running": True, **fresh.call("server.status")}, as_json)
 
@@ -513,14 +517,12 @@ def rebuild_l1(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 
 def _run_rebuild(ctx: typer.Context, layers: set[str], as_json: bool) -> None:
     from .engine import Engine
-    from .server.client import ServerClient, wait_until_gone
+    from .server.client import stop_server
     from .views import progress_bar
 
-    client = ServerClient(_store_home(ctx))
-    if client.answers():
-        client.call("server.stop")
-        wait_until_gone(client)
-    engine = Engine.open(client.home, for_rebuild=True)
+    home = _store_home(ctx)
+    stop_server(home)
+    engine = Engine.open(home, for_rebuild=True)
     with progress_bar("Embedding", enabled=not as_json) as advance:
         document = engine.rebuild(layers, advance).to_json()
     _show(document, as_json, "print_rebuild")

@@ -78,7 +78,8 @@ DEFAULTS: dict[str, Any] = {
     },
     "ingest": {"max_file_mb": 64},
     "sync": {"session_idle_minutes": 30},
-    "server": {"autostart": True, "idle_timeout": 900, "start_timeout": 30.0},
+    "server": {"autostart": True, "idle_timeout": 900, "start_timeout": 30.0, "connect_timeout": 5.0,
+               "request_timeout": 30.0},
     "lock": {"wait_seconds": 10.0},
     "logging": {"level": "info", "file": "logs/alaya.log", "max_bytes": 1_000_000, "backups": 3},
 }
@@ -113,7 +114,8 @@ MINIMUMS = {
     "recall.lexical_weight": 0, "recall.lexical_floor": 0,
     "introspect.consolidate_threshold": 0, "introspect.forget_threshold": 0, "introspect.forget_days": 0,
     "introspect.llm_merges_per_run": 0,
-    "ingest.max_file_mb": 1, "server.idle_timeout": 0, "server.start_timeout": 0.01, "lock.wait_seconds": 0,
+    "ingest.max_file_mb": 1, "server.idle_timeout": 0, "server.start_timeout": 0.01, "server.connect_timeout": 0.1,
+    "server.request_timeout": 2, "lock.wait_seconds": 0,
     "logging.max_bytes": 0, "logging.backups": 0,
 }
 """Numeric keys with a lower bound (divisors, counts, timeouts: below it a command would fail or hang)."""

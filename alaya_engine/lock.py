@@ -18,6 +18,8 @@ from pathlib import Path
 from .errors import RUNTIME, AlayaError
 
 POLL_SECONDS = 0.05
+OWNER_SERVER = "alaya serve (owner server"
+"""How the owner server names itself as the lock's holder: ``alaya serve (owner server, pid 1234)``."""
 
 
 class StoreLock:
@@ -86,7 +88,33 @@ class StoreLock:
     def _busy_message(self, holder: dict) -> str:
         who = (f"pid {holder.get('pid', '?')} ('{holder.get('command', 'unknown command')}', "
                f"since {holder.get('since', '?')})")
-        return (
-            f"store {self.lock_file.parent} is busy: {who} holds it; waited {self.wait_seconds:g} s. "
-            "Try again when it finishes, or raise lock.wait_seconds in config.json"
-        )
+        if is_owner_server(holder):
+            remedy = ("run the command without --no-server (the server runs it), or stop the server first: "
+                      f"alaya --home {self.lock_file.parent} server stop")
+        else:
+            remedy = "try again when it finishes, or raise lock.wait_seconds in config.json for long jobs"
+        return f"store {self.lock_file.parent} is busy: {who} holds it; waited {self.wait_seconds:g} s. {remedy}"
+
+
+def is_owner_server(holder: dict) -> bool:
+    return str(holder.get("command", "")).startswith(OWNER_SERVER)
+
+
+def held_by(lock_file: Path) -> dict | None:
+    """Who holds the store's lock now (its pid, command and since), or None when nobody does.
+
+    The lock, not a pid file, is the proof: a pid file outlives a killed process and its pid may be reused.
+    """
+    try:
+        fd = os.open(lock_file, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return StoreLock._read_holder(fd)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)

@@ -107,8 +107,11 @@ class Layout:
 
     @property
     def socket(self) -> Path:
-        """The owner server's Unix socket (mode 0600)."""
-        return self.home / "alaya.sock"
+        """The owner server's Unix socket (mode 0600): in the home unless its path would be too long
+        (:mod:`alaya_engine.socket_address`)."""
+        from .socket_address import socket_path
+
+        return Path(socket_path(str(self.home)))
 
     @property
     def server_pid(self) -> Path:

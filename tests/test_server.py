@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from alaya_engine.paths import Layout
+
 pytestmark = pytest.mark.slow
 
 
@@ -64,7 +66,7 @@ def test_first_command_autostarts_a_private_server_that_later_commands_reuse(ser
     assert first.returncode == 0, first.stderr
     pid = server_pid(served)
     assert pid and alive(pid)
-    assert stat.S_IMODE((served / "alaya.sock").stat().st_mode) == 0o600
+    assert stat.S_IMODE(Layout(served).socket.stat().st_mode) == 0o600
     second = alaya(served, "status", "--json")
     assert second.returncode == 0 and json.loads(second.stdout)["l2"]["cards"] > 0
     status = json.loads(alaya(served, "server", "status", "--json").stdout)
@@ -121,7 +123,7 @@ def test_sigkill_leaves_a_stale_socket_that_the_next_command_replaces(served):
     pid = server_pid(served)
     os.kill(pid, signal.SIGKILL)
     assert wait_for(lambda: not alive(pid))
-    assert (served / "alaya.sock").exists() and (served / "server.pid").exists()
+    assert Layout(served).socket.exists() and (served / "server.pid").exists()
     result = alaya(served, "recall", "--json", "nginx 502")
     assert result.returncode == 0, result.stderr
     assert server_pid(served) not in (None, pid)
@@ -134,7 +136,7 @@ def test_idle_server_exits_and_cleans_up(served):
     assert alaya(served, "status", "--json").returncode == 0
     pid = server_pid(served)
     assert wait_for(lambda: not alive(pid), 30)
-    assert not (served / "alaya.sock").exists() and not (served / "server.pid").exists()
+    assert not Layout(served).socket.exists() and not (served / "server.pid").exists()
 
 
 def test_version_mismatch_restarts_the_idle_server(served):
@@ -226,7 +228,6 @@ def test_the_bare_client_finds_the_home_as_the_engine_does(monkeypatch, tmp_path
     from alaya_engine.server import bare_client
 
     assert (bare_client.HOME_ENV, bare_client.DEFAULT_HOME) == (paths.HOME_ENV, paths.DEFAULT_HOME)
-    assert bare_client.SOCKET_NAME == paths.Layout(tmp_path).socket.name
 
 
 def test_introspect_while_other_processes_recall(served):

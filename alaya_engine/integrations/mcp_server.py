@@ -19,6 +19,7 @@ import anyio.to_thread
 from mcp import types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from .. import __version__
 from ..errors import RUNTIME, AlayaError
@@ -107,12 +108,35 @@ def serve(home: str | None, no_server: bool) -> int:
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+            messages, receive = anyio.create_memory_object_stream(0)
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(_answer_malformed_lines, read_stream, messages, write_stream)
+                await server.run(receive, write_stream, server.create_initialization_options())
 
     log.info("mcp server started on stdio")
     anyio.run(main)
     log.info("mcp server stopped: the client closed the connection")
     return 0
+
+
+async def _answer_malformed_lines(lines, messages, replies) -> None:
+    """Pass the client's messages on; answer a line that is not one with a JSON-RPC error.
+
+    The SDK's stdio transport hands such a line over as an exception, which its session only logs, so a client
+    that sent it would wait for an answer forever. JSON-RPC says: -32700 (parse error) for text that is not
+    JSON, -32600 (invalid request) for JSON that is not a message; the id is null since it could not be read.
+    """
+    async with messages:
+        async for item in lines:
+            if not isinstance(item, Exception):
+                await messages.send(item)
+                continue
+            not_json = any(error.get("type") == "json_invalid" for error in getattr(item, "errors", list)())
+            log.info("malformed JSON-RPC line: %s", str(item).splitlines()[0] if str(item) else type(item).__name__)
+            error = (types.ErrorData(code=types.PARSE_ERROR, message="Parse error: the line is not JSON")
+                     if not_json else
+                     types.ErrorData(code=types.INVALID_REQUEST, message="Invalid Request: not a JSON-RPC message"))
+            await replies.send(SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=None, error=error)))
 
 
 def _log_to_store(home: str | None) -> None:

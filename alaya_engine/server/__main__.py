@@ -1,26 +1,63 @@
-"""``python -m alaya_engine.server --home PATH``: what ``alaya serve`` and autostart run."""
+"""``python -m alaya_engine.server --home PATH``: what ``alaya serve`` and autostart run.
+
+``--ready-fd N`` (given by the client that starts it, :func:`.client.start_server`): the server writes ``ready``
+there once it listens, or its error as one JSON line if it cannot start, so that client reports the real cause
+at once instead of waiting out ``server.start_timeout``.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import os
 import sys
 
-from ..errors import AlayaError
+from ..errors import RUNTIME, AlayaError
 from ..paths import resolve_home
 from .service import OwnerServer
+
+log = logging.getLogger("alaya_engine.server")
+
+
+class _Starter:
+    """The pipe to the client waiting for this server (nothing when started by hand)."""
+
+    def __init__(self, fd: int | None):
+        self.fd = fd
+
+    def tell(self, line: str) -> None:
+        if self.fd is None:
+            return
+        try:
+            os.write(self.fd, (line + "\n").encode("utf-8"))
+            os.close(self.fd)
+        except OSError:  # the client gave up waiting: nobody to tell
+            pass
+        self.fd = None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="alaya serve")
     parser.add_argument("--home")
+    parser.add_argument("--ready-fd", type=int)
     arguments = parser.parse_args(argv)
+    starter = _Starter(arguments.ready_fd)
     try:
-        return OwnerServer(resolve_home(arguments.home)).run()
+        code = OwnerServer(resolve_home(arguments.home), on_ready=lambda: starter.tell("ready")).run()
     except AlayaError as error:
-        logging.getLogger("alaya_engine.server").error("cannot serve: %s", error.message)
-        print(f"error: {error.message}", file=sys.stderr)
-        return error.exit_code
+        failure = error
+    except Exception as error:  # never a hung or silent start: log the traceback, tell the cause in one line
+        log.exception("the server failed")
+        failure = AlayaError("internal", f"unexpected {type(error).__name__}: {error}; see logs/server.log",
+                             RUNTIME)
+    else:
+        starter.tell("done")
+        return code
+    log.error("cannot serve: %s", failure.message)
+    print(f"error: {failure.message}", file=sys.stderr)
+    starter.tell(json.dumps({"code": failure.code, "message": failure.message, "exit_code": failure.exit_code}))
+    return failure.exit_code
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ It answers only the plain case: a server that is up and replies with a document.
 yet, an error, a different version, input on stdin — returns None, and the regular client
 (:func:`alaya_engine.cli.fast_call`, or the full command line) takes over with its autostart, restarts and error
 reports. A recall that failed has recorded nothing, and status records nothing, so asking again is safe.
+The exception is a server that accepted the request and then fell silent for ``server.request_timeout`` (stopped,
+wedged): that is reported here, since asking again would only wait as long once more. The timeouts are set on
+the ``_socket`` itself, read from config.json by the same C scanner.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ import os
 import sys
 
 from .. import __version__
-from .protocol import PROTOCOL_VERSION
+from ..socket_address import socket_path
+from .protocol import CONNECT_TIMEOUT, PROTOCOL_VERSION, REQUEST_TIMEOUT
 
 NO_SERVER_ENV = "ALAYA_NO_SERVER"
-SOCKET_NAME = "alaya.sock"
 HOME_ENV, DEFAULT_HOME = "ALAYA_HOME", "~/.alaya"
 """As in :mod:`alaya_engine.paths` (which imports ``pathlib``); ``tests/test_server.py`` checks they agree."""
 
@@ -48,23 +51,40 @@ def bare_call(home: str | None, method: str, params: dict) -> int | None:
         line = (_encode(message, _json.encode_basestring) + "\n").encode("utf-8")
     except (UnicodeEncodeError, TypeError):
         return None
+    scan = _json.make_scanner(_StrictJson())
+    connect_timeout, request_timeout = _timeouts(chosen, scan)
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        connection.connect(os.path.join(chosen, SOCKET_NAME))
+        connection.settimeout(connect_timeout)
+        connection.connect(socket_path(chosen))
+        connection.settimeout(request_timeout)
         connection.sendall(line)
-        reply = _read_line(connection)
+        document = _read_reply(connection, scan)
+    except TimeoutError:
+        from ..errors import report_error
+        from .client import unresponsive
+
+        return report_error(unresponsive(chosen, request_timeout), wants_json=True)
     except OSError:
         return None
     finally:
         connection.close()
-    try:
-        document, _ = _json.make_scanner(_StrictJson())(reply.decode("utf-8"), 0)
-    except (ValueError, StopIteration):
-        return None
     if not isinstance(document, dict) or not isinstance(document.get("text"), str):
         return None
     sys.stdout.write(document["text"] + "\n")
     return 0
+
+
+def _timeouts(home: str, scan) -> tuple[float, float]:
+    """(``server.connect_timeout``, ``server.request_timeout``) from config.json, or their defaults."""
+    try:
+        with open(os.path.join(home, "config.json"), "rb") as handle:
+            server = scan(handle.read().decode("utf-8"), 0)[0].get("server", {})
+        return (float(server.get("connect_timeout", CONNECT_TIMEOUT)),
+                float(server.get("request_timeout", REQUEST_TIMEOUT)))
+    except (OSError, ValueError, StopIteration, AttributeError, TypeError, SystemError):
+        # SystemError: without ``json`` imported, the C scanner fails that way on some malformed objects
+        return CONNECT_TIMEOUT, REQUEST_TIMEOUT
 
 
 def _encode(value, quote) -> str:
@@ -82,17 +102,23 @@ def _encode(value, quote) -> str:
     raise TypeError(f"cannot encode {type(value).__name__}")
 
 
-def _read_line(connection) -> bytes:
-    """The first line of the reply (the server closes the connection after it)."""
-    chunks = []
+def _read_reply(connection, scan) -> object:
+    """The reply, past the heartbeats a busy server sends (the server closes the connection after the reply);
+    None if it is not JSON."""
+    pending = b""
     while True:
         chunk = connection.recv(1 << 16)
+        pending += chunk
+        while b"\n" in pending or (not chunk and pending):
+            line, _, pending = pending.partition(b"\n")
+            try:
+                message = scan(line.decode("utf-8"), 0)[0]
+            except (ValueError, StopIteration, SystemError):  # SystemError: see _timeouts
+                return None
+            if not (isinstance(message, dict) and message.get("working")):
+                return message
         if not chunk:
-            break
-        chunks.append(chunk)
-        if b"\n" in chunk:
-            break
-    return b"".join(chunks).split(b"\n", 1)[0]
+            return None
 
 
 class _StrictJson:

@@ -7,6 +7,9 @@ Response ``{"v": 1, "id": 1, "result": {...}}`` — the same document ``--json``
          A request with ``"as_text": true`` gets ``{"v": 1, "id": 1, "text": "..."}`` instead of ``result``: the
          document rendered exactly as ``--json`` prints it, for a client that would rather not import ``json``
          (:mod:`.bare_client`).
+Working  ``{"v": 1, "id": 1, "working": true}`` every :data:`HEARTBEAT_SECONDS` while a request is queued or
+         runs: a live server is never silent for long, so a client can give up on one that is (stopped, wedged)
+         after ``server.request_timeout`` without cutting off a job that takes minutes.
 
 Kept free of heavy imports: the client's fast path loads this and nothing else (``json`` only when used).
 """
@@ -21,6 +24,10 @@ if TYPE_CHECKING:
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 64 * 1024 * 1024
+HEARTBEAT_SECONDS = 1.0
+CONNECT_TIMEOUT, REQUEST_TIMEOUT = 5.0, 30.0
+"""The clients' ``server.connect_timeout`` and ``server.request_timeout`` when config.json has none (the engine's
+defaults, which the clients do not import; ``tests/test_faults_server.py`` checks they agree)."""
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -38,12 +45,34 @@ def render(document: dict[str, Any]) -> str:
 
 def read_message(stream: BinaryIO) -> dict[str, Any] | None:
     """The next message, or None at end of stream; raises ValueError on a malformed line."""
+    line = stream.readline(MAX_LINE)
+    return decode(line) if line else None
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    """One message; ValueError for anything but a JSON object (nesting too deep to parse included)."""
     import json
 
-    line = stream.readline(MAX_LINE)
-    if not line:
-        return None
-    message = json.loads(line)
+    try:
+        message = json.loads(line)
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"not UTF-8 ({error.reason})") from None
     if not isinstance(message, dict):
         raise ValueError("a message must be a JSON object")
     return message
+
+
+def request_id(request: dict[str, Any]) -> int | str | None:
+    """The id to echo: an integer or a short string; anything else (NaN, objects) is not echoed."""
+    value = request.get("id")
+    if isinstance(value, bool) or not isinstance(value, (int, str)) or len(str(value)) > 200:
+        return None
+    return value
+
+
+def error_reply(identifier: int | str | None, error) -> dict[str, Any]:
+    """The response carrying an :class:`~alaya_engine.errors.AlayaError` (not imported here: see above)."""
+    return {"v": PROTOCOL_VERSION, "id": identifier,
+            "error": {"code": error.code, "message": error.message, "exit_code": error.exit_code}}

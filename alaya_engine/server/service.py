@@ -2,9 +2,13 @@
 
 It holds the store lock for its whole life, keeps the graph open, the model
 warm and the HOT/WARM vectors resident as a numpy matrix (this is what "HOT =
-in memory" means here), and answers requests on ``<home>/alaya.sock``.
-Requests run on threads; each engine call takes the engine's step lock, so
+in memory" means here), and answers requests on its socket (:attr:`Layout.socket`).
+Requests run on a bounded set of threads (:mod:`.dispatch`); each engine call takes the engine's step lock, so
 writes are serialised and long jobs let recalls in between their steps.
+
+It never outlives its purpose: a failed start-up exits at once (the socket only listens once the store is
+loaded), and a server whose socket or home folder was deleted or replaced exits instead of holding a lock
+nobody can reach.
 """
 
 from __future__ import annotations
@@ -14,68 +18,32 @@ import os
 import resource
 import signal
 import socket
-import socketserver
 import stat
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from .. import __version__
-from ..api import call
+from ..api import WRITES, call
 from ..atomic import atomic_write_json
 from ..engine import Engine
 from ..errors import RUNTIME, AlayaError
+from ..lock import OWNER_SERVER
 from ..paths import Layout
-from .protocol import PROTOCOL_VERSION, encode, read_message, render
+from ..socket_address import short_socket_dir
+from .dispatch import LISTEN_BACKLOG, Dispatcher, Route
+from .protocol import PROTOCOL_VERSION, error_reply, render, request_id
 
 log = logging.getLogger(__name__)
 SERVER_METHODS = ("server.status", "server.stop")
-
-
-class _Handler(socketserver.StreamRequestHandler):
-    server: "_SocketServer"
-
-    def handle(self) -> None:
-        owner = self.server.owner
-        try:
-            request = read_message(self.rfile)
-        except (ValueError, UnicodeDecodeError):
-            self._send({"v": PROTOCOL_VERSION, "id": None, "error": _error(AlayaError(
-                "bad_request", "request is not a JSON object on one line"))})
-            return
-        if request is None:
-            return
-        owner.begin()
-        try:
-            self._send(owner.answer(request, lambda done, total: self._send(
-                {"v": PROTOCOL_VERSION, "id": request.get("id"), "progress": [done, total]})))
-        finally:
-            owner.end()
-
-    def _send(self, message: dict) -> None:
-        try:
-            self.wfile.write(encode(message))
-            self.wfile.flush()
-        except (BrokenPipeError, ConnectionResetError):
-            log.info("client went away before the answer was sent")
-
-
-class _SocketServer(socketserver.ThreadingUnixStreamServer):
-    daemon_threads = False
-    block_on_close = True
-
-    def __init__(self, path: str, owner: "OwnerServer"):
-        self.owner = owner
-        super().__init__(path, _Handler)
-
-
-def _error(error: AlayaError) -> dict:
-    return {"code": error.code, "message": error.message, "exit_code": error.exit_code}
+WATCH_SECONDS = 0.5
 
 
 class OwnerServer:
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, on_ready: Callable[[], None] = lambda: None):
         self.layout = Layout(home)
+        self.on_ready = on_ready
         self.engine: Engine | None = None
         self.started = time.time()
         self.requests = 0
@@ -95,98 +63,127 @@ class OwnerServer:
             self.active -= 1
             self.last_activity = time.monotonic()
 
-    def answer(self, request: dict, progress) -> dict:
+    def route(self, request: dict) -> Route:
+        name = request.get("method")
+        return "inline" if name in SERVER_METHODS else "write" if name in WRITES else "read"
+
+    def answer(self, request: dict, send: Callable[[dict], bool]) -> dict:
         """One request → one response document; a failure here never reaches the serving loop."""
-        reply = {"v": PROTOCOL_VERSION, "id": request.get("id")}
+        identifier = request_id(request)
         name = request.get("method")
         started = time.perf_counter()
+        self.begin()
         try:
-            if name not in SERVER_METHODS and request.get("client_version") != __version__:
-                raise AlayaError("version_mismatch", f"the server for {self.layout.home} runs Alaya {__version__}, "
-                                                     f"this client is {request.get('client_version')}; "
-                                                     "run: alaya server restart", RUNTIME)
-            if name == "server.status":
-                reply["result"] = self.status()
-            elif name == "server.stop":
-                self.stopping.set()
-                reply["result"] = {"stopping": True, "pid": os.getpid()}
-            else:
-                reply["result"] = call(self.engine, str(name), request.get("params") or {}, progress)
+            reply = {"v": PROTOCOL_VERSION, "id": identifier, "result": self._run(request, identifier, send)}
             if request.get("as_text") is True:
                 reply["text"] = render(reply.pop("result"))
         except AlayaError as error:
-            reply["error"] = _error(error)
+            reply = error_reply(identifier, error)
         except Exception as error:  # one request's bug must not take the server down
             log.exception("request %s failed", name)
-            reply["error"] = _error(AlayaError("internal", f"unexpected {type(error).__name__}: {error}; "
-                                                           f"see {self.layout.server_log}", RUNTIME))
+            reply = error_reply(identifier, AlayaError("internal", f"unexpected {type(error).__name__}: {error}; "
+                                                                   f"see {self.layout.server_log}", RUNTIME))
+        finally:
+            self.end()
         log.info("%s %s in %.1f ms", name, "failed" if "error" in reply else "ok",
                  (time.perf_counter() - started) * 1000)
         return reply
 
+    def _run(self, request: dict, identifier, send: Callable[[dict], bool]) -> dict:
+        name = request.get("method")
+        if not isinstance(name, str):
+            raise AlayaError("bad_request", "a request needs a method name")
+        if name not in SERVER_METHODS and request.get("client_version") != __version__:
+            raise AlayaError("version_mismatch", f"the server for {self.layout.home} runs Alaya {__version__}, "
+                                                 f"this client is {request.get('client_version')}; "
+                                                 "run: alaya server restart", RUNTIME)
+        if name == "server.status":
+            return self.status()
+        if name == "server.stop":
+            self.stopping.set()
+            return {"stopping": True, "pid": os.getpid()}
+        return call(self.engine, name, request.get("params") or {}, lambda done, total: send(
+            {"v": PROTOCOL_VERSION, "id": identifier, "progress": [done, total]}))
+
     def status(self) -> dict:
+        rss = _rss_bytes()
         return {
             "pid": os.getpid(),
             "home": str(self.layout.home),
+            "socket": str(self.layout.socket),
             "version": __version__,
             "protocol": PROTOCOL_VERSION,
             "uptime_s": round(time.time() - self.started, 1),
             "requests_served": self.requests,
             "active_requests": self.active - 1,
-            "rss_mb": round(_rss_bytes() / 1e6, 1),
-            "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3, 1),
+            "rss_mb": round(rss / 1e6, 1),
+            "peak_rss_mb": round(max(rss, _peak_rss_bytes()) / 1e6, 1),
             "graph_snapshot": "fresh" if self.engine is not None and self.engine.graph_snapshot_fresh() else "stale",
         }
 
     def run(self) -> int:
-        """Serve until idle, SIGTERM or ``server.stop``; returns the process exit code."""
+        """Serve until idle, SIGTERM, ``server.stop`` or the loss of its socket or home; returns the exit code."""
         _refuse_shared_home(self.layout.home)
+        home_identity = _identity(self.layout.home)
         self.engine = Engine.open(self.layout.home)
-        self.engine.lock.command = f"alaya serve (owner server, pid {os.getpid()})"
+        self.engine.lock.command = f"{OWNER_SERVER}, pid {os.getpid()})"
         idle_timeout = self.engine.config["server"]["idle_timeout"]
         pid_written = False
         try:
             with self.engine.hold():
-                server = self._bind()
+                listener, socket_identity = self._bind()
                 try:
                     self._warm_up()
+                    listener.listen(LISTEN_BACKLOG)
                     atomic_write_json(self.layout.server_pid, {"pid": os.getpid(), "version": __version__,
-                                                               "started": self.started})
+                                                               "started": self.started,
+                                                               "socket": str(self.layout.socket)})
                     pid_written = True
-                    log.info("serving %s as pid %d", self.layout.home, os.getpid())
-                    self._serve(server, idle_timeout)
+                    log.info("serving %s as pid %d on %s", self.layout.home, os.getpid(), self.layout.socket)
+                    self.on_ready()
+                    self._serve(listener, idle_timeout, {self.layout.socket: socket_identity,
+                                                         self.layout.home: home_identity})
                 finally:
-                    server.shutdown()
-                    server.server_close()
-                    self.layout.socket.unlink(missing_ok=True)
+                    self._close(listener, socket_identity)
         except AlayaError as error:
             if error.code == "store_locked" and _answers(self.layout.socket):
                 log.info("another server already owns %s; exiting", self.layout.home)
                 return 0
             raise
         finally:
-            if pid_written:
+            if pid_written and _identity(self.layout.home) == home_identity:
                 # Only once the graph is closed and the lock released: whoever waits for this server to be
-                # gone (``server stop``, ``rebuild``) may then take the store or remove its folder.
+                # gone (``server stop``, ``rebuild``) may then take the store or remove its folder. (A home that
+                # was replaced holds another store's file, if any.)
                 self.layout.server_pid.unlink(missing_ok=True)
         log.info("server stopped after %d requests", self.requests)
         return 0
 
-    def _bind(self) -> _SocketServer:
-        """Replace any socket a killed server left behind: holding the lock proves it is stale."""
+    def _bind(self) -> tuple[socket.socket, tuple[int, int] | None]:
+        """Bind without listening: until the store is loaded, clients are refused rather than left waiting.
+
+        Any socket a killed server left behind is replaced: holding the lock proves it is stale.
+        """
         path = self.layout.socket
+        if str(path.parent) == short_socket_dir():
+            _private_folder(path.parent)
         path.unlink(missing_ok=True)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         previous = os.umask(0o177)
         try:
-            server = _SocketServer(str(path), self)
+            listener.bind(str(path))
+        except OSError as error:
+            listener.close()
+            raise AlayaError("io_error", f"cannot create the server's socket {path}: {error.strerror}",
+                             RUNTIME) from None
         finally:
             os.umask(previous)
         mode = stat.S_IMODE(path.stat().st_mode)
         if mode & 0o077:
-            server.server_close()
+            listener.close()
             raise AlayaError("unsafe_socket", f"{path} is accessible to others (mode {mode:o}); refusing to serve",
                              RUNTIME)
-        return server
+        return listener, _identity(path)
 
     def _warm_up(self) -> None:
         """Load the model and the resident vectors now, so the first recall is as fast as the rest; the graph
@@ -195,16 +192,47 @@ class OwnerServer:
         self.engine.card_index().refresh()
         self.engine.keep_resident()
 
-    def _serve(self, server: _SocketServer, idle_timeout: float) -> None:
-        thread = threading.Thread(target=server.serve_forever, name="alaya-serve", daemon=True)
-        thread.start()
+    def _serve(self, listener: socket.socket, idle_timeout: float, watched: dict[Path, tuple[int, int] | None]) -> None:
+        dispatcher = Dispatcher(listener, self.route, self.answer, f"the server for {self.layout.home}")
+        dispatcher.start()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: self.stopping.set())
-        while not self.stopping.wait(0.5):
+        while not self.stopping.wait(WATCH_SECONDS):
+            lost = next((path for path, identity in watched.items() if _identity(path) != identity), None)
+            if lost is not None:
+                log.warning("%s was deleted or replaced; exiting so that the store is not held unreachable", lost)
+                break
             idle = time.monotonic() - self.last_activity
             if self.active == 0 and idle >= idle_timeout:
                 log.info("idle for %.0f s; exiting", idle)
                 break
+        dispatcher.stop_accepting()
+        self._close(listener, watched[self.layout.socket])
+        dispatcher.drain()
+
+    def _close(self, listener: socket.socket, identity: tuple[int, int] | None) -> None:
+        """Stop listening and remove the socket (if it is still this server's): new clients start a new server,
+        which takes the store once this one has finished its requests in flight."""
+        listener.close()
+        if _identity(self.layout.socket) == identity:
+            self.layout.socket.unlink(missing_ok=True)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    """Which file ``path`` is now (device, inode), or None when it is gone."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_dev, status.st_ino
+
+
+def _private_folder(folder: Path) -> None:
+    """The per-user socket folder of long homes: created 0700, and refused if anyone else could use it."""
+    folder.mkdir(mode=0o700, exist_ok=True)
+    status = folder.lstat()
+    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.getuid() or stat.S_IMODE(status.st_mode) & 0o077:
+        raise AlayaError("unsafe_socket", f"{folder} is not a private folder of yours; remove it and retry", RUNTIME)
 
 
 def _answers(path: Path) -> bool:
@@ -229,3 +257,9 @@ def _refuse_shared_home(home: Path) -> None:
 def _rss_bytes() -> int:
     with open("/proc/self/statm") as handle:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def _peak_rss_bytes() -> int:
+    """The high-water mark: ``ru_maxrss`` counts KiB on Linux (bytes on macOS)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if os.uname().sysname == "Darwin" else peak * 1024

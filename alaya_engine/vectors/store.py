@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..atomic import atomic_write_json
 from ..domain import TIERS
+from ..errors import RUNTIME, AlayaError
 from .async_table import AsyncTable
 from .versions import TableVersions
 
@@ -337,9 +338,14 @@ class VectorStore:
         Read batch by batch into one preallocated array: a whole-table read followed by ``_matrix`` held the
         vectors twice (+430 MB at 100k cards, most of it kept by the allocators afterwards).
         """
-        table = self.table(CARD_VECTORS)
-        return read_matrix(table.search().select(["id", "vector"]).limit(None).to_batches(), table.count_rows(),
-                           self.dimension)
+        try:
+            table = self.table(CARD_VECTORS)
+            return read_matrix(table.search().select(["id", "vector"]).limit(None).to_batches(), table.count_rows(),
+                               self.dimension)
+        except (OSError, RuntimeError, ValueError) as error:  # what LanceDB raises for a torn or missing file
+            log.error("reading %s failed: %s", CARD_VECTORS, error)
+            raise AlayaError("store_damaged", f"LanceDB table {CARD_VECTORS} is damaged ({str(error)[:200]}): "
+                                              "run alaya rebuild --l1", RUNTIME) from None
 
     def _scan(self, name: str, columns: list[str]):
         """Some columns of every row of a table, in table order (``to_arrow`` reads every column)."""

@@ -1,0 +1,221 @@
+"""The owner server's connections: one I/O thread, two bounded pools of workers, a cap, heartbeats.
+
+A thread per connection let 150-200 clients at once call OpenBLAS from as many threads, which crashed the
+server (``BLAS : Bad memory unallocation!``); and a client that never finished its line held a thread that
+shutdown then waited for. So one thread accepts connections and reads their request lines without blocking
+(an unfinished line holds no worker, and is dropped at shutdown or after :data:`REQUEST_LINE_SECONDS`), and a
+fixed set of threads runs the requests — writes in a pool of their own, so recalls are answered while jobs
+queue for the engine's step lock. Past :data:`MAX_CONNECTIONS` open connections a newcomer is told
+``server_busy`` at once. Every request queued or running gets a heartbeat (see :mod:`.protocol`).
+"""
+
+from __future__ import annotations
+
+import logging
+import selectors
+import socket
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+from ..errors import RUNTIME, AlayaError
+from .protocol import HEARTBEAT_SECONDS, MAX_LINE, PROTOCOL_VERSION, decode, encode, error_reply, request_id
+
+log = logging.getLogger(__name__)
+
+READ_WORKERS = 4
+WRITE_WORKERS = 2
+MAX_CONNECTIONS = 128
+LISTEN_BACKLOG = 256
+REQUEST_LINE_SECONDS = 30.0
+SEND_TIMEOUT_SECONDS = 30.0
+"""A client that stops reading its answer for this long is treated as gone."""
+
+Route = str
+"""Where a request runs: ``"inline"`` (on the I/O thread: cheap server methods), ``"read"`` or ``"write"``."""
+
+
+class Connection:
+    """One client: the request line as it arrives, then the answer; sends from several threads never mix."""
+
+    def __init__(self, sock: socket.socket):
+        self.socket = sock
+        self.buffer = bytearray()
+        self.opened = time.monotonic()
+        self.id: object = None
+        self.refusal: AlayaError | None = None
+        """Set for a connection over the cap: answered with it once its request is read (closing a socket
+        whose request is unread would reset it, and the client would see no answer at all)."""
+        self._sending = threading.Lock()
+        self.closed = False
+
+    def send(self, message: dict) -> bool:
+        data = encode(message)
+        with self._sending:
+            if self.closed:
+                return False
+            try:
+                self.socket.sendall(data)
+                return True
+            except OSError:  # the client hung up, or stopped reading for SEND_TIMEOUT_SECONDS
+                return False
+
+    def close(self) -> None:
+        with self._sending:
+            if not self.closed:
+                self.closed = True
+                self.socket.close()
+
+
+class Dispatcher:
+    """Serves ``listener`` (bound and listening) until :meth:`stop`."""
+
+    def __init__(self, listener: socket.socket, route: Callable[[dict], Route],
+                 answer: Callable[[dict, Callable[[dict], bool]], dict], describe: str):
+        self.listener = listener
+        self.route = route
+        self.answer = answer
+        self.describe = describe
+        self._pools = {"read": ThreadPoolExecutor(READ_WORKERS, thread_name_prefix="alaya-read"),
+                       "write": ThreadPoolExecutor(WRITE_WORKERS, thread_name_prefix="alaya-write")}
+        self._open: set[Connection] = set()
+        self._pending: set[Connection] = set()
+        """Dispatched and not yet answered: these get heartbeats."""
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._drained = threading.Event()
+        self._threads = [threading.Thread(target=self._io_loop, name="alaya-io", daemon=True),
+                         threading.Thread(target=self._heartbeats, name="alaya-heartbeat", daemon=True)]
+
+    def start(self) -> None:
+        self.listener.setblocking(False)
+        for thread in self._threads:
+            thread.start()
+
+    def stop_accepting(self) -> None:
+        """Accept no more connections and refuse those that have not sent their request yet."""
+        self._stopping.set()
+        self._threads[0].join()
+
+    def drain(self) -> None:
+        """Finish the requests in flight (and queued)."""
+        for pool in self._pools.values():
+            pool.shutdown(wait=True)
+        self._drained.set()
+        self._threads[1].join()
+
+    def _io_loop(self) -> None:
+        selector = selectors.DefaultSelector()
+        selector.register(self.listener, selectors.EVENT_READ)
+        try:
+            while not self._stopping.is_set():
+                for key, _ in selector.select(timeout=0.2):
+                    if key.data is None:
+                        self._accept(selector)
+                    else:
+                        self._read(selector, key.data)
+                self._drop_slow(selector, time.monotonic() - REQUEST_LINE_SECONDS)
+        finally:
+            for key in list(selector.get_map().values()):
+                if key.data is not None:
+                    self._refuse(key.data, AlayaError("server_stopping", f"{self.describe} is stopping; run the "
+                                                                         "command again", RUNTIME))
+            selector.close()
+
+    def _accept(self, selector: selectors.BaseSelector) -> None:
+        while True:
+            try:
+                sock, _ = self.listener.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as error:  # out of descriptors: the clients waiting in the backlog try again
+                log.warning("cannot accept a connection: %s", error)
+                return
+            connection = Connection(sock)
+            with self._lock:
+                if len(self._open) >= MAX_CONNECTIONS:
+                    connection.refusal = AlayaError("server_busy", f"{self.describe} is busy ({MAX_CONNECTIONS} "
+                                                                   "connections open); try again in a moment", RUNTIME)
+                self._open.add(connection)
+            sock.setblocking(False)
+            selector.register(sock, selectors.EVENT_READ, connection)
+
+    def _read(self, selector: selectors.BaseSelector, connection: Connection) -> None:
+        try:
+            chunk = connection.socket.recv(1 << 20)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:  # the client left before finishing its request
+            selector.unregister(connection.socket)
+            self._close(connection)
+            return
+        connection.buffer += chunk
+        end = connection.buffer.find(b"\n")
+        if end < 0 and len(connection.buffer) <= MAX_LINE:
+            return
+        selector.unregister(connection.socket)
+        if end < 0:
+            self._refuse(connection, AlayaError("bad_request", f"request line longer than {MAX_LINE >> 20} MiB"))
+            return
+        line = bytes(connection.buffer[:end])
+        connection.buffer = bytearray()
+        self._dispatch(connection, line)
+
+    def _dispatch(self, connection: Connection, line: bytes) -> None:
+        if connection.refusal is not None:
+            self._refuse(connection, connection.refusal)
+            return
+        try:
+            request = decode(line)
+        except ValueError as error:
+            self._refuse(connection, AlayaError("bad_request", f"request is not a JSON object on one line: {error}"))
+            return
+        connection.id = request_id(request)
+        connection.socket.settimeout(SEND_TIMEOUT_SECONDS)
+        route = self.route(request)
+        if route == "inline":
+            self._work(connection, request)
+            return
+        with self._lock:
+            self._pending.add(connection)
+        self._pools[route].submit(self._work, connection, request)
+
+    def _work(self, connection: Connection, request: dict) -> None:
+        try:
+            reply = self.answer(request, connection.send)
+        finally:
+            with self._lock:
+                self._pending.discard(connection)
+        connection.send(reply)
+        self._close(connection)
+
+    def _heartbeats(self) -> None:
+        while not self._drained.wait(HEARTBEAT_SECONDS):
+            with self._lock:
+                pending = list(self._pending)
+            for connection in pending:
+                connection.send({"v": PROTOCOL_VERSION, "id": connection.id, "working": True})
+
+    def _drop_slow(self, selector: selectors.BaseSelector, opened_before: float) -> None:
+        for key in list(selector.get_map().values()):
+            if key.data is not None and key.data.opened < opened_before:
+                selector.unregister(key.fileobj)
+                self._refuse(key.data, AlayaError("bad_request", f"no complete request line within "
+                                                                 f"{REQUEST_LINE_SECONDS:g} s"))
+
+    def _refuse(self, connection: Connection, error: AlayaError) -> None:
+        """Answer with ``error`` (sent at once: a fresh connection's buffer has room for one line) and close."""
+        try:
+            connection.socket.settimeout(1.0)
+        except OSError:
+            pass
+        connection.send(error_reply(connection.id, error))
+        self._close(connection)
+
+    def _close(self, connection: Connection) -> None:
+        connection.close()
+        with self._lock:
+            self._open.discard(connection)
