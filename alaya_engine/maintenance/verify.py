@@ -5,6 +5,10 @@ with L2. Every problem has a kind, the ids involved and the command that
 repairs it. Kinds:
 
 - ``l3_unreadable`` — an L3 file or journal event that cannot be read;
+- ``journal_line_unreadable`` — a journal line that is not a readable event
+  (a torn append, bad JSON, invalid UTF-8): replay skips it, never the lines
+  after it;
+- ``access_line_unreadable`` — the same in the access log (introspect skips it);
 - ``card_without_l3`` / ``card_missing_from_l2`` — a card in the graph that no
   L3 record produces, or the reverse (a crash between the L3 and L2 writes);
 - ``session_without_l3`` / ``session_missing_from_l2`` — the same for sessions;
@@ -35,6 +39,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..recall.access import AccessLog
 from .replay import replay
 
 if TYPE_CHECKING:
@@ -42,6 +47,9 @@ if TYPE_CHECKING:
 
 REPAIR = {
     "l3_unreadable": "restore the file from a backup (alaya restore FILE) or delete it if it is junk",
+    "journal_line_unreadable": "the events after it are safe; if it is the torn end of a command that failed, "
+                               "delete the line, otherwise restore the journal from a backup",
+    "access_line_unreadable": "delete the line (it only counts recalls)",
     "card_without_l3": "alaya rebuild --l2",
     "card_missing_from_l2": "re-run the interrupted command, or alaya rebuild --l2",
     "session_without_l3": "alaya rebuild --l2",
@@ -91,6 +99,11 @@ def verify(engine: "Engine") -> VerifyReport:
     expected = replay(engine.layout)
     for problem in expected.unreadable:
         report.add("l3_unreadable", [problem.path], problem.reason)
+    for kind, lines in (("journal_line_unreadable", expected.bad_journal_lines),
+                        ("access_line_unreadable", AccessLog(engine.layout.access_log).lines())):
+        for line in lines:
+            if line.document is None:
+                report.add(kind, [str(line.path), str(line.number)], line.describe())
     with engine._graph() as graph:
         cards = {card.id: card for card in graph.all_cards()}
         links = {link.key for link in graph.all_links()}
