@@ -16,6 +16,8 @@ repairs it. Kinds:
 - ``missing_vector`` — a HOT/WARM card without its embedding in L1;
 - ``duplicate_vector`` — a card with more than one embedding row;
 - ``wrong_dimension`` — L1 vectors narrower or wider than the store's model;
+- ``unusable_vector`` — a card, relation or window vector that is not finite
+  (NaN, infinity: a damaged data file) or all zero; no search can use it;
 - ``stale_vector`` — the embedded text's hash differs from the card's content;
 - ``orphan_vector`` — an L1 row whose card is not in L2;
 - ``missing_metadata`` — a card without its ``card_meta`` row;
@@ -61,6 +63,7 @@ REPAIR = {
     "duplicate_vector": "alaya rebuild --l1",
     "wrong_dimension": "alaya rebuild --l1",
     "stale_vector": "alaya rebuild --l1",
+    "unusable_vector": "alaya rebuild --l1",
     "orphan_vector": "alaya rebuild --l1",
     "missing_metadata": "alaya rebuild --l1",
     "missing_context": "alaya distill --force --session for the card's session",
@@ -126,6 +129,7 @@ def verify(engine: "Engine") -> VerifyReport:
     _check_vectors(report, engine, cards, vector_ids, width, meta)
     _check_contexts(report, engine, cards, expected.record_cards, set(expected.sessions))
     _check_windows(report, engine, expected.windows)
+    _check_values(report, store.unusable_vectors() | {"turn_windows": engine.turn_windows().unusable_vectors()})
     return report
 
 
@@ -156,6 +160,13 @@ def _check_vectors(report: VerifyReport, engine: "Engine", cards: dict, vector_i
             report.add("missing_vector", [card_id], f"{tier} card {card_id} has no embedding")
         if content_hash != card.content_hash():
             report.add("stale_vector", [card_id], f"card {card_id} changed since it was embedded")
+
+
+def _check_values(report: VerifyReport, unusable: dict[str, list[str]]) -> None:
+    for table, ids in unusable.items():
+        for row_id in sorted(ids):
+            report.add("unusable_vector", [row_id], f"{table} holds a vector for {row_id} that is not finite or "
+                                                    "all zero")
 
 
 def _check_contexts(report: VerifyReport, engine: "Engine", cards: dict, record_cards: set[str],
