@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .errors import RUNTIME, USAGE, AlayaError, report_error
+from .privacy import create_privately
 from .server.protocol import render
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class AlayaGroup(TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = list(sys.argv[1:] if args is None else args)
         wants_json = "--json" in args
+        create_privately()
         try:
             result = super().main(args=args, prog_name=prog_name or "alaya", standalone_mode=False, **extra)
             code = result if isinstance(result, int) else 0

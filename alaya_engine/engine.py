@@ -31,6 +31,7 @@ from .graph.store import GraphStore
 from .lock import StoreLock
 from .logs import setup_logging
 from .paths import Layout, disk_usage, resolve_home
+from .privacy import create_privately, refuse_shared_home, tighten_home
 from .raw.formats import parse_session_bytes
 from .raw.store import RawStore
 from .relations import CORE_RELATIONS, directed, is_core, normalise_relation, relation_embedding_text
@@ -100,6 +101,8 @@ class Engine:
         """Open an initialised store; refuses a config that no longer matches the store, except to rebuild it."""
         layout = Layout(resolve_home(home))
         layout.require_initialised()
+        create_privately()
+        refuse_shared_home(layout.home)
         config = load_config(layout.config_file)
         manifest = _read_manifest(layout)
         if not for_rebuild:
@@ -111,14 +114,18 @@ class Engine:
     def init(cls, home: str | os.PathLike | None = None) -> InitReport:
         """Create the store (idempotent): layout, config, prompt, graph schema, L1 tables, core relation vectors."""
         layout = Layout(resolve_home(home))
+        create_privately()
+        tightened = tighten_home(layout.home) if layout.home.is_dir() else None
         if layout.is_initialised():
             engine = cls.open(layout.home)
-            return InitReport(home=str(layout.home), created=False, steps=["already initialised; nothing changed"],
+            return InitReport(home=str(layout.home), created=False,
+                              steps=[tightened, "already initialised; nothing else changed"] if tightened
+                              else ["already initialised; nothing changed"],
                               graph_engine=engine.manifest["graph_engine"],
                               embedding=engine.manifest["embedding"]["name"],
                               dimension=engine.manifest["embedding"]["dimension"])
         _make_private_dir(layout.home)
-        steps = [f"Created directory structure at {layout.home}"]
+        steps = [f"Created directory structure at {layout.home}", *([tightened] if tightened else [])]
         if not layout.config_file.exists():
             atomic_write_json(layout.config_file, default_config())
             steps.append(f"Created config file at {layout.config_file}")

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 from ..errors import RUNTIME, USAGE, AlayaError
 from ..lock import StoreLock
 from ..paths import Layout
+from ..privacy import make_tree_private
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -149,6 +150,7 @@ def restore_backup(archive: Path, home: Path, force: bool) -> RestoreReport:
     try:
         with tarfile.open(archive, "r:gz") as tar:
             tar.extractall(staging, members=members, filter="data")
+        make_tree_private(staging)
     except (OSError, tarfile.TarError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise AlayaError("bad_backup", f"cannot unpack {archive}: {exc}", RUNTIME) from None
