@@ -156,7 +156,7 @@ def ingest(
     as_json: JsonFlag = False,
 ) -> None:
     """Store sessions in L3 (atomically) and create their Session nodes in the graph."""
-    stdin = base64.b64encode(sys.stdin.buffer.read()).decode() if "-" in paths else None
+    stdin = base64.b64encode(_read_stdin(ctx)).decode() if "-" in paths else None
     absolute = [path if path == "-" else os.path.abspath(os.path.expanduser(path)) for path in paths]
     document = _call(ctx, "ingest", {"paths": absolute, "replace": replace, "distill": distill_too,
                                      "stdin_b64": stdin}, "Ingesting", as_json)
@@ -167,6 +167,17 @@ def ingest(
     if document["refused"]:
         codes = {o["error"]["code"] for o in document["files"] if o["error"]}
         raise typer.Exit(RUNTIME if codes <= RUNTIME_CODES else USAGE)
+
+
+def _read_stdin(ctx: typer.Context) -> bytes:
+    """Stdin, up to one byte past ``ingest.max_file_mb``: enough for the engine to refuse it as it refuses an
+    oversized file, without reading (or sending the server) more."""
+    from .config import ingest_limit, load_config
+    from .paths import Layout, resolve_home
+
+    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout.require_initialised()
+    return sys.stdin.buffer.read(ingest_limit(load_config(layout.config_file)) + 1)
 
 
 @app.command()

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .atomic import atomic_write_json, atomic_write_text
-from .config import default_config, load_config
+from .config import default_config, ingest_limit, load_config
 from .domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
 from .embedding import embedder_identity, make_embedder
 from .errors import RUNTIME, AlayaError
@@ -290,7 +290,7 @@ class Engine:
         from .vectors.turn_windows import INGEST_EMBED_BUDGET
 
         sources, outcomes = expand_sources(paths, stdin)
-        max_bytes = self.config["ingest"]["max_file_mb"] * 1_000_000
+        max_bytes = ingest_limit(self.config)
         budget, indexed = INGEST_EMBED_BUDGET, False
         with self.hold():
             for done, source in enumerate(sources, start=1):

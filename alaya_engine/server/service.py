@@ -23,10 +23,11 @@ from pathlib import Path
 from .. import __version__
 from ..api import call
 from ..atomic import atomic_write_json
+from ..config import ingest_limit
 from ..engine import Engine
 from ..errors import RUNTIME, AlayaError
 from ..paths import Layout
-from .protocol import PROTOCOL_VERSION, encode, read_message, render
+from .protocol import PROTOCOL_VERSION, encode, frame_limit, read_message, render
 
 log = logging.getLogger(__name__)
 SERVER_METHODS = ("server.status", "server.stop")
@@ -38,7 +39,7 @@ class _Handler(socketserver.StreamRequestHandler):
     def handle(self) -> None:
         owner = self.server.owner
         try:
-            request = read_message(self.rfile)
+            request = read_message(self.rfile, frame_limit(ingest_limit(owner.engine.config)))
         except (ValueError, UnicodeDecodeError):
             self._send({"v": PROTOCOL_VERSION, "id": None, "error": _error(AlayaError(
                 "bad_request", "request is not a JSON object on one line"))})
