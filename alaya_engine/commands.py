@@ -65,10 +65,26 @@ class AlayaGroup(TyperGroup):
             print("aborted", file=sys.stderr)
             code = 130
         except Exception as error:  # the last line of defence: log the traceback, show one line
+            from .disk import disk_full, is_disk_full
+            from .paths import resolve_home
+
+            home = resolve_home(_home_option(args))
+            if is_disk_full(error, home):
+                sys.exit(report_error(disk_full(error, home), wants_json))
             log.exception("unexpected failure")
             code = report_error(AlayaError("internal", f"unexpected {type(error).__name__}: {error}; "
                                                        "details are in the log file", RUNTIME), wants_json)
         sys.exit(code)
+
+
+def _home_option(args: list[str]) -> str | None:
+    """``--home``'s value in a command line that failed (before or after Typer parsed it)."""
+    for position, arg in enumerate(args):
+        if arg == "--home" and position + 1 < len(args):
+            return args[position + 1]
+        if arg.startswith("--home="):
+            return arg.split("=", 1)[1]
+    return None
 
 
 app = typer.Typer(

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from . import __version__
 from .atomic import atomic_write_json, atomic_write_text
 from .config import default_config, ingest_limit, load_config
+from .disk import is_disk_full
 from .domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
 from .embedding import embedder_identity, make_embedder
 from .errors import RUNTIME, AlayaError
@@ -344,10 +345,14 @@ class Engine:
             return IngestOutcome(source=source.name, status="refused",
                                  error={"code": error.code, "message": error.message})
         except OSError as error:
+            if is_disk_full(error, self.layout.home):
+                raise  # the next files would fail alike: stop, and say it once
             log.error("could not ingest %s: %s", source.name, error)
             return IngestOutcome(source=source.name, status="refused",
                                  error={"code": "io_error", "message": f"{error.strerror or error}"})
         except Exception as error:  # one file's surprise must not stop the others (L3 is written, re-run finishes)
+            if is_disk_full(error, self.layout.home) or graph.write_failed:
+                raise
             log.exception("unexpected failure ingesting %s", source.name)
             return IngestOutcome(source=source.name, status="refused", error={
                 "code": "internal", "message": f"unexpected {type(error).__name__}: {error}; details are in the log"})
