@@ -99,7 +99,10 @@ class GraphStore:
         try:
             self._db = module.Database(str(self.path), **options)
         except RuntimeError as exc:
-            raise AlayaError("graph_unavailable", f"cannot open graph database {self.path}: {exc}", RUNTIME) from None
+            damaged = "corrupt" in str(exc) or "Storage exception" in str(exc)
+            raise AlayaError("graph_unavailable", f"cannot open graph database {self.path}: {exc}"
+                                                  f"{'; it is damaged: run alaya rebuild --l2' if damaged else ''}",
+                             RUNTIME) from None
         self._conn = module.Connection(self._db)
         self._module = module
         self._promoted: frozenset[str] | None = None
@@ -167,7 +170,8 @@ class GraphStore:
         After a failed write (a full disk) the database takes no more queries: they would fail or wait."""
         if self.write_failed:
             raise AlayaError("graph_write_failed", f"the graph database {self.path} failed to write earlier in this "
-                                                   "process (a full disk?); free space and re-run", RUNTIME)
+                                                   "process (a full disk?) and must be reopened: free space and run "
+                                                   "alaya server restart", RUNTIME)
         try:
             return self._conn.execute(cypher, parameters or {})
         except RuntimeError as exc:
