@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import write_problem_session
+from conftest import fill, write_problem_session
 
 pytestmark = pytest.mark.slow
 DISK_FULL = "free space and re-run"
@@ -25,32 +25,6 @@ def alaya(home: Path, *args: str, server: bool = False) -> subprocess.CompletedP
         env["ALAYA_NO_SERVER"] = "1"
     return subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args], env=env,
                           capture_output=True, text=True, timeout=300)
-
-
-@pytest.fixture
-def small_disk(tmp_path) -> Path:
-    """A 48 MB tmpfs mounted for this test."""
-    mount = tmp_path / "disk"
-    mount.mkdir()
-    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m,mode=0700", "tmpfs", str(mount)],
-                             capture_output=True, text=True)
-    if mounted.returncode:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
-    yield mount
-    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
-
-
-def fill(disk: Path, leave_kb: int) -> Path:
-    """Take all free space on ``disk`` but ``leave_kb`` KB; returns the filler file (delete it to free space)."""
-    filler = disk / "filler"
-    stats = os.statvfs(disk)
-    size = max(0, stats.f_bavail * stats.f_frsize - leave_kb * 1024)
-    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
-    try:
-        os.posix_fallocate(descriptor, 0, size)
-    finally:
-        os.close(descriptor)
-    return filler
 
 
 def sessions(folder: Path) -> Path:
