@@ -10,14 +10,17 @@ from __future__ import annotations
 
 import base64
 import binascii
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .disk import disk_full, is_disk_full
 from .errors import AlayaError
 
 if TYPE_CHECKING:
     from .engine import Engine
 
+log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
@@ -40,7 +43,15 @@ def call(engine: "Engine", name: str, params: dict[str, Any], progress: Progress
         raise AlayaError("unknown_method", f"unknown method '{name}'; known: {', '.join(sorted(METHODS))}")
     if not isinstance(params, dict):
         raise AlayaError("bad_request", "params must be a JSON object")
-    return handler(engine, params, progress)
+    try:
+        return handler(engine, params, progress)
+    except AlayaError:
+        raise
+    except Exception as error:
+        if not is_disk_full(error, engine.layout.home):
+            raise
+        log.error("%s stopped: the disk is full (%s)", name, error)
+        raise disk_full(error, engine.layout.home) from None
 
 
 def _texts(params: dict, key: str) -> list[str]:

@@ -72,6 +72,7 @@ def fast_call(argv: list[str]) -> int | None:
         return None
     from .errors import AlayaError, report_error
     from .paths import Layout, resolve_home
+    from .privacy import create_privately
     from .server.client import call_with_restart, connect, read_server_settings
     from .server.protocol import render
 
@@ -80,6 +81,7 @@ def fast_call(argv: list[str]) -> int | None:
     if server_disabled() or not layout.is_initialised():
         return None
     autostart, start_timeout = read_server_settings(layout.home)
+    create_privately()  # starting a server creates its log file
     try:
         client = connect(layout.home, autostart=autostart, timeout=start_timeout)
         if client is None:

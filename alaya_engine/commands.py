@@ -22,6 +22,7 @@ from typer.core import TyperGroup
 
 from . import __version__
 from .errors import RUNTIME, USAGE, AlayaError, report_error
+from .privacy import create_privately
 from .server.protocol import render
 
 log = logging.getLogger(__name__)
@@ -47,6 +48,7 @@ class AlayaGroup(TyperGroup):
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = list(sys.argv[1:] if args is None else args)
         wants_json = "--json" in args
+        create_privately()
         try:
             result = super().main(args=args, prog_name=prog_name or "alaya", standalone_mode=False, **extra)
             code = result if isinstance(result, int) else 0
@@ -63,10 +65,26 @@ class AlayaGroup(TyperGroup):
             print("aborted", file=sys.stderr)
             code = 130
         except Exception as error:  # the last line of defence: log the traceback, show one line
+            from .disk import disk_full, is_disk_full
+            from .paths import resolve_home
+
+            home = resolve_home(_home_option(args))
+            if is_disk_full(error, home):
+                sys.exit(report_error(disk_full(error, home), wants_json))
             log.exception("unexpected failure")
             code = report_error(AlayaError("internal", f"unexpected {type(error).__name__}: {error}; "
                                                        "details are in the log file", RUNTIME), wants_json)
         sys.exit(code)
+
+
+def _home_option(args: list[str]) -> str | None:
+    """``--home``'s value in a command line that failed (before or after Typer parsed it)."""
+    for position, arg in enumerate(args):
+        if arg == "--home" and position + 1 < len(args):
+            return args[position + 1]
+        if arg.startswith("--home="):
+            return arg.split("=", 1)[1]
+    return None
 
 
 app = typer.Typer(
@@ -154,7 +172,7 @@ def ingest(
     as_json: JsonFlag = False,
 ) -> None:
     """Store sessions in L3 (atomically) and create their Session nodes in the graph."""
-    stdin = base64.b64encode(sys.stdin.buffer.read()).decode() if "-" in paths else None
+    stdin = base64.b64encode(_read_stdin(ctx)).decode() if "-" in paths else None
     absolute = [path if path == "-" else os.path.abspath(os.path.expanduser(path)) for path in paths]
     document = _call(ctx, "ingest", {"paths": absolute, "replace": replace, "distill": distill_too,
                                      "stdin_b64": stdin}, "Ingesting", as_json)
@@ -165,6 +183,17 @@ def ingest(
     if document["refused"]:
         codes = {o["error"]["code"] for o in document["files"] if o["error"]}
         raise typer.Exit(RUNTIME if codes <= RUNTIME_CODES else USAGE)
+
+
+def _read_stdin(ctx: typer.Context) -> bytes:
+    """Stdin, up to one byte past ``ingest.max_file_mb``: enough for the engine to refuse it as it refuses an
+    oversized file, without reading (or sending the server) more."""
+    from .config import ingest_limit, load_config
+    from .paths import Layout, resolve_home
+
+    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout.require_initialised()
+    return sys.stdin.buffer.read(ingest_limit(load_config(layout.config_file)) + 1)
 
 
 @app.command()

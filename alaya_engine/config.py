@@ -133,6 +133,11 @@ def default_config() -> dict[str, Any]:
     return copy.deepcopy(DEFAULTS)
 
 
+def ingest_limit(config: dict[str, Any]) -> int:
+    """Bytes one session (a file, or stdin) or memex note may hold: ``ingest.max_file_mb``."""
+    return int(config["ingest"]["max_file_mb"] * 1_000_000)
+
+
 def load_config(path: Path) -> dict[str, Any]:
     """Read ``path`` (missing file → defaults) and return the validated, merged config."""
     if not path.exists():

@@ -22,7 +22,8 @@ from typing import TYPE_CHECKING
 
 from . import __version__
 from .atomic import atomic_write_json, atomic_write_text
-from .config import default_config, load_config
+from .config import default_config, ingest_limit, load_config
+from .disk import is_disk_full
 from .domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
 from .embedding import embedder_identity, make_embedder
 from .errors import RUNTIME, AlayaError
@@ -31,6 +32,7 @@ from .graph.store import GraphStore
 from .lock import StoreLock
 from .logs import setup_logging
 from .paths import Layout, disk_usage, resolve_home
+from .privacy import create_privately, refuse_shared_home, tighten_home
 from .raw.formats import parse_session_bytes
 from .raw.store import RawStore
 from .relations import CORE_RELATIONS, directed, is_core, normalise_relation, relation_embedding_text
@@ -100,6 +102,8 @@ class Engine:
         """Open an initialised store; refuses a config that no longer matches the store, except to rebuild it."""
         layout = Layout(resolve_home(home))
         layout.require_initialised()
+        create_privately()
+        refuse_shared_home(layout.home)
         config = load_config(layout.config_file)
         manifest = _read_manifest(layout)
         if not for_rebuild:
@@ -111,14 +115,18 @@ class Engine:
     def init(cls, home: str | os.PathLike | None = None) -> InitReport:
         """Create the store (idempotent): layout, config, prompt, graph schema, L1 tables, core relation vectors."""
         layout = Layout(resolve_home(home))
+        create_privately()
+        tightened = tighten_home(layout.home) if layout.home.is_dir() else None
         if layout.is_initialised():
             engine = cls.open(layout.home)
-            return InitReport(home=str(layout.home), created=False, steps=["already initialised; nothing changed"],
+            return InitReport(home=str(layout.home), created=False,
+                              steps=[tightened, "already initialised; nothing else changed"] if tightened
+                              else ["already initialised; nothing changed"],
                               graph_engine=engine.manifest["graph_engine"],
                               embedding=engine.manifest["embedding"]["name"],
                               dimension=engine.manifest["embedding"]["dimension"])
         _make_private_dir(layout.home)
-        steps = [f"Created directory structure at {layout.home}"]
+        steps = [f"Created directory structure at {layout.home}", *([tightened] if tightened else [])]
         if not layout.config_file.exists():
             atomic_write_json(layout.config_file, default_config())
             steps.append(f"Created config file at {layout.config_file}")
@@ -283,7 +291,7 @@ class Engine:
         from .vectors.turn_windows import INGEST_EMBED_BUDGET
 
         sources, outcomes = expand_sources(paths, stdin)
-        max_bytes = self.config["ingest"]["max_file_mb"] * 1_000_000
+        max_bytes = ingest_limit(self.config)
         budget, indexed = INGEST_EMBED_BUDGET, False
         with self.hold():
             for done, source in enumerate(sources, start=1):
@@ -337,10 +345,14 @@ class Engine:
             return IngestOutcome(source=source.name, status="refused",
                                  error={"code": error.code, "message": error.message})
         except OSError as error:
+            if is_disk_full(error, self.layout.home):
+                raise  # the next files would fail alike: stop, and say it once
             log.error("could not ingest %s: %s", source.name, error)
             return IngestOutcome(source=source.name, status="refused",
                                  error={"code": "io_error", "message": f"{error.strerror or error}"})
         except Exception as error:  # one file's surprise must not stop the others (L3 is written, re-run finishes)
+            if is_disk_full(error, self.layout.home) or graph.write_failed:
+                raise
             log.exception("unexpected failure ingesting %s", source.name)
             return IngestOutcome(source=source.name, status="refused", error={
                 "code": "internal", "message": f"unexpected {type(error).__name__}: {error}; details are in the log"})

@@ -44,6 +44,14 @@ def configured_secrets(config: dict[str, Any]) -> list[str]:
     return [os.environ[name] for name in names if name and os.environ.get(name)]
 
 
+class QuietFileHandler(RotatingFileHandler):
+    """A log that cannot be written (a full disk) stays silent: logging would otherwise print a traceback to
+    stderr for every record, burying the command's one line."""
+
+    def handleError(self, record: logging.LogRecord) -> None:
+        pass
+
+
 def setup_logging(home: Path, config: dict[str, Any]) -> None:
     """Send the ``alaya_engine`` logger to the configured rotating file (once per process).
 
@@ -62,7 +70,7 @@ def setup_logging(home: Path, config: dict[str, Any]) -> None:
         handler.close()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handler = RotatingFileHandler(path, maxBytes=settings["max_bytes"], backupCount=settings["backups"],
+        handler = QuietFileHandler(path, maxBytes=settings["max_bytes"], backupCount=settings["backups"],
                                       encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         raise AlayaError("log_unwritable", f"cannot write the log file {path}: {exc.strerror or exc}; "

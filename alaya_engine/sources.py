@@ -30,8 +30,12 @@ class SessionSource:
         return None
 
     def read(self, max_bytes: int) -> bytes:
-        """The raw bytes; an oversized file is refused before it is read."""
+        """The raw bytes; an oversized file is refused before it is read. The CLI reads at most one byte more
+        than the limit from stdin (whatever its size, a refusal then costs little and the request stays small),
+        so stdin's size is not known here."""
         if self.data is not None:
+            if len(self.data) > max_bytes:
+                raise refuse(f"input is over ingest.max_file_mb ({max_bytes / 1e6:g} MB); split the session")
             return self.data
         size = self.path.stat().st_size
         if size > max_bytes:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -158,6 +159,31 @@ def write_problem_session(folder: Path, session_id: str, number: int, timestamp:
     path = folder / f"{session_id}.json"
     path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+@pytest.fixture
+def small_disk(tmp_path) -> Iterator[Path]:
+    """A 48 MB tmpfs mounted for one test, to fill for real ENOSPC (skipped where mounting is not permitted)."""
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m,mode=0700", "tmpfs", str(mount)],
+                             capture_output=True, text=True)
+    if mounted.returncode:
+        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.strip()}")
+    yield mount
+    subprocess.run(["umount", "-l", str(mount)], capture_output=True)
+
+
+def fill(disk: Path, leave_kb: int) -> Path:
+    """Take all free space on ``disk`` but ``leave_kb`` KB; returns the filler file (delete it to free space)."""
+    filler = disk / "filler"
+    stats = os.statvfs(disk)
+    descriptor = os.open(filler, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        os.posix_fallocate(descriptor, 0, max(1, stats.f_bavail * stats.f_frsize - leave_kb * 1024))
+    finally:
+        os.close(descriptor)
+    return filler
 
 
 LONGEST_FILES = ("test_crash_safety.py", "test_concurrency.py")

@@ -15,7 +15,15 @@ CI runs one trial per command; the full run (13 per command, 104 in all) is:
 
     ALAYA_CRASH_TRIALS=104 pytest tests/test_crash_safety.py
 
-``ALAYA_CRASH_SEED`` picks another reproducible sequence of kill times.
+Two more kinds of fault get the same checks: the owner *server* SIGKILLed while
+it runs ``ingest --distill`` or ``introspect`` for a client
+(``ALAYA_SERVER_CRASH_TRIALS``, one per command in CI), and a full disk at a
+random moment of an ingest — the store is copied onto a small tmpfs whose free
+space is cut to a seeded random amount below what the ingest writes
+(``ALAYA_ENOSPC_TRIALS``, two in CI): the command must then fail as one line,
+and once space is freed, re-running it (after the repair verify names) must give
+the reference store. ``ALAYA_CRASH_SEED`` picks another reproducible sequence of
+kill times and fill levels.
 """
 
 from __future__ import annotations
@@ -33,15 +41,19 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES, write_problem_session
+from conftest import FIXTURES, fill, write_problem_session
 
 from alaya_engine.engine import Engine
+from alaya_engine.paths import disk_usage
 
 pytestmark = pytest.mark.slow
 
 SEED = int(os.environ.get("ALAYA_CRASH_SEED", "20261130"))
 COMMANDS = ("ingest", "distill", "introspect", "cooldown", "approve_merge", "link", "import_memex", "rebuild")
 TRIALS = max(len(COMMANDS), int(os.environ.get("ALAYA_CRASH_TRIALS", str(len(COMMANDS)))))
+SERVER_COMMANDS = ("ingest_distill", "introspect")
+SERVER_TRIALS = max(len(SERVER_COMMANDS), int(os.environ.get("ALAYA_SERVER_CRASH_TRIALS", "2")))
+ENOSPC_TRIALS = int(os.environ.get("ALAYA_ENOSPC_TRIALS", "2"))
 
 
 @dataclass
@@ -51,10 +63,17 @@ class Prepared:
     arguments: dict[str, list[str]]
     reference: dict[str, dict]
     duration: dict[str, float]
+    ingest_bytes: int
+    """How much an uninterrupted ingest adds to the store: the range a full disk is drawn from."""
 
 
-def alaya(home: Path, *args: str) -> list[str]:
-    return [sys.executable, "-m", "alaya_engine.cli", "--no-server", "--home", str(home), *args]
+def alaya(home: Path, *args: str, server: bool = False) -> list[str]:
+    return [sys.executable, "-m", "alaya_engine.cli", *([] if server else ["--no-server"]), "--home", str(home),
+            *args]
+
+
+def server_env() -> dict:
+    return {key: value for key, value in os.environ.items() if key != "ALAYA_NO_SERVER"}
 
 
 def run(home: Path, *args: str) -> subprocess.CompletedProcess:
@@ -97,6 +116,7 @@ def prepared(demo_template, tmp_path_factory) -> Prepared:
     first, second = sorted(engine.vectors().vector_ids())[:2]
     arguments = {
         "ingest": ["ingest", str(incoming)],
+        "ingest_distill": ["ingest", "--distill", str(incoming)],
         "distill": ["distill"],
         "introspect": ["introspect"],
         "cooldown": ["introspect", "--step", "cooldown"],
@@ -105,17 +125,19 @@ def prepared(demo_template, tmp_path_factory) -> Prepared:
         "import_memex": ["import-memex", str(FIXTURES / "memex_vault")],
         "rebuild": ["rebuild", "--all"],
     }
-    reference, duration = {}, {}
+    reference, duration, grown = {}, {}, {}
     for command, args in arguments.items():
         copy = root / f"reference-{command}"
         shutil.copytree(home, copy)
+        before = disk_usage(copy)
         started = time.perf_counter()
         finished = run(copy, *args)
         duration[command] = time.perf_counter() - started
+        grown[command] = disk_usage(copy) - before
         assert finished.returncode == 0, (command, finished.stderr)
         reference[command] = signature(copy)
         shutil.rmtree(copy)
-    return Prepared(home, incoming, arguments, reference, duration)
+    return Prepared(home, incoming, arguments, reference, duration, grown["ingest"])
 
 
 def trials() -> list[tuple[int, str]]:
@@ -136,13 +158,61 @@ def test_a_kill_at_a_random_moment_loses_nothing(prepared, tmp_path, number, com
     engine = Engine.open(home)
     assert engine.status().l2["cards"] > 0
     before = engine.verify().to_json()["counts"]
+    repair_and_rerun(home, prepared.arguments[command], f"a kill of {command} at {delay:.2f} s (before: {before})")
+    assert signature(home) == prepared.reference[command], f"kill at {delay:.2f} s left a different store"
 
-    rerun = run(home, *prepared.arguments[command])
-    assert rerun.returncode == 0, f"re-running {command} after a kill at {delay:.2f} s: {rerun.stderr}"
+
+def repair_and_rerun(home: Path, args: list[str], what: str) -> None:
+    """After a fault: the repair a failing status names (a graph damaged beyond opening), then the command again,
+    then ``rebuild --all`` if verify still finds something; the store must then verify clean."""
+    status = run(home, "status", "--json")
+    if status.returncode != 0:
+        assert "rebuild --l2" in status.stderr, f"{what}: status fails without naming a repair: {status.stderr}"
+        assert run(home, "rebuild", "--l2").returncode == 0
+    rerun = run(home, *args)
+    assert rerun.returncode == 0, f"re-running after {what}: {rerun.stderr}"
     report = Engine.open(home).verify().to_json()
     if not report["ok"]:
         repaired = run(home, "rebuild", "--all")
         assert repaired.returncode == 0, repaired.stderr
         report = Engine.open(home).verify().to_json()
-    assert report["ok"], f"kill at {delay:.2f} s; before re-run: {before}; still: {report['counts']}"
-    assert signature(home) == prepared.reference[command], f"kill at {delay:.2f} s left a different store"
+    assert report["ok"], f"{what}; still: {report['counts']}"
+
+
+def server_trials() -> list[tuple[int, str]]:
+    return [(number, SERVER_COMMANDS[number % len(SERVER_COMMANDS)]) for number in range(SERVER_TRIALS)]
+
+
+@pytest.mark.parametrize(("number", "command"), server_trials(), ids=[f"{n:03d}-{c}" for n, c in server_trials()])
+def test_a_server_killed_at_a_random_moment_loses_nothing(prepared, tmp_path, number, command, record_property):
+    home = tmp_path / "home"
+    shutil.copytree(prepared.home, home)
+    assert subprocess.run(alaya(home, "status", "--json", server=True), env=server_env(), capture_output=True,
+                          timeout=120).returncode == 0
+    server = json.loads((home / "server.pid").read_text())["pid"]
+    delay = random.Random(SEED * 1000 + 700 + number).uniform(0.05, 1.0) * prepared.duration[command]
+    client = subprocess.Popen(alaya(home, *prepared.arguments[command], server=True), env=server_env(),
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    time.sleep(delay)
+    os.kill(server, signal.SIGKILL)
+    _, stderr = client.communicate(timeout=120)
+    record_property("fault", f"server killed {delay:.2f} s into {command}: client exit {client.returncode}")
+    assert "Traceback" not in stderr
+    repair_and_rerun(home, prepared.arguments[command], f"a server kill at {delay:.2f} s")
+    assert signature(home) == prepared.reference[command], f"server kill at {delay:.2f} s left a different store"
+
+
+@pytest.mark.parametrize("number", range(ENOSPC_TRIALS))
+def test_a_full_disk_at_a_random_moment_of_an_ingest_loses_nothing(prepared, small_disk, number, record_property):
+    home = small_disk / "home"
+    shutil.copytree(prepared.home, home)
+    leave_kb = random.Random(SEED * 1000 + 900 + number).randint(0, prepared.ingest_bytes // 1024)
+    filler = fill(small_disk, leave_kb)
+    first = run(home, *prepared.arguments["ingest"])
+    lines = first.stderr.splitlines()
+    record_property("fault", f"{leave_kb} of {prepared.ingest_bytes // 1024} KB free: exit {first.returncode}")
+    assert first.returncode == 0 or (first.returncode == 1 and len(lines) == 1 and "disk full at" in lines[0]), \
+        f"{leave_kb} KB free: {first.stderr[-2000:]}"
+    filler.unlink()
+    repair_and_rerun(home, prepared.arguments["ingest"], f"a full disk with {leave_kb} KB free")
+    assert signature(home) == prepared.reference["ingest"], f"{leave_kb} KB free left a different store"

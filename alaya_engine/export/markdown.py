@@ -2,8 +2,9 @@
 
 File names: ``<title slug>-<card id without "card-">.md`` under ``cards/<type>/``, e.g.
 ``cards/gotcha/gateway-重启后-telegram-消息丢失-3ef7d74365696dbe.md``. The slug keeps letters of any
-script, lowercases ASCII, turns runs of spaces and characters that break file names or links
-(``/ \\ : * ? " < > | # ^ [ ] `` ``) into ``-`` and stops at 60 characters; the id makes every name
+script, lowercases ASCII, turns runs of spaces, control characters (a NUL cannot be in a file name) and
+characters that break file names or links (``/ \\ : * ? " < > | # ^ [ ] `` ``) into ``-`` and stops at 60
+characters and 200 bytes (a name has at most 255; four-byte characters would pass it); the id makes every name
 unique across folders (Obsidian resolves a ``[[name]]`` by file name wherever the file is) and stable
 while the title does not change. Links are ``[[file name|title]]``.
 """
@@ -19,12 +20,13 @@ FRONT_MATTER_FIELDS = ("id", "title", "type", "tags", "aliases", "temperature", 
                        "source_sessions", "created", "updated", "access_count", "last_accessed")
 """Front matter keys, in order; ``aliases`` holds the title, so ``[[title]]`` also finds the card in Obsidian."""
 SLUG_CHARS = 60
-_BREAKS_NAMES = re.compile(r"[\s/\\:*?\"<>|#^\[\]`%!{}]+")
+SLUG_BYTES = 200
+_BREAKS_NAMES = re.compile(r"[\s\x00-\x1f\x7f/\\:*?\"<>|#^\[\]`%!{}]+")
 
 
 def file_stem(card_id: str, title: str) -> str:
     slug = _BREAKS_NAMES.sub("-", _lower_ascii(title))
-    slug = slug.strip("-.")[:SLUG_CHARS].strip("-.")
+    slug = slug.strip("-.")[:SLUG_CHARS].encode("utf-8")[:SLUG_BYTES].decode("utf-8", "ignore").strip("-.")
     suffix = _BREAKS_NAMES.sub("-", card_id.removeprefix("card-")).strip(".")
     return f"{slug}-{suffix}" if slug else suffix
 

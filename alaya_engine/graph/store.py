@@ -10,9 +10,12 @@ MERGE on the key then SET, and timestamps stored as naive UTC.
 
 from __future__ import annotations
 
+import atexit
 import copy
 import logging
+import os
 import re
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -58,6 +61,27 @@ def from_millis(millis: int) -> datetime:
     return naive_utc(datetime.fromtimestamp(millis / 1000, tz=timezone.utc))
 
 
+_WRITE_FAILED: set[Path] = set()
+"""Databases of this process whose write failed. They are never closed: closing checkpoints, and when that write
+fails too LadybugDB aborts the process (a C++ ``terminate``) instead of raising."""
+_ABANDONED: list = []
+
+
+def _abandon(*handles: Any) -> None:
+    """Keep a failed database's handles alive, and end the process before the interpreter would destroy them
+    (their destructor closes the database, which aborts): the store is left as a kill leaves it, which replay and
+    verify handle. Registered last, the exit runs first among the exit handlers."""
+    if not _ABANDONED:
+        atexit.register(_exit_without_closing)
+    _ABANDONED.append(handles)
+
+
+def _exit_without_closing() -> None:
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(RUNTIME)
+
+
 class GraphStore:
     """One open graph database; refuses a second opener of the same file in this process."""
 
@@ -75,7 +99,10 @@ class GraphStore:
         try:
             self._db = module.Database(str(self.path), **options)
         except RuntimeError as exc:
-            raise AlayaError("graph_unavailable", f"cannot open graph database {self.path}: {exc}", RUNTIME) from None
+            damaged = "corrupt" in str(exc) or "Storage exception" in str(exc)
+            raise AlayaError("graph_unavailable", f"cannot open graph database {self.path}: {exc}"
+                                                  f"{'; it is damaged: run alaya rebuild --l2' if damaged else ''}",
+                             RUNTIME) from None
         self._conn = module.Connection(self._db)
         self._module = module
         self._promoted: frozenset[str] | None = None
@@ -85,7 +112,15 @@ class GraphStore:
         generation G before it started read everything those G statements wrote (see :mod:`.resident`)."""
         _OPEN_PATHS.add(self.path)
 
+    @property
+    def write_failed(self) -> bool:
+        return self.path in _WRITE_FAILED
+
     def close(self) -> None:
+        if self.write_failed:
+            _abandon(self._db, self._conn)
+            _OPEN_PATHS.discard(self.path)
+            return
         if self._is_reader:
             self._conn.close()
             return
@@ -131,10 +166,17 @@ class GraphStore:
         return self._execute(cypher, parameters).get_as_arrow(ARROW_CHUNK_ROWS)
 
     def _execute(self, cypher: str, parameters: dict[str, Any] | None):
-        """Run a query; a full buffer pool (the engine holds a query's whole result there) says which key to raise."""
+        """Run a query; a full buffer pool (the engine holds a query's whole result there) says which key to raise.
+        After a failed write (a full disk) the database takes no more queries: they would fail or wait."""
+        if self.write_failed:
+            raise AlayaError("graph_write_failed", f"the graph database {self.path} failed to write earlier in this "
+                                                   "process (a full disk?) and must be reopened: free space and run "
+                                                   "alaya server restart", RUNTIME)
         try:
             return self._conn.execute(cypher, parameters or {})
         except RuntimeError as exc:
+            if "IO exception" in str(exc):
+                _WRITE_FAILED.add(self.path)
             if "buffer pool is full" not in str(exc):
                 raise
             raise AlayaError("graph_memory_full", f"the graph database ran out of memory for a query (buffer pool of "

@@ -19,6 +19,7 @@ pid and lock files, logs, the model cache, exports and earlier backups.
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import shutil
 import tarfile
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING
 from ..errors import RUNTIME, USAGE, AlayaError
 from ..lock import StoreLock
 from ..paths import Layout
+from ..privacy import make_tree_private
 
 if TYPE_CHECKING:
     from ..engine import Engine
@@ -148,19 +150,38 @@ def restore_backup(archive: Path, home: Path, force: bool) -> RestoreReport:
     try:
         with tarfile.open(archive, "r:gz") as tar:
             tar.extractall(staging, members=members, filter="data")
+        make_tree_private(staging)
     except (OSError, tarfile.TarError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
         raise AlayaError("bad_backup", f"cannot unpack {archive}: {exc}", RUNTIME) from None
     replaced = None
-    if home.exists():
-        layout = Layout(home)
-        with StoreLock(layout.lock_file, 0.0) if layout.is_initialised() else nullcontext():
-            replaced = home.with_name(f"{home.name}.replaced-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}")
-            home.rename(replaced)
-    staging.rename(home)
+    try:
+        if home.exists():
+            layout = Layout(home)
+            with StoreLock(layout.lock_file, 0.0) if layout.is_initialised() else nullcontext():
+                replaced = _set_aside(home)
+        staging.rename(home)
+    except BaseException:
+        if replaced is not None and not home.exists():
+            replaced.rename(home)
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     report = Engine.open(home).verify().to_json()
     return RestoreReport(home=str(home), archive=str(archive), files=sum(1 for member in members if member.isfile()),
                          replaced=str(replaced) if replaced else None, verify=report)
+
+
+def _set_aside(home: Path) -> Path:
+    """Rename ``home`` to ``<home>.replaced-<time>``, with ``-2``, ``-3``… when restores share a second."""
+    stamp = f"{home.name}.replaced-{datetime.now(timezone.utc):%Y%m%d-%H%M%S}"
+    for attempt in itertools.count(1):
+        replaced = home.with_name(stamp if attempt == 1 else f"{stamp}-{attempt}")
+        try:
+            home.rename(replaced)
+            return replaced
+        except OSError as exc:
+            if exc.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+                raise
 
 
 def _checked_members(archive: Path) -> list[tarfile.TarInfo]:

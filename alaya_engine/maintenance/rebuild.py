@@ -83,7 +83,8 @@ def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | No
     manifest = _new_manifest(engine, layers)
     with engine.lock:
         state = replay(engine.layout)
-        report.unreadable = [{"path": p.path, "reason": p.reason} for p in state.unreadable]
+        report.unreadable = [{"path": p.path, "reason": p.reason} for p in state.unreadable] + \
+            [{"path": str(line.path), "reason": line.describe()} for line in state.bad_journal_lines]
         sessions = list(state.sessions.values())
         if "l2" in layers:
             cards, links = list(state.cards.values()), list(state.links.values())

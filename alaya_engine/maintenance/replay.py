@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from ..domain import Card, Link
 from ..errors import AlayaError
 from ..introspect.forget import card_from_forget_event
+from ..jsonl import LogLine
 from ..memex.importer import REASON as MEMEX_LINK_REASON
 from ..memex.importer import RELATION as MEMEX_LINK_RELATION
 from ..paths import Layout
@@ -80,6 +81,8 @@ class ReplayedGraph:
     promoted: set[str] = field(default_factory=set)
     """Relations promoted to a rel table of their own (what a rebuild creates)."""
     unreadable: list[ReplayProblem] = field(default_factory=list)
+    bad_journal_lines: list[LogLine] = field(default_factory=list)
+    """Journal lines that could not be read (skipped; the events after them still count)."""
     windows: dict[str, int] = field(default_factory=dict)
     """Session id → how many windows of raw turns its content makes (what verify expects in L1)."""
     _incident: dict[str, set[LinkKey]] = field(default_factory=dict)
@@ -136,8 +139,12 @@ def replay(layout: Layout) -> ReplayedGraph:
     _load_sessions(layout, graph)
     records = sorted(_records(layout, graph), key=lambda record: record.distilled_at)
     waiting = 0
-    for event in Journal(layout.journal).events():
-        while waiting < len(records) and records[waiting].distilled_at <= int(event.get("at", 0)):
+    for line in Journal(layout.journal).lines():
+        if line.document is None:
+            graph.bad_journal_lines.append(line)
+            continue
+        event = line.document
+        while waiting < len(records) and records[waiting].distilled_at <= event["at"]:
             _apply_record(graph, records[waiting])
             waiting += 1
         _apply_event(graph, event)

@@ -5,6 +5,10 @@ with L2. Every problem has a kind, the ids involved and the command that
 repairs it. Kinds:
 
 - ``l3_unreadable`` — an L3 file or journal event that cannot be read;
+- ``journal_line_unreadable`` — a journal line that is not a readable event
+  (a torn append, bad JSON, invalid UTF-8): replay skips it, never the lines
+  after it;
+- ``access_line_unreadable`` — the same in the access log (introspect skips it);
 - ``card_without_l3`` / ``card_missing_from_l2`` — a card in the graph that no
   L3 record produces, or the reverse (a crash between the L3 and L2 writes);
 - ``session_without_l3`` / ``session_missing_from_l2`` — the same for sessions;
@@ -12,6 +16,8 @@ repairs it. Kinds:
 - ``missing_vector`` — a HOT/WARM card without its embedding in L1;
 - ``duplicate_vector`` — a card with more than one embedding row;
 - ``wrong_dimension`` — L1 vectors narrower or wider than the store's model;
+- ``unusable_vector`` — a card, relation or window vector that is not finite
+  (NaN, infinity: a damaged data file) or all zero; no search can use it;
 - ``stale_vector`` — the embedded text's hash differs from the card's content;
 - ``orphan_vector`` — an L1 row whose card is not in L2;
 - ``missing_metadata`` — a card without its ``card_meta`` row;
@@ -35,6 +41,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..recall.access import AccessLog
 from .replay import replay
 
 if TYPE_CHECKING:
@@ -42,6 +49,9 @@ if TYPE_CHECKING:
 
 REPAIR = {
     "l3_unreadable": "restore the file from a backup (alaya restore FILE) or delete it if it is junk",
+    "journal_line_unreadable": "the events after it are safe; if it is the torn end of a command that failed, "
+                               "delete the line, otherwise restore the journal from a backup",
+    "access_line_unreadable": "delete the line (it only counts recalls)",
     "card_without_l3": "alaya rebuild --l2",
     "card_missing_from_l2": "re-run the interrupted command, or alaya rebuild --l2",
     "session_without_l3": "alaya rebuild --l2",
@@ -53,6 +63,7 @@ REPAIR = {
     "duplicate_vector": "alaya rebuild --l1",
     "wrong_dimension": "alaya rebuild --l1",
     "stale_vector": "alaya rebuild --l1",
+    "unusable_vector": "alaya rebuild --l1",
     "orphan_vector": "alaya rebuild --l1",
     "missing_metadata": "alaya rebuild --l1",
     "missing_context": "alaya distill --force --session for the card's session",
@@ -91,6 +102,11 @@ def verify(engine: "Engine") -> VerifyReport:
     expected = replay(engine.layout)
     for problem in expected.unreadable:
         report.add("l3_unreadable", [problem.path], problem.reason)
+    for kind, lines in (("journal_line_unreadable", expected.bad_journal_lines),
+                        ("access_line_unreadable", AccessLog(engine.layout.access_log).lines())):
+        for line in lines:
+            if line.document is None:
+                report.add(kind, [str(line.path), str(line.number)], line.describe())
     with engine._graph() as graph:
         cards = {card.id: card for card in graph.all_cards()}
         links = {link.key for link in graph.all_links()}
@@ -113,6 +129,7 @@ def verify(engine: "Engine") -> VerifyReport:
     _check_vectors(report, engine, cards, vector_ids, width, meta)
     _check_contexts(report, engine, cards, expected.record_cards, set(expected.sessions))
     _check_windows(report, engine, expected.windows)
+    _check_values(report, store.unusable_vectors() | {"turn_windows": engine.turn_windows().unusable_vectors()})
     return report
 
 
@@ -143,6 +160,13 @@ def _check_vectors(report: VerifyReport, engine: "Engine", cards: dict, vector_i
             report.add("missing_vector", [card_id], f"{tier} card {card_id} has no embedding")
         if content_hash != card.content_hash():
             report.add("stale_vector", [card_id], f"card {card_id} changed since it was embedded")
+
+
+def _check_values(report: VerifyReport, unusable: dict[str, list[str]]) -> None:
+    for table, ids in unusable.items():
+        for row_id in sorted(ids):
+            report.add("unusable_vector", [row_id], f"{table} holds a vector for {row_id} that is not finite or "
+                                                    "all zero")
 
 
 def _check_contexts(report: VerifyReport, engine: "Engine", cards: dict, record_cards: set[str],

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..config import ingest_limit
 from ..domain import Card, Link, card_id_for, millis_now
 from ..errors import AlayaError
 from ..graph.store import to_millis
@@ -145,7 +146,7 @@ class _Snapshot:
 def import_memex(engine: "Engine", directory: str, progress=None) -> dict:
     """Import (or re-import) a memex folder; returns the report ``--json`` prints."""
     root = _vault_root(directory)
-    scan = scan_vault(root, engine.config["ingest"]["max_file_mb"] * 1_000_000)
+    scan = scan_vault(root, ingest_limit(engine.config))
     history = _read_history(Journal(engine.layout.journal))
     ids = {note.slug: memex_card_id(note.slug) for note in scan.notes}
     earlier = [card_id for card_id, event in history.last_import.items()

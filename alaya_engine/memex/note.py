@@ -35,6 +35,11 @@ _WIKILINK = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _TAG_SPLIT = re.compile(r"[,，\s]+")
 
 
+EARLIEST_MILLIS = int(datetime(1, 1, 1, tzinfo=timezone.utc).timestamp() * 1000)
+LATEST_MILLIS = int(datetime(9999, 12, 31, 23, 59, 59, tzinfo=timezone.utc).timestamp() * 1000)
+"""Times a card can carry: those datetime (and so the graph's conversions) can represent."""
+
+
 class NoteError(ValueError):
     """The file cannot be read as a memex card; the message says why."""
 
@@ -66,8 +71,8 @@ def parse_note(text: str) -> ParsedNote:
         body=body.strip(),
         tags=tags,
         type=infer_type(front.get("type"), category, tags, title or ""),
-        created_at=parse_time(front.get("created")),
-        updated_at=parse_time(front.get("modified", front.get("updated"))),
+        created_at=parse_time(front.get("created"), "created"),
+        updated_at=parse_time(front.get("modified", front.get("updated")), "modified"),
         links=wikilink_targets(body),
     )
 
@@ -83,6 +88,8 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
         raise NoteError("front matter opened with --- is never closed")
     try:
         front = yaml.safe_load(match.group(1))
+    except RecursionError:
+        raise NoteError("front matter is nested too deeply to read") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 2}" if mark is not None else ""
@@ -115,12 +122,17 @@ def _keyword_matcher(keywords: tuple[str, ...]) -> re.Pattern:
 _TYPE_MATCHERS = {card_type: _keyword_matcher(keywords) for card_type, keywords in TYPE_KEYWORDS.items()}
 
 
-def parse_time(value: Any) -> int | None:
-    """Epoch milliseconds from a YAML date/datetime, an ISO string or an epoch number (s or ms); else None."""
+def parse_time(value: Any, key: str = "time") -> int | None:
+    """Epoch milliseconds from a YAML date/datetime, an ISO string or an epoch number (s or ms); None when absent
+    or not a time. A number that is no moment between the years 1 and 9999 (``.inf``, ``.nan``, 10**30) is
+    refused (:class:`NoteError`): the graph cannot store it, and one such file must not abort the others."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, (int, float)):
-        return int(value if value > 1e11 else value * 1000)
+        millis = value if abs(value) > 1e11 else value * 1000
+        if not EARLIEST_MILLIS <= millis <= LATEST_MILLIS:  # also false for NaN
+            raise NoteError(f"{key}: {value!r} is not a time between the years 1 and 9999")
+        return int(millis)
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
@@ -128,10 +140,18 @@ def parse_time(value: Any) -> int | None:
             return None
     if isinstance(value, datetime):
         moment = value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-        return int(moment.timestamp() * 1000)
+        return _bounded(int(moment.timestamp() * 1000), key, value)
     if isinstance(value, date):
-        return int(datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp() * 1000)
+        return _bounded(int(datetime(value.year, value.month, value.day, tzinfo=timezone.utc).timestamp() * 1000),
+                        key, value)
     return None
+
+
+def _bounded(millis: int, key: str, value: Any) -> int:
+    """A date can still fall outside the range once moved to UTC (0001-01-01T00:00+01:00)."""
+    if not EARLIEST_MILLIS <= millis <= LATEST_MILLIS:
+        raise NoteError(f"{key}: {value!r} is not a time between the years 1 and 9999")
+    return millis
 
 
 def wikilink_targets(body: str) -> list[str]:

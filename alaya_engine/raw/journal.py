@@ -1,18 +1,24 @@
 """The L3 journal: append-only records of changes that are not distillations.
 
-Manual links today; merges, forgetting and imports as they land. Each event
-is one JSON line appended with ``O_APPEND`` and fsynced before the graph is
-touched, so a rebuild replays the journal after the distilled records, in
-order. A torn last line (a crash mid-append) is skipped on replay.
+Manual links, merges, forgetting, imports. Each event is one JSON line appended
+and fsynced before the graph is touched (``jsonl.append_lines``: never onto a
+torn line), so a rebuild replays the journal after the distilled records, in
+order. A line that cannot be read (a torn append, damage) is skipped by replay
+and named by ``lines``, so verify can report it; the lines after it still count.
 """
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
+
+from ..jsonl import LogLine, append_lines, read_lines
+
+
+def is_event(document: dict) -> bool:
+    at = document.get("at")
+    return isinstance(document.get("op"), str) and isinstance(at, int) and not isinstance(at, bool)
 
 
 class Journal:
@@ -25,23 +31,15 @@ class Journal:
     def append_many(self, op: str, at: int, payloads: list[dict]) -> None:
         """Several events of one kind in one write and one fsync."""
         month = datetime.now(timezone.utc).strftime("%Y-%m")  # when written, not ``at``: file order is append order
-        self.folder.mkdir(parents=True, exist_ok=True)
-        lines = "".join(json.dumps({"op": op, "at": at, **payload}, ensure_ascii=False) + "\n" for payload in payloads)
-        descriptor = os.open(self.folder / f"{month}.jsonl", os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
-        try:
-            os.write(descriptor, lines.encode("utf-8"))
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
+        append_lines(self.folder / f"{month}.jsonl", [{"op": op, "at": at, **payload} for payload in payloads])
+
+    def lines(self) -> Iterator[LogLine]:
+        """Every complete line in append order, readable or not."""
+        for path in sorted(self.folder.glob("*.jsonl")):
+            yield from read_lines(path, valid=is_event)
 
     def events(self, op: str | None = None) -> Iterator[dict]:
-        """Every event in order (optionally only one kind); a torn line from a crash is skipped."""
-        for path in sorted(self.folder.glob("*.jsonl")):
-            with path.open(encoding="utf-8") as handle:
-                for line in handle:
-                    try:
-                        event = json.loads(line)
-                    except json.JSONDecodeError:
-                        continue
-                    if op is None or event.get("op") == op:
-                        yield event
+        """Every readable event in order (optionally only one kind)."""
+        for line in self.lines():
+            if line.document is not None and (op is None or line.document["op"] == op):
+                yield line.document

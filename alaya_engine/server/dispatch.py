@@ -72,8 +72,10 @@ class Dispatcher:
     """Serves ``listener`` (bound and listening) until :meth:`stop`."""
 
     def __init__(self, listener: socket.socket, route: Callable[[dict], Route],
-                 answer: Callable[[dict, Callable[[dict], bool]], dict], describe: str):
+                 answer: Callable[[dict, Callable[[dict], bool]], dict], describe: str, max_line: int = MAX_LINE):
+        """``max_line``: the longest request line taken (an ingest's stdin travels inside one)."""
         self.listener = listener
+        self.max_line = max_line
         self.route = route
         self.answer = answer
         self.describe = describe
@@ -154,11 +156,11 @@ class Dispatcher:
             return
         connection.buffer += chunk
         end = connection.buffer.find(b"\n")
-        if end < 0 and len(connection.buffer) <= MAX_LINE:
+        if end < 0 and len(connection.buffer) <= self.max_line:
             return
         selector.unregister(connection.socket)
         if end < 0:
-            self._refuse(connection, AlayaError("bad_request", f"request line longer than {MAX_LINE >> 20} MiB"))
+            self._refuse(connection, AlayaError("bad_request", f"request line longer than {self.max_line >> 20} MiB"))
             return
         line = bytes(connection.buffer[:end])
         connection.buffer = bytearray()

@@ -43,9 +43,16 @@ def render(document: dict[str, Any]) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2, default=str)
 
 
-def read_message(stream: BinaryIO) -> dict[str, Any] | None:
-    """The next message, or None at end of stream; raises ValueError on a malformed line."""
-    line = stream.readline(MAX_LINE)
+def frame_limit(max_session_bytes: int) -> int:
+    """The longest request a server takes: ``MAX_LINE`` beside an ingest's stdin of up to one byte past
+    ``ingest.max_file_mb``, which travels base64-encoded (4 bytes for 3)."""
+    return MAX_LINE + (max_session_bytes + 3) // 3 * 4
+
+
+def read_message(stream: BinaryIO, limit: int = MAX_LINE) -> dict[str, Any] | None:
+    """The next message (of at most ``limit`` bytes), or None at end of stream; raises ValueError on a malformed
+    line."""
+    line = stream.readline(limit)
     return decode(line) if line else None
 
 

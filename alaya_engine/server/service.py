@@ -27,13 +27,14 @@ from pathlib import Path
 from .. import __version__
 from ..api import WRITES, call
 from ..atomic import atomic_write_json
+from ..config import ingest_limit
 from ..engine import Engine
 from ..errors import RUNTIME, AlayaError
 from ..lock import OWNER_SERVER
 from ..paths import Layout
 from ..socket_address import short_socket_dir
 from .dispatch import LISTEN_BACKLOG, Dispatcher, Route
-from .protocol import PROTOCOL_VERSION, error_reply, render, request_id
+from .protocol import PROTOCOL_VERSION, error_reply, frame_limit, render, request_id
 
 log = logging.getLogger(__name__)
 SERVER_METHODS = ("server.status", "server.stop")
@@ -193,7 +194,8 @@ class OwnerServer:
         self.engine.keep_resident()
 
     def _serve(self, listener: socket.socket, idle_timeout: float, watched: dict[Path, tuple[int, int] | None]) -> None:
-        dispatcher = Dispatcher(listener, self.route, self.answer, f"the server for {self.layout.home}")
+        dispatcher = Dispatcher(listener, self.route, self.answer, f"the server for {self.layout.home}",
+                                frame_limit(ingest_limit(self.engine.config)))
         dispatcher.start()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: self.stopping.set())

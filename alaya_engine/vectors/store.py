@@ -266,6 +266,14 @@ class VectorStore:
         table = self.table(CARD_VECTORS)
         return self._scan(CARD_VECTORS, ["id"]).column("id").to_pylist(), table.schema.field("vector").type.list_size
 
+    def unusable_vectors(self) -> dict[str, list[str]]:
+        """Table → ids (relation names) whose vector is not finite or all zero: damage no search can use."""
+        table = self.table(CARD_VECTORS)
+        names, relations = self.relation_vectors()
+        return {CARD_VECTORS: unusable_rows(table.search().select(["id", "vector"]).limit(None).to_batches(),
+                                            self.dimension),
+                RELATIONS: [name for name, bad in zip(names, unusable_mask(relations)) if bad]}
+
     def meta_index(self) -> dict[str, tuple[str, str]]:
         """Card id → (content_hash, tier) of every ``card_meta`` row."""
         rows = self.table(CARD_META).to_arrow().select(["id", "content_hash", "tier"]).to_pylist()
@@ -384,6 +392,22 @@ def read_matrix(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndar
         matrix[len(ids):end] = float_rows(batch.column("vector"), dimension)
         ids.extend(batch.column("id").to_pylist())
     return ids, matrix[:len(ids)]
+
+
+def unusable_rows(batches, dimension: int) -> list[str]:
+    """Ids of the rows of ``batches`` (``id``, ``vector``) whose vector is not finite or all zero (read batch by
+    batch, so verify never holds every vector at once)."""
+    bad: list[str] = []
+    for batch in batches:
+        ids = batch.column("id").to_pylist()
+        bad.extend(ids[row] for row in unusable_mask(float_rows(batch.column("vector"), dimension)).nonzero()[0])
+    return bad
+
+
+def unusable_mask(matrix: "np.ndarray") -> "np.ndarray":
+    import numpy as np
+
+    return ~np.isfinite(matrix).all(axis=1) | ~matrix.any(axis=1)
 
 
 def float_rows(vectors, dimension: int) -> "np.ndarray":

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..terms import search_terms
 from .async_table import AsyncTable
-from .store import read_matrix
+from .store import read_matrix, unusable_rows
 from .versions import TableVersions
 
 if TYPE_CHECKING:
@@ -198,6 +198,13 @@ class TurnWindowStore:
         table = self.table()
         return read_matrix(table.search().where("embedded").select(["id", "vector"]).limit(None).to_batches(),
                            table.count_rows("embedded"), self.dimension)
+
+    def unusable_vectors(self) -> list[str]:
+        """Embedded windows whose vector is not finite or all zero."""
+        if not self.exists():
+            return []
+        return unusable_rows(self.table().search().where("embedded").select(["id", "vector"]).limit(None)
+                             .to_batches(), self.dimension)
 
     def windows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The rows (without vector and terms) of these windows."""
