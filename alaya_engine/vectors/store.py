@@ -399,8 +399,9 @@ def unusable_rows(batches, dimension: int) -> list[str]:
     batch, so verify never holds every vector at once)."""
     bad: list[str] = []
     for batch in batches:
-        ids = batch.column("id").to_pylist()
-        bad.extend(ids[row] for row in unusable_mask(float_rows(batch.column("vector"), dimension)).nonzero()[0])
+        ids, vectors = batch.column("id").to_pylist(), batch.column("vector")
+        width = getattr(vectors.type, "list_size", dimension)  # a table of another width is verify's wrong_dimension
+        bad.extend(ids[row] for row in unusable_mask(float_rows(vectors, width)).nonzero()[0])
     return bad
 
 
