@@ -45,13 +45,18 @@ def template_home(tmp_path_factory) -> Path:
     return home
 
 
+DEMO_NOW = 1776502800000
+"""2026-04-18 09:00 UTC, the day after the newest shipped session: the demo built then keeps the shipped dates and
+ids (tests name them), and its tiers are the same on every run."""
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory) -> Path:
-    """A store holding the shipped demo sessions, distilled offline."""
+    """A store holding the shipped demo sessions, distilled offline and introspected, as ``alaya demo`` builds it."""
     from alaya_engine.demo import build_demo
 
     home = tmp_path_factory.mktemp("demo") / "home"
-    build_demo(home)
+    build_demo(home, now=DEMO_NOW)
     return home
 
 
