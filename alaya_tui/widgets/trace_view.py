@@ -11,6 +11,8 @@ from textual.widgets import Static
 from ..formatting import shorten
 
 TOOL_ARGUMENT_CHARS = 200
+CITED_TURNS = Binding.Group("Cited turns")
+"""``n`` and ``p`` share one footer label."""
 
 
 def turn_text(turn: dict) -> str:
@@ -61,8 +63,8 @@ class TraceView(VerticalScroll):
     """Scrollable; filled by :meth:`show` with the sessions read from their L3 files."""
 
     BINDINGS = [
-        Binding("n", "next_context", "Next cited turn"),
-        Binding("p", "previous_context", "Previous cited turn"),
+        Binding("n", "next_context", "Next cited turn", group=CITED_TURNS),
+        Binding("p", "previous_context", "Previous cited turn", group=CITED_TURNS),
     ]
 
     def __init__(self, *, id: str | None = None):
