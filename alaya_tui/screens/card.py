@@ -191,7 +191,7 @@ class CardScreen(Screen):
 
     async def _show_trace(self, document: dict, sessions: list[dict]) -> None:
         self.trace_document = document
-        await self.query_one("#trace", TraceView).show(sessions, document["context_turns"])
+        await self.query_one("#trace", TraceView).show(sessions, document["context_turns"], Path(self.backend.home))
         count = len(document["context_turns"])
         self.show_message(f"trace: {count} {'turn' if count == 1 else 'turns'} distilled into this card, highlighted")
 

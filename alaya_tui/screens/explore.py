@@ -35,7 +35,8 @@ Recall is navigation: a query gives the cards nearest to it, ranked by **h-dista
 the *explorable* relations lead further: `Tab` to that pane, then `Enter` on a relation follows it.
 
 **h** is a card's distance to what you asked (0 = on target) and the **1 − h** bar its closeness (longer is closer);
-**rel_sim** is how close the relation that reached the card (or an explorable relation) is to the query, — for a card found by search.
+**rel_sim** is how close the relation that reached the card (or an explorable relation) is to the query
+(— for a card found by search).
 
 ## Query bar
 

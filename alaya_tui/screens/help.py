@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from rich.cells import cell_len
 from textual.content import Content
 from textual.dom import DOMNode
 from textual.screen import ModalScreen, Screen

@@ -8,7 +8,7 @@ from textual.widgets import DataTable
 
 from ..formatting import BAR_WIDTH, closeness, h_bar, number, shorten
 
-MIN_TITLE_WIDTH = 12
+MIN_TITLE_WIDTH = 8
 """Titles get what the other columns leave, but never less (at 80 columns every column still fits)."""
 TYPE_LABELS = {"session_turns": "turns"}
 """Shorter badges where the engine's name is long: a window of raw session turns."""
