@@ -89,7 +89,9 @@ def test_the_timeline_ends_the_day_before_the_demo_is_built_and_stays_put(tmp_pa
     assert report.status.to_json()["l3"]["newest"] == "2026-05-17"
     assert all(count > 0 for count in report.status.to_json()["l1"]["by_tier"].values())
     files = sorted(sample_sessions_dir().iterdir())
-    assert shift_days(home, files, later + 3 * DAY_MS) == 30  # built again another day: the same files
+    assert shift_days(home, files, later + 3 * DAY_MS, new_store=False) == 30  # built again another day
+    (home / SHIFT_FILE).unlink()  # a demo store built before its sessions were moved in time keeps the shipped dates
+    assert shift_days(home, files, later, new_store=False) == 0
 
 
 def test_every_date_of_a_session_file_moves_by_whole_days():

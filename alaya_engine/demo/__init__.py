@@ -59,7 +59,7 @@ def build_demo(home: Path | None = None, fresh: bool = False, now: int | None = 
     init = Engine.init(target)
     engine = Engine.open(target)
     files = sorted(sample_sessions_dir().iterdir())
-    days = shift_days(target, files, now)
+    days = shift_days(target, files, now, new_store=init.created)
     with tempfile.TemporaryDirectory(prefix="alaya-demo-") as folder:
         ingest = engine.ingest([str(path) for path in shifted_copies(files, days, Path(folder))])
     record_shift(target, days)

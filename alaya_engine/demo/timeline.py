@@ -36,11 +36,14 @@ def newest_session_day(files: list[Path]) -> date:
     return max(days)
 
 
-def shift_days(home: Path, files: list[Path], now_ms: int) -> int:
-    """The days to add to every date: the one recorded in ``home``, else newest session → the day before now."""
+def shift_days(home: Path, files: list[Path], now_ms: int, new_store: bool) -> int:
+    """The days to add to every date: the one recorded in ``home``; none for a demo store built before the
+    sessions were moved (its files stay unchanged, ``--fresh`` moves them); else newest session → the day before."""
     recorded = home / SHIFT_FILE
     if recorded.exists():
         return int(json.loads(recorded.read_text(encoding="utf-8"))["shift_days"])
+    if not new_store:
+        return 0
     today = datetime.fromtimestamp(now_ms / 1000, timezone.utc).date()
     return (today - timedelta(days=1) - newest_session_day(files)).days
 
