@@ -28,7 +28,8 @@ def some_card(engine: Engine, position: int) -> Card:
     """A different card with a vector (COLD cards have none) for each kind of damage, so several can be combined."""
     with_vector = set(engine.vectors().vector_ids())
     with engine._graph() as graph:
-        return sorted((card for card in graph.all_cards() if card.id in with_vector), key=lambda card: card.id)[position]
+        cards = [card for card in graph.all_cards() if card.id in with_vector]
+    return sorted(cards, key=lambda card: card.id)[position]
 
 
 def graph_snapshot(engine: Engine) -> tuple[dict, set]:
@@ -55,7 +56,8 @@ def test_a_healthy_store_verifies_clean(demo_home, demo_cli):
     result = demo_cli("verify", "--json")
     document = result.json()
     assert result.exit_code == 0 and document["ok"] and document["problems"] == []
-    assert document["checked"]["cards"] > 50 and document["checked"]["sessions"] == len(list(sample_sessions_dir().iterdir()))
+    assert document["checked"]["cards"] > 50
+    assert document["checked"]["sessions"] == len(list(sample_sessions_dir().iterdir()))
     assert "The three layers agree" in demo_cli("verify").stdout
 
 
