@@ -362,7 +362,8 @@ class Engine:
                              channel=session.channel)
 
     def distill(self, session_ids: list[str] | None = None, force: bool = False, dry_run: bool = False,
-                progress: ProgressCallback | None = None) -> "DistillReport":
+                progress: ProgressCallback | None = None,
+                clock: "Callable[[Session], int] | None" = None) -> "DistillReport":
         """Distill the given sessions, or every session not yet distilled from its current content.
 
         With nothing to do it returns at once: building the pipeline loads every vector (4.5 s at 100k cards),
@@ -399,6 +400,7 @@ class Engine:
                 similar_threshold=self.config["distill"]["similar_threshold"],
                 step=self._graph,
                 journal=Journal(self.layout.journal),
+                clock=clock,
             )
             report = pipeline.run(targets, force=force, dry_run=dry_run, progress=progress)
             report.windows_embedded = embedded

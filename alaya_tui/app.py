@@ -35,10 +35,14 @@ SWITCHING = "switching"
 """A blank mode shown for a moment while the screens are rebuilt for another store."""
 
 
+SCREENS = Binding.Group("Screens")
+"""The four digits share one footer label, so every screen's keys fit in 80 columns (the help names each)."""
+
+
 def _mode_keys(number: str, function_key: str, mode: str, label: str, letter: str | None = None) -> list[Binding]:
     """The digit (shown in the footer), the F-key (works while typing) and an optional letter for one mode."""
     action = f"show_mode('{mode}')"
-    keys = [Binding(number, action, label),
+    keys = [Binding(number, action, label, group=SCREENS),
             Binding(function_key, action, label, show=False, priority=True)]
     if letter:
         keys.append(Binding(letter, action, label, show=False))

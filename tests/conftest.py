@@ -46,14 +46,37 @@ def template_home(tmp_path_factory) -> Path:
     return home
 
 
+DEMO_NOW = 1776502800000
+"""2026-04-18 09:00 UTC, the day after the newest shipped session: the demo built then keeps the shipped dates and
+ids, and is the same store on every run (for snapshots)."""
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory) -> Path:
-    """A store holding the shipped demo sessions, distilled offline."""
+    """The demo store as ``alaya demo`` builds it today: sessions dated over the seven weeks before now, distilled
+    offline and introspected (find a shipped session under its moved id with :func:`demo_session_id`)."""
     from alaya_engine.demo import build_demo
 
     home = tmp_path_factory.mktemp("demo") / "home"
     build_demo(home)
     return home
+
+
+@pytest.fixture(scope="session")
+def pinned_demo_template(tmp_path_factory) -> Path:
+    """The demo built as of :data:`DEMO_NOW`: shipped ids and dates, the same tiers and suggestions every run."""
+    from alaya_engine.demo import build_demo
+
+    home = tmp_path_factory.mktemp("pinned-demo") / "home"
+    build_demo(home, now=DEMO_NOW)
+    return home
+
+
+def demo_session_id(home: Path, shipped_id: str) -> str:
+    """The id a shipped session has in the demo store at ``home`` (its date moved with the demo's timeline)."""
+    from alaya_engine.demo.timeline import SHIFT_FILE, shifted_text
+
+    return shifted_text(shipped_id, json.loads((home / SHIFT_FILE).read_text(encoding="utf-8"))["shift_days"])
 
 
 @pytest.fixture

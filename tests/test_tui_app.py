@@ -18,12 +18,15 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from textual.binding import Binding
 from textual.command import CommandList
 from textual.widgets import Markdown
+from textual.widgets._footer import FooterKey
 from tui_store import SIZE, review_fixtures, settle
 
 from alaya_engine.backend import LocalBackend
+from alaya_engine.demo import FIRST_QUERY
 from alaya_tui.app import MODE_SCREENS, AlayaApp
 from alaya_tui.screens.card import CardScreen
 from alaya_tui.screens.explore import ExploreScreen
@@ -180,3 +183,48 @@ def test_help_snapshot(review_home, snap_compare):
         await pilot.pause()
 
     assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=SIZE, run_before=open_help)
+
+
+async def test_every_screens_footer_fits_in_80_columns(demo_home):
+    """Explore (query bar, results, explorable), a card with its trace, Status, Tiers and Review at 80×24: the
+    footer's last key ends inside the screen, so no key is cut off."""
+    app = AlayaApp(LocalBackend(demo_home))
+
+    async def footer_fits(where: str) -> None:
+        await settle(app, pilot)
+        keys = [key for key in app.screen.query(FooterKey) if key.display]
+        assert keys and max(key.region.right for key in keys) <= 80, where
+
+    async with app.run_test(size=(80, 24)) as pilot:
+        await footer_fits("explore, query bar")
+        await pilot.press(*FIRST_QUERY, "enter")
+        await footer_fits("explore, results")
+        await pilot.press("tab")
+        await footer_fits("explore, explorable")
+        await pilot.press("shift+tab", "enter")
+        await footer_fits("card")
+        await pilot.press("t")
+        await footer_fits("card with its trace")
+        for key in ("2", "3", "4"):
+            await pilot.press(key)
+            await footer_fits(f"screen {key}")
+
+
+async def test_help_shows_keys_verbatim_and_explains_the_numbers(home):
+    """Keys such as ``[`` are text, not markup; every line is the keys, padded to one column, then the description."""
+    app = AlayaApp(LocalBackend(home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("escape", "question_mark")
+        await pilot.pause()
+        help_screen = app.screen
+        assert isinstance(help_screen, HelpScreen)
+        for section in help_screen.sections:
+            shown = {" / ".join(dict.fromkeys(keys)): description for (_, description), keys in section.keys.items()}
+            width = max(map(cell_len, shown))
+            lines = section.content().plain.split("\n")
+            assert lines == [keys + " " * (width - cell_len(keys)) + "  " + description
+                             for keys, description in shown.items()]
+        listed = "\n".join(section.content().plain for section in help_screen.sections)
+        assert "[ / alt+←" in listed and "1 / f2 / e" in listed and "[/]" not in listed
+        text = help_screen.query_one("#help-text", Markdown).source
+        assert "**1 − h**" in text and "**rel_sim**" in text and "Tab" in text

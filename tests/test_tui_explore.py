@@ -6,16 +6,17 @@ import pytest
 from textual.widgets import Input, Static
 
 from alaya_engine.backend import LocalBackend
+from alaya_engine.demo import FIRST_QUERY
 from alaya_tui.app import AlayaApp
 from alaya_tui.formatting import closeness, h_bar
 from alaya_tui.query import QuerySyntaxError, format_query, parse_query
 from alaya_tui.screens.explore import ExploreScreen
 from alaya_tui.widgets.breadcrumbs import Breadcrumbs
 from alaya_tui.widgets.explorable_table import ExplorableTable, leaves_from
-from alaya_tui.widgets.results_table import ResultsTable
+from alaya_tui.widgets.results_table import ResultsTable, type_label
 from alaya_tui.widgets.verdict_line import VerdictLine
 
-QUERY = "gateway restart telegram"
+QUERY = FIRST_QUERY
 SIZE = (160, 45)
 
 
@@ -50,8 +51,8 @@ def assert_shows(screen: ExploreScreen, expected: dict) -> None:
         rank, title, h, bar, badge, tier, matched, rel_sim = cells
         assert h == f"{node['h_distance']:.2f}"
         assert bar == h_bar(node["h_distance"])
-        assert badge.strip() == node["type"] and tier == node["tier"]
-        assert matched == (node["matched_rel"] or "seed")
+        assert badge.strip() == type_label(node) and tier == node["tier"]
+        assert matched == (node["matched_rel"] or "search")
         assert rel_sim == ("—" if node["rel_similarity"] is None else f"{node['rel_similarity']:.2f}")
     explorable = screen.query_one("#explorable", ExplorableTable)
     selected = screen.query_one("#results", ResultsTable).selected
@@ -199,3 +200,25 @@ def test_query_syntax_round_trips():
                     {"text": "gateway", "relations": ["CAUSED_BY"]},
                     {"concepts": ["a", "b"], "depth": 2, "types": ["gotcha", "pattern"]}):
         assert parse_query(format_query(request)) == request
+
+
+async def test_at_80_by_24_five_results_show_and_the_hint_leads_to_explorable(demo_home):
+    """The smallest usual terminal: the results keep five rows, and the hint says how to follow a relation."""
+    app = AlayaApp(LocalBackend(demo_home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await ask(app, pilot, FIRST_QUERY)
+        screen = app.screen
+        table = screen.query_one("#results", ResultsTable)
+        assert len(table.nodes) >= 5
+        assert table.scrollable_content_region.height - table.header_height >= 5
+        message = str(screen.query_one("#explore-message", Static).content)
+        assert "Tab → Explorable" in message and "Enter follows a relation" in message
+        assert screen.query_one("#explore-message", Static).size.height == 1
+        await pilot.press("tab")
+        explorable = screen.query_one("#explorable", ExplorableTable)
+        assert app.focused is explorable and explorable.size.height >= 2
+        item = explorable.selected
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert screen.request == {"from_nodes": item["from_nodes"], "relations": [item["rel"]], "depth": 1}
+        assert screen.result["nodes"]

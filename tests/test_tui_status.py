@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from conftest import write_session
+from rich.cells import cell_len
+from textual.widgets import Static
 
 from alaya_engine.backend import LocalBackend
 from alaya_tui.app import AlayaApp
@@ -41,3 +43,16 @@ async def test_refresh_picks_up_new_sessions(home, tmp_path):
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == "1"
+
+
+async def test_the_full_model_name_shows_at_80_columns(home, cli):
+    expected = cli("status", "--json").json()["l1"]["embedding"]
+    app = AlayaApp(LocalBackend(home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("escape", "s")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        line = app.screen.query_one("#status-model", Static)
+        text = str(line.content)
+        assert expected["name"] in text and str(expected["dimension"]) in text
+        assert line.content_region.width >= cell_len(text)  # on one line, not cut

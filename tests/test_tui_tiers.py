@@ -69,3 +69,17 @@ def test_tiers_snapshot(review_home, snap_compare):
         await open_tiers(pilot.app, pilot)
 
     assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=SIZE, run_before=open_screen)
+
+
+async def test_at_80_columns_the_charts_keep_every_figure_whole(demo_home):
+    """Three charts side by side in 80 columns: the bars get shorter, labels, counts and shares stay whole."""
+    app = AlayaApp(LocalBackend(demo_home))
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_tiers(app, pilot)
+        for chart_widget in screen.query(BarChart):
+            lines = ["".join(segment.text for segment in chart_widget.render_line(y)).split()
+                     for y in range(len(chart_widget.rows))]
+            for row, words in zip(chart_widget.rows, lines):
+                assert [words[0], words[1], words[-1]] == [row.label, f"{row.count:,}", f"{row.share:.0%}"], words
+        by_tier = {row.label: row.count for row in screen.query_one("#tier-chart", BarChart).rows}
+        assert all(by_tier[tier] > 0 for tier in ("HOT", "WARM", "COLD"))  # the demo has every tier

@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 from conftest import cli_for, write_session
 
+from alaya_engine.demo import sample_sessions_dir
 from alaya_engine.domain import Card, Link, millis_now
 from alaya_engine.engine import Engine
 from alaya_engine.introspect import apply
@@ -24,9 +25,11 @@ def kinds(engine: Engine) -> set[str]:
 
 
 def some_card(engine: Engine, position: int) -> Card:
-    """A different card for each kind of damage, so several can be combined."""
+    """A different card with a vector (COLD cards have none) for each kind of damage, so several can be combined."""
+    with_vector = set(engine.vectors().vector_ids())
     with engine._graph() as graph:
-        return sorted(graph.all_cards(), key=lambda card: card.id)[position]
+        cards = [card for card in graph.all_cards() if card.id in with_vector]
+    return sorted(cards, key=lambda card: card.id)[position]
 
 
 def graph_snapshot(engine: Engine) -> tuple[dict, set]:
@@ -53,7 +56,8 @@ def test_a_healthy_store_verifies_clean(demo_home, demo_cli):
     result = demo_cli("verify", "--json")
     document = result.json()
     assert result.exit_code == 0 and document["ok"] and document["problems"] == []
-    assert document["checked"]["cards"] > 50 and document["checked"]["sessions"] == 16
+    assert document["checked"]["cards"] > 50
+    assert document["checked"]["sessions"] == len(list(sample_sessions_dir().iterdir()))
     assert "The three layers agree" in demo_cli("verify").stdout
 
 
@@ -184,15 +188,18 @@ def test_verify_reports_problems_with_exit_code_1_and_their_repair(demo_home, de
 
 
 def test_rebuild_after_deleting_both_databases_restores_the_same_store(demo_home, demo_cli):
-    before = demo_cli("recall", QUERY, "--json").json()
     engine = Engine.open(demo_home)
+    demo_cli("recall", QUERY, "--json")  # warms the COLD cards it returns: folded now, so the rebuild's
+    engine.introspect(["cooldown"])      # cool-down finds the tiers as they are
+    before = demo_cli("recall", QUERY, "--json").json()
     snapshot = graph_snapshot(engine)
+    vectors = len(engine.vectors().vector_ids())  # HOT and WARM cards: COLD ones keep no vector
     shutil.rmtree(engine.layout.graph_dir)
     shutil.rmtree(engine.layout.vectors_dir)
 
     result = demo_cli("rebuild", "--all", "--json")
     assert result.exit_code == 0, result.stderr
-    assert result.json()["cards"] == len(snapshot[0]) and result.json()["vectors"] == len(snapshot[0])
+    assert result.json()["cards"] == len(snapshot[0]) and result.json()["vectors"] == vectors
     assert demo_cli("verify", "--json").json()["problems"] == []
     assert graph_snapshot(Engine.open(demo_home)) == snapshot
     assert same_ranking(ranked(demo_cli("recall", QUERY, "--json").json()), ranked(before))
@@ -227,7 +234,9 @@ def test_replay_reproduces_links_merges_forgetting_restoring_and_relation_merges
     forgotten = engine.introspect(["cooldown", "forget"], now=far_future)["steps"]["forget"]["forgotten"]
     assert len(forgotten) >= 2
     engine.restore(forgotten[0])
-    survivor = next(card.id for card in [some_card(engine, 0), some_card(engine, 1)] if card.id != forgotten[0])
+    with engine._graph() as graph:  # every card is COLD by now: any card still in the graph
+        survivor = next(card.id for card in sorted(graph.all_cards(), key=lambda card: card.id)
+                        if card.id != forgotten[0])
     engine.link(forgotten[0], survivor, "DEPENDS_ON", "restored cards can be linked again")
     snapshot = graph_snapshot(engine)
 

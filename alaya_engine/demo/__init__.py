@@ -1,16 +1,26 @@
-"""``alaya demo``: a memory built offline from sample sessions shipped inside the package."""
+"""``alaya demo``: a memory built offline from sample sessions shipped inside the package.
+
+It shows the whole product at once: the sessions are dated over the seven weeks before the build
+(:mod:`.timeline`), each session's cards are dated as if distilled when it happened, and the demo ends with its
+own introspect, so there are HOT, WARM and COLD cards, a spread of temperatures and pending review suggestions.
+"""
 
 from __future__ import annotations
 
 import os
 import shutil
+import tempfile
 from dataclasses import dataclass
 from importlib.resources import files
 from pathlib import Path
 
 from ..distill.pipeline import DistillReport
-from ..domain import IngestReport, InitReport
+from ..domain import IngestReport, InitReport, Session, millis_now
 from ..engine import Engine, StatusReport
+from .timeline import record_shift, shift_days, shifted_copies
+
+FIRST_QUERY = "gateway restart telegram"
+"""The recall the demo suggests first: its results lead on along explorable relations."""
 
 DEMO_HOME_ENV = "ALAYA_DEMO_HOME"
 DEFAULT_DEMO_HOME = "~/.alaya-demo"
@@ -30,20 +40,35 @@ class DemoReport:
     init: InitReport
     ingest: IngestReport
     distill: DistillReport
+    introspect: dict
     status: StatusReport
 
     def to_json(self) -> dict:
         return {"home": self.home, "init": self.init.to_json(), "ingest": self.ingest.to_json(),
-                "distill": self.distill.to_json(), "status": self.status.to_json()}
+                "distill": self.distill.to_json(), "introspect": self.introspect, "status": self.status.to_json(),
+                "first_query": FIRST_QUERY}
 
 
-def build_demo(home: Path | None = None, fresh: bool = False) -> DemoReport:
-    """Initialise the demo home (idempotent), ingest every shipped sample session and distill them (offline)."""
+def build_demo(home: Path | None = None, fresh: bool = False, now: int | None = None) -> DemoReport:
+    """Initialise the demo home (idempotent), ingest every shipped sample session moved in time (newest: the day
+    before ``now``), distill them offline and introspect. ``now`` (milliseconds) pins the clock for tests."""
     target = resolve_demo_home(home)
     if fresh and (target / "store.json").exists():
         shutil.rmtree(target)
+    now = now or millis_now()
     init = Engine.init(target)
     engine = Engine.open(target)
-    ingest = engine.ingest([str(sample_sessions_dir())])
-    distill = engine.distill()
-    return DemoReport(home=str(target), init=init, ingest=ingest, distill=distill, status=engine.status())
+    files = sorted(sample_sessions_dir().iterdir())
+    days = shift_days(target, files, now, new_store=init.created)
+    with tempfile.TemporaryDirectory(prefix="alaya-demo-") as folder:
+        ingest = engine.ingest([str(path) for path in shifted_copies(files, days, Path(folder))])
+    record_shift(target, days)
+    distill = engine.distill(clock=lambda session: min(session_end(session), now))
+    introspect = engine.introspect(now=now)
+    return DemoReport(home=str(target), init=init, ingest=ingest, distill=distill, introspect=introspect,
+                      status=engine.status())
+
+
+def session_end(session: Session) -> int:
+    """When the session's last timed turn happened (its start when no turn has a time)."""
+    return max([session.timestamp, *(turn.timestamp for turn in session.turns if turn.timestamp is not None)])

@@ -119,9 +119,13 @@ class SimilarityIndex:
 class DistillPipeline:
     def __init__(self, *, raw: RawStore, records: DistilledStore, graph: "GraphStore", vectors: "VectorStore",
                  embedder: "Embedder", distiller: Distiller, similar_threshold: float,
-                 step: Callable[[], AbstractContextManager], journal: Journal):
-        """``step`` guards each write to the store; the distiller itself (maybe a slow LLM) runs outside it."""
+                 step: Callable[[], AbstractContextManager], journal: Journal,
+                 clock: Callable[[Session], int] | None = None):
+        """``step`` guards each write to the store; the distiller itself (maybe a slow LLM) runs outside it.
+        ``clock`` dates a session's cards and links (default: now); the demo dates them at their session's time,
+        as if each session had been distilled when it happened."""
         self.journal = journal
+        self.clock = clock or (lambda _session: millis_now())
         self.raw = raw
         self.records = records
         self.graph = graph
@@ -193,7 +197,7 @@ class DistillPipeline:
     def _record(self, session: Session, content_hash: str, distillation: Distillation
                 ) -> tuple[DistilledRecord, "np.ndarray"]:
         """Give the drafts ids, turn contexts and every link, including SIMILAR_TO to other sessions' cards."""
-        now = millis_now()
+        now = self.clock(session)
         cards, card_turns, ids_by_title = [], {}, {}
         valid_turns = range(len(session.turns))
         for draft in distillation.cards:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from textual import on, work
 from textual.app import ComposeResult
@@ -13,7 +13,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static, Tree
 
 from alaya_engine.backend import Backend
+from alaya_engine.memex.importer import memex_card_id
 
+from ..card_markdown import card_markdown, wikilink_slug
 from ..errors import call_or_report
 from ..formatting import number
 from ..widgets.edge_tree import EdgeTree
@@ -82,7 +84,7 @@ class CardScreen(Screen):
             yield Static("", id="card-tags", markup=False)
         with Horizontal(id="card-body"):
             with VerticalScroll(id="card-content-scroll"):
-                yield Markdown("", id="card-content")
+                yield Markdown("", id="card-content", open_links=False)
             with Vertical(id="card-side"):
                 yield EdgeTree(id="edges")
                 yield Static("", id="edge-detail", markup=False)
@@ -126,7 +128,7 @@ class CardScreen(Screen):
         if str(self.query_one("#card-message", Static).content) == LOADING:
             self.show_message("")
         self.sub_title = card["title"]
-        await self.query_one("#card-content", Markdown).update(card["content"])
+        await self.query_one("#card-content", Markdown).update(card_markdown(card["title"], card["content"]))
 
     @property
     def edge_groups(self) -> dict[str, dict[str, list[dict]]]:
@@ -149,6 +151,21 @@ class CardScreen(Screen):
         edge = event.node.data
         if edge:
             self.app.push_screen(CardScreen(self.backend, edge["card_id"]))
+
+    @on(Markdown.LinkClicked, "#card-content")
+    def _link_clicked(self, event: Markdown.LinkClicked) -> None:
+        """A wikilink opens the card it names when that card is linked from this one; other links open outside."""
+        slug = wikilink_slug(event.href)
+        if slug is None:
+            self.app.open_url(event.href)
+            return
+        named = {memex_card_id(name) for name in (slug, PurePosixPath(slug).name)}  # [[slug]] or [[folder/slug]]
+        target = next((edge["card_id"] for edge in (self.document or {}).get("outgoing", [])
+                       if edge["card_id"] in named), None)
+        if target is not None:
+            self.app.push_screen(CardScreen(self.backend, target))
+        else:
+            self.show_message(f"[[{slug}]] names no card in this store (the link is broken)", error=True)
 
     # The trace ----------------------------------------------------------------------------------------------------
 
@@ -174,7 +191,7 @@ class CardScreen(Screen):
 
     async def _show_trace(self, document: dict, sessions: list[dict]) -> None:
         self.trace_document = document
-        await self.query_one("#trace", TraceView).show(sessions, document["context_turns"])
+        await self.query_one("#trace", TraceView).show(sessions, document["context_turns"], Path(self.backend.home))
         count = len(document["context_turns"])
         self.show_message(f"trace: {count} {'turn' if count == 1 else 'turns'} distilled into this card, highlighted")
 

@@ -34,7 +34,11 @@ EXPLORE_HELP = """\
 # Explore
 
 Recall is navigation: a query gives the cards nearest to it, ranked by **h-distance** (lower is closer);
-the *explorable* relations lead further.
+the *explorable* relations lead further: `Tab` to that pane, then `Enter` on a relation follows it.
+
+**h** is a card's distance to what you asked (0 = on target) and the **1 − h** bar its closeness (longer is closer);
+**rel_sim** is how close the relation that reached the card (or an explorable relation) is to the query
+(— for a card found by search).
 
 ## Query bar
 
@@ -58,6 +62,11 @@ the *explorable* relations lead further.
 
 Colours of the h bar: green below 0.15 (close to target), yellow below 0.22 (getting closer), red otherwise.
 """
+
+
+START_HINT = "Type a query and press Enter · Escape leaves the query bar · F1 help"
+RESULTS_HINT = "Enter opens a card · t trace"
+EXPLORABLE_HINT = " · Tab → Explorable, Enter follows a relation"
 
 
 @dataclass
@@ -108,8 +117,7 @@ class ExploreScreen(Screen):
                 yield ExplorableTable(id="explorable")
                 yield NodeDetail(id="node-detail")
         yield VerdictLine(id="verdict")
-        yield Static("Type a query and press Enter · Escape leaves the query bar · F1 help", id="explore-message",
-                     markup=False)
+        yield Static(START_HINT, id="explore-message", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
@@ -193,7 +201,7 @@ class ExploreScreen(Screen):
         self.query_one("#query", Input).value = format_query(step.request)
         self._show_selected()
         if step.result["nodes"]:
-            self.show_message("")
+            self.show_message(RESULTS_HINT + (EXPLORABLE_HINT if step.result["explorable"] else ""))
         else:
             back = " · [ goes back" if self.position > 0 else ""
             self.show_message((step.result.get("reason") or "nothing found") + back, error=True)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.dom import DOMNode
-from textual.markup import escape
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown, Static
 
@@ -28,11 +29,14 @@ class KeySection:
     keys: dict[tuple[str, str], list[str]] = field(default_factory=dict)
     """(action, description) → the keys bound to it, as the footer shows them."""
 
-    def markup(self) -> str:
+    def content(self) -> Content:
+        """One line per action: its keys in a column as wide as the widest (in cells), then the description.
+        Built as Content, not markup, so keys such as ``[`` are shown as they are."""
         shown = {" / ".join(dict.fromkeys(keys)): description for (_action, description), keys in self.keys.items()}
-        width = max(map(len, shown), default=0)
-        return "\n".join(f"[b $accent]{escape(keys.ljust(width))}[/]  {escape(description)}"
-                         for keys, description in shown.items())
+        width = max(map(cell_len, shown), default=0)
+        lines = [Content.assemble((keys, "bold $accent"), " " * (width - cell_len(keys) + 2), description)
+                 for keys, description in shown.items()]
+        return Content("\n").join(lines)
 
 
 def _declared_actions(node: DOMNode) -> set[str]:
@@ -77,7 +81,7 @@ class HelpScreen(ModalScreen[None]):
             yield Markdown(title, classes="help-title")
             for section in self.sections:
                 yield Static(section.title, classes="help-section")
-                yield Static(section.markup(), classes="help-keys")
+                yield Static(section.content(), classes="help-keys")
             yield Markdown(f"{explanation.strip()}\n\n{GLOBAL_HELP}", id="help-text")
             yield Static("Escape, ? or F1 closes this help", id="help-hint")
 

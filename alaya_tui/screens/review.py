@@ -71,9 +71,9 @@ class ReviewScreen(Screen):
         Binding("a", "approve", "Approve"),
         Binding("r", "reject", "Reject"),
         Binding("n", "skip", "Skip"),
-        Binding("A", "approve_kind", "All of kind", key_display="A"),
+        Binding("A", "approve_kind", "All", key_display="A"),
         Binding("i", "introspect", "Introspect"),
-        Binding("c", "cancel_introspect", "Cancel introspect"),
+        Binding("c", "cancel_introspect", "Cancel"),
         Binding("R", "reload", "Reload", show=False, key_display="R"),
         Binding("escape", "app.back_mode", "Back", show=False),
     ]

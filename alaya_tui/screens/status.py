@@ -24,11 +24,16 @@ def layer_rows(report: dict) -> dict[str, list[tuple[str, str]]]:
         "l2": [("Engine", l2["engine"]), ("Cards", f"{l2['cards']:,}"),
                *[(f"  {kind}", f"{count:,}") for kind, count in l2["cards_by_type"].items()],
                ("Sessions", f"{l2['sessions']:,}"), ("Links", f"{l2['links']:,}"), ("Size", human_bytes(l2["bytes"]))],
-        "l1": [("Model", l1["embedding"]["name"]), ("Dimensions", str(l1["embedding"]["dimension"])),
-               ("Card vectors", f"{l1['cards']:,}"),
+        "l1": [("Card vectors", f"{l1['cards']:,}"),
                *[(f"  {tier}", f"{count:,}") for tier, count in l1["by_tier"].items()],
                ("Relation vectors", f"{l1['relations']:,}"), ("Size", human_bytes(l1["bytes"]))],
     }
+
+
+def model_line(report: dict) -> str:
+    """The embedding model on a line of its own, where its full name fits even at 80 columns."""
+    embedding = report["l1"]["embedding"]
+    return f"Embedding model: {embedding['name']} ({embedding['dimension']} dimensions)"
 
 
 STATUS_HELP = """\
@@ -55,6 +60,7 @@ class StatusScreen(Screen):
             yield LayerPanel("L3 raw", id="l3")
             yield LayerPanel("L2 graph", id="l2")
             yield LayerPanel("L1 vectors", id="l1")
+        yield Static("", id="status-model", markup=False)
         yield Static("", id="status-error", markup=False)
         yield Footer()
 
@@ -74,4 +80,5 @@ class StatusScreen(Screen):
     def _show(self, report: dict) -> None:
         for layer, rows in layer_rows(report).items():
             self.query_one(f"#{layer}", LayerPanel).show(rows)
+        self.query_one("#status-model", Static).update(model_line(report))
         self.query_one("#status-error", Static).update("")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.cells import cell_len
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -11,6 +12,9 @@ from textual.widgets import Static
 from alaya_engine.views import share_bar
 
 BAR_WIDTH = 12
+MIN_BAR_WIDTH = 3
+SHARE_CELLS = 4
+"""``100%``."""
 
 
 @dataclass
@@ -49,10 +53,23 @@ class BarChart(Static):
         table.add_column(justify="right", no_wrap=True)
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
+        bar_width = self._bar_width()
         for row in self.rows:
             tone = f"bar-chart--{row.tone}" if row.tone else "bar-chart--bar"
             style = self.get_component_rich_style(tone if tone in self.COMPONENT_CLASSES else "bar-chart--bar",
                                                   partial=True)
-            table.add_row(row.label, f"{row.count:,}", Text(share_bar(row.share, BAR_WIDTH), style=style),
+            table.add_row(row.label, f"{row.count:,}", Text(share_bar(row.share, bar_width), style=style),
                           f"{row.share:.0%}")
         self.update(table if self.rows else Text("nothing to show", style=muted))
+
+    def _bar_width(self) -> int:
+        """What the label, count and share leave of the panel, up to ``BAR_WIDTH``: at 80 columns three charts
+        sit side by side, and their figures must stay whole while the bars get shorter."""
+        label = max(cell_len(row.label) for row in self.rows) if self.rows else 0
+        count = max(len(f"{row.count:,}") for row in self.rows) if self.rows else 0
+        room = self.content_region.width - label - count - SHARE_CELLS - 3  # the grid's three gaps
+        return max(MIN_BAR_WIDTH, min(BAR_WIDTH, room)) if self.content_region.width else BAR_WIDTH
+
+    def on_resize(self) -> None:
+        if self.rows:
+            self._redraw()

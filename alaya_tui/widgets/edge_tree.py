@@ -27,7 +27,7 @@ def group_edges(document: dict) -> dict[str, dict[str, list[dict]]]:
 class EdgeTree(Tree[dict]):
     """Leaves carry their edge (``relation``, ``card_id``, ``title``, ``weight``, ``reason``) as data."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Open linked card")]
+    BINDINGS = [Binding("enter", "select_cursor", "Open card")]
     COMPONENT_CLASSES = {"edge-tree--muted"}
 
     def __init__(self, *, id: str | None = None):

@@ -13,7 +13,7 @@ from ..formatting import number
 class ExplorableTable(DataTable):
     """Rows keyed by relation name; Enter navigates along the relation from the selected result."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Navigate")]
+    BINDINGS = [Binding("enter", "select_cursor", "Follow")]
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id, cursor_type="row")

@@ -17,8 +17,8 @@ class LayerPanel(Static):
     def show(self, rows: list[tuple[str, str]]) -> None:
         self.rows = rows
         table = Table.grid(padding=(0, 2))
-        table.add_column(style="bold")
-        table.add_column(justify="right")
+        table.add_column(style="bold", no_wrap=True)
+        table.add_column(justify="right", no_wrap=True)
         for label, value in rows:
             table.add_row(label, value)
         self.update(table)

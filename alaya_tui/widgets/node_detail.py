@@ -20,7 +20,7 @@ class NodeDetail(Static):
         if node is None:
             self.update("")
             return
-        reached = ("seed (found by search)" if node["matched_rel"] is None
+        reached = ("found by search" if node["matched_rel"] is None
                    else f"{escape(node['matched_rel'])} from {escape(node['via'] or '?')}")
         tags = ", ".join(node.get("tags") or []) or "—"
         lines = [

@@ -8,7 +8,16 @@ from textual.widgets import DataTable
 
 from ..formatting import BAR_WIDTH, closeness, h_bar, number, shorten
 
-MIN_TITLE_WIDTH = 20
+MIN_TITLE_WIDTH = 8
+"""Titles get what the other columns leave, but never less (at 80 columns every column still fits)."""
+TYPE_LABELS = {"session_turns": "turns"}
+"""Shorter badges where the engine's name is long: a window of raw session turns."""
+FOUND_BY_SEARCH = "search"
+"""The Matched cell of a card the query found directly (no relation led to it)."""
+
+
+def type_label(node: dict) -> str:
+    return TYPE_LABELS.get(node["type"], node["type"])
 
 
 class ResultsTable(DataTable):
@@ -62,9 +71,9 @@ class ResultsTable(DataTable):
                 Text(shorten(node["title"], title_width)),
                 Text(number(node["h_distance"]), style=tone, justify="right"),
                 Text(h_bar(node["h_distance"]), style=tone),
-                Text(f" {node['type']} ", style=badge),
+                Text(f" {type_label(node)} ", style=badge),
                 node["tier"],
-                Text(node["matched_rel"] or "seed", style=muted if node["matched_rel"] is None else ""),
+                Text(node["matched_rel"] or FOUND_BY_SEARCH, style=muted if node["matched_rel"] is None else ""),
                 Text(number(node["rel_similarity"]), justify="right"),
                 key=node["card_id"],
             )
@@ -78,9 +87,9 @@ class ResultsTable(DataTable):
             len(str(len(nodes))),                                                   # rank
             4,                                                                      # h
             BAR_WIDTH,                                                              # bar
-            max([len("Type")] + [len(node["type"]) + 2 for node in nodes]),         # type badge
+            max([len("Type")] + [len(type_label(node)) + 2 for node in nodes]),    # type badge
             max([len("Tier")] + [len(node["tier"]) for node in nodes]),             # tier
-            max([len("Matched")] + [len(node["matched_rel"] or "seed") for node in nodes]),
+            max([len("Matched")] + [len(node["matched_rel"] or FOUND_BY_SEARCH) for node in nodes]),
             len("rel_sim"),
         ]
         padding = 2 * self.cell_padding * (len(others) + 1) + 2  # and a vertical scrollbar's worth

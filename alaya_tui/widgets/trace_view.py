@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -11,6 +12,8 @@ from textual.widgets import Static
 from ..formatting import shorten
 
 TOOL_ARGUMENT_CHARS = 200
+CITED_TURNS = Binding.Group("Cited turns")
+"""``n`` and ``p`` share one footer label."""
 
 
 def turn_text(turn: dict) -> str:
@@ -21,6 +24,14 @@ def turn_text(turn: dict) -> str:
              f"{shorten(json.dumps(call.get('arguments', {}), ensure_ascii=False), TOOL_ARGUMENT_CHARS)}"
              for call in turn.get("tool_calls") or []]
     return "\n".join(part for part in [body.rstrip(), *calls] if part)
+
+
+def in_home(path: str, home: Path) -> str:
+    """``path`` relative to the store's home (``raw/sessions/…``) when it lies inside, else as it is."""
+    try:
+        return str(Path(path).relative_to(home))
+    except ValueError:
+        return path
 
 
 def pick_session(sessions: list[dict], context_turns: list[dict]) -> int:
@@ -61,8 +72,8 @@ class TraceView(VerticalScroll):
     """Scrollable; filled by :meth:`show` with the sessions read from their L3 files."""
 
     BINDINGS = [
-        Binding("n", "next_context", "Next cited turn"),
-        Binding("p", "previous_context", "Previous cited turn"),
+        Binding("n", "next_context", "Next cited turn", group=CITED_TURNS),
+        Binding("p", "previous_context", "Previous cited turn", group=CITED_TURNS),
     ]
 
     def __init__(self, *, id: str | None = None):
@@ -72,8 +83,9 @@ class TraceView(VerticalScroll):
         self.loaded = False
         self._current = -1
 
-    async def show(self, sessions: list[dict], context_turns: list[dict]) -> None:
-        """``sessions``: the trace document's sessions, each with ``turns`` (or ``error``) read from its file."""
+    async def show(self, sessions: list[dict], context_turns: list[dict], home: Path) -> None:
+        """``sessions``: the trace document's sessions, each with ``turns`` (or ``error``) read from its file;
+        their paths are shown inside ``home`` (the store, named in the header) when they lie in it."""
         await self.remove_children()
         widgets = []
         wanted = {turn["index"] for turn in context_turns}
@@ -81,7 +93,7 @@ class TraceView(VerticalScroll):
         self.highlighted = []
         for position, session in enumerate(sessions):
             widgets.append(Static(f"Session {session['id']} · {session.get('timestamp', '')} · "
-                                  f"{session.get('channel', '')}\n{session.get('path', '')}",
+                                  f"{session.get('channel', '')}\n{in_home(session.get('path', ''), home)}",
                                   classes="session-header", markup=False))
             if session.get("error"):
                 widgets.append(Static(session["error"], classes="trace-error", markup=False))

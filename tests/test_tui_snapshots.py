@@ -1,0 +1,85 @@
+"""What a person sees, pinned as snapshots: Explore empty, after the demo's first query, after following a relation,
+and a card with its trace, at 120×36 and at 80×24 (the smallest usual terminal).
+
+They run on the demo built as of ``DEMO_NOW`` (shipped dates and ids, the same store every run), copied per test
+so a recall's access log never leaks into the next one; the header names a fixed home instead of the temp folder.
+"""
+
+from __future__ import annotations
+
+import shutil
+from importlib.metadata import version
+from pathlib import Path
+
+import pytest
+from tui_store import settle
+
+from alaya_engine.backend import LocalBackend
+from alaya_engine.demo import FIRST_QUERY
+from alaya_tui.app import AlayaApp
+from alaya_tui.screens.card import CardScreen
+
+SNAPSHOT_TEXTUAL = "8.2.8"
+SIZES = pytest.mark.parametrize("size", [(120, 36), (80, 24)], ids=["120x36", "80x24"])
+pytestmark = pytest.mark.skipif(version("textual") != SNAPSHOT_TEXTUAL,
+                                reason=f"the snapshots were recorded with textual {SNAPSHOT_TEXTUAL}")
+SHOWN_HOME = "~/.alaya-demo"
+
+
+@pytest.fixture
+def pinned_demo_home(pinned_demo_template, tmp_path) -> Path:
+    target = tmp_path / "demo-home"
+    shutil.copytree(pinned_demo_template, target)
+    return target
+
+
+def explorer(home: Path) -> AlayaApp:
+    app = AlayaApp(LocalBackend(home))
+    app.sub_title = SHOWN_HOME
+    return app
+
+
+async def first_query(pilot) -> None:
+    await pilot.press(*FIRST_QUERY, "enter")
+    await settle(pilot.app, pilot)
+
+
+@SIZES
+def test_explore_empty(pinned_demo_home, snap_compare, size):
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size)
+
+
+@SIZES
+def test_explore_after_the_first_query(pinned_demo_home, snap_compare, size):
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=first_query)
+
+
+@SIZES
+def test_explore_after_following_a_relation(pinned_demo_home, snap_compare, size):
+    async def follow(pilot) -> None:
+        await first_query(pilot)
+        await pilot.press("tab", "enter")  # the first explorable relation
+        await settle(pilot.app, pilot)
+        assert pilot.app.screen.request["depth"] == 1
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=follow)
+
+
+@SIZES
+def test_card_with_its_trace(pinned_demo_home, snap_compare, size):
+    async def trace(pilot) -> None:
+        await first_query(pilot)
+        await pilot.press("t")  # the first result, its trace shown
+        await settle(pilot.app, pilot)
+        assert isinstance(pilot.app.screen, CardScreen) and pilot.app.screen.trace_document is not None
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=trace)
+
+
+def test_card_screen(pinned_demo_home, snap_compare):
+    """A fixed demo card (the Telegram incident's gotcha) without its trace."""
+    async def open_card(pilot) -> None:
+        await pilot.app.push_screen(CardScreen(pilot.app.backend, "card-3ef7d74365696dbe"))
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=(120, 32), run_before=open_card)
