@@ -54,7 +54,7 @@ the *explorable* relations lead further: `Tab` to that pane, then `Enter` on a r
 | `Enter` in the query bar | recall |
 | `Enter` on a result | open the card |
 | `t` on a result | open the card with its trace (the source session) shown |
-| `Enter` on an explorable relation | follow it, your query as the goal: from the selected result (From: selected), |
+| `Enter` on an explorable relation | follow it, your query as the goal: from the selected result (From: this),      |
 | | else from the results it leaves from |
 | `Tab` / `Shift+Tab` | query bar → results → explorable relations |
 | `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path |

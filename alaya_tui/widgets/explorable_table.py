@@ -1,5 +1,6 @@
 """The relations leading beyond a recall result: name, how many cards wait there, similarity to the query, and
-whether the relation leaves from the selected result (Enter follows it from there) or only from other results."""
+whether the relation leaves from the selected result (``this``: Enter follows it from there) or only from other
+results (``—``)."""
 
 from __future__ import annotations
 
@@ -51,9 +52,6 @@ class ExplorableTable(DataTable):
 
 
 def leaves_from(item: dict, selected_card: str | None) -> str:
-    """``selected`` when the relation leaves from the selected result; otherwise how many other results it leaves
-    from (Enter then follows it from those)."""
-    if selected_card in item["from_nodes"]:
-        return "selected"
-    others = len(item["from_nodes"])
-    return f"{others} other" + ("s" if others > 1 else "")
+    """``this`` when the relation leaves from the selected result, else ``—`` (Enter then follows it from the
+    results it leaves from): four cells, so the column fits the pane at 80 columns."""
+    return "this" if selected_card in item["from_nodes"] else "—"
