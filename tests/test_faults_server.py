@@ -98,7 +98,7 @@ def exchange(home: Path, line: bytes, timeout: float = 30) -> list[dict]:
     return [json.loads(part, parse_constant=no_constants) for part in received.splitlines() if part]
 
 
-def request_line(method: str, params: dict, **extra) -> bytes:
+def request_line(method: str | list, params: dict, **extra) -> bytes:
     from alaya_engine import __version__
 
     return (json.dumps({"v": 1, "id": 1, "method": method, "params": params, "client_version": __version__,
@@ -343,6 +343,7 @@ HOSTILE_REQUESTS = {
     "deep_nesting": (b'{"v": 1, "id": 1, "method": "status", "params": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n",
                      "bad_request"),
     "not_utf8": (b"\xff\xfe not utf-8\n", "bad_request"),
+    "method_list": (request_line(["status"], {}), "bad_request"),
 }
 
 

@@ -113,8 +113,15 @@ class Dispatcher:
                 for key, _ in selector.select(timeout=0.2):
                     if key.data is None:
                         self._accept(selector)
-                    else:
+                        continue
+                    try:
                         self._read(selector, key.data)
+                    except Exception:  # a bug met by one client must not leave the server deaf to the others
+                        log.exception("serving a connection failed")
+                        if key.fileobj in selector.get_map():
+                            selector.unregister(key.fileobj)
+                        self._refuse(key.data, AlayaError("internal", "the server failed to read this request; "
+                                                                      "see logs/server.log", RUNTIME))
                 self._drop_slow(selector, time.monotonic() - REQUEST_LINE_SECONDS)
         finally:
             for key in list(selector.get_map().values()):
