@@ -24,7 +24,7 @@ from alaya_engine.paths import Layout
 pytestmark = pytest.mark.slow
 
 
-def run(home: Path, *args: str, timeout: float = 90, env: dict | None = None,
+def run(home: Path, *args: str | bytes, timeout: float = 90, env: dict | None = None,
         input: str | None = None) -> subprocess.CompletedProcess:
     """``alaya --home HOME ARGS`` through the owner server; ``.elapsed`` is how long it took."""
     started = time.monotonic()
@@ -419,3 +419,53 @@ def test_the_clients_default_timeouts_are_the_configs():
 
     assert (protocol.CONNECT_TIMEOUT, protocol.REQUEST_TIMEOUT) == (DEFAULTS["server"]["connect_timeout"],
                                                                     DEFAULTS["server"]["request_timeout"])
+
+
+# The hostile-input properties (tests/test_hostile_*.py run them in-process) through a live server as well.
+
+@pytest.fixture
+def live_client(store):
+    from alaya_engine.server.client import ServerClient
+
+    pid = started(store)
+    yield ServerClient(store)
+    assert alive(pid) and owner(store) == pid, "a hostile request took the server down"
+
+
+def test_any_recall_request_through_the_server_is_an_answer_or_a_clean_refusal(live_client):
+    from hypothesis import HealthCheck, given, settings
+    from test_hostile_recall_config import recall_requests
+
+    from alaya_engine.errors import AlayaError
+
+    @settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(recall_requests)
+    def check(document):
+        try:
+            assert "nodes" in live_client.call("recall", {"request": document})
+        except AlayaError as error:
+            assert error.code in ("bad_query", "bad_relation", "unknown_card", "unknown_relation"), error.message
+            assert error.exit_code == 2 and "\n" not in error.message
+
+    check()
+    for args in (("recall", "--json", b"a\xffb"), ("recall", b"a\xffb")):  # an argument that is not UTF-8
+        result = run(live_client.home, *args)
+        assert result.returncode == 2 and "not valid UTF-8" in one_line_error(result), result.stderr
+
+
+def test_any_session_document_through_the_server_is_stored_or_refused_in_one_line(live_client):
+    import base64
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    from test_hostile_sessions import encode, seed_documents
+
+    @settings(max_examples=40, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(seed_documents, st.booleans())
+    def check(document, ascii_only):
+        data = base64.b64encode(encode(document, ascii_only)).decode("ascii")
+        (outcome,) = live_client.call("ingest", {"paths": ["-"], "stdin_b64": data})["files"]
+        assert outcome["status"] in ("ingested", "unchanged", "replaced", "refused"), outcome
+        assert outcome["status"] != "refused" or (outcome["error"] and "\n" not in outcome["error"]), outcome
+
+    check()

@@ -196,8 +196,10 @@ class Dispatcher:
         finally:
             with self._lock:
                 self._pending.discard(connection)
-        connection.send(reply)
-        self._close(connection)
+        try:
+            connection.send(reply)
+        finally:
+            self._close(connection)
 
     def _heartbeats(self) -> None:
         while not self._drained.wait(HEARTBEAT_SECONDS):
