@@ -136,8 +136,9 @@ class Dispatcher:
                 sock, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as error:  # out of descriptors: the clients waiting in the backlog try again
+            except OSError as error:  # out of descriptors: the clients wait in the backlog meanwhile
                 log.warning("cannot accept a connection: %s", error)
+                time.sleep(0.1)  # the listener stays readable: without a pause this would spin
                 return
             connection = Connection(sock)
             with self._lock:
