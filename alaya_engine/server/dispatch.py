@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 READ_WORKERS = 4
 WRITE_WORKERS = 2
 MAX_CONNECTIONS = 128
-LISTEN_BACKLOG = 256
+LISTEN_BACKLOG = 1024
+"""Connections the kernel queues before the I/O thread accepts them (a full queue fails connect at once)."""
 REQUEST_LINE_SECONDS = 30.0
 SEND_TIMEOUT_SECONDS = 30.0
 """A client that stops reading its answer for this long is treated as gone."""
