@@ -60,14 +60,17 @@ def resume(pid: int) -> None:
 
 
 def kill_owner(home: Path) -> None:
+    """Kill the store's server, if one runs, and remove the socket it leaves behind (long test homes keep theirs
+    in the shared /tmp/alaya-<uid>)."""
     pid = owner(home)
     if pid and alive(pid):
         resume(pid)
         try:
             os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
-            return
+            pass
         wait_for(lambda: not alive(pid), 30)
+    Layout(home).socket.unlink(missing_ok=True)
 
 
 def set_config(home: Path, section: str, **values) -> None:
