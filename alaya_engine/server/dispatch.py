@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 READ_WORKERS = 4
 WRITE_WORKERS = 2
 MAX_CONNECTIONS = 128
-LISTEN_BACKLOG = 256
+LISTEN_BACKLOG = 1024
+"""Connections the kernel queues before the I/O thread accepts them (a full queue fails connect at once)."""
 REQUEST_LINE_SECONDS = 30.0
 SEND_TIMEOUT_SECONDS = 30.0
 """A client that stops reading its answer for this long is treated as gone."""
@@ -115,8 +116,15 @@ class Dispatcher:
                 for key, _ in selector.select(timeout=0.2):
                     if key.data is None:
                         self._accept(selector)
-                    else:
+                        continue
+                    try:
                         self._read(selector, key.data)
+                    except Exception:  # a bug met by one client must not leave the server deaf to the others
+                        log.exception("serving a connection failed")
+                        if key.fileobj in selector.get_map():
+                            selector.unregister(key.fileobj)
+                        self._refuse(key.data, AlayaError("internal", "the server failed to read this request; "
+                                                                      "see logs/server.log", RUNTIME))
                 self._drop_slow(selector, time.monotonic() - REQUEST_LINE_SECONDS)
         finally:
             for key in list(selector.get_map().values()):
@@ -131,8 +139,9 @@ class Dispatcher:
                 sock, _ = self.listener.accept()
             except (BlockingIOError, InterruptedError):
                 return
-            except OSError as error:  # out of descriptors: the clients waiting in the backlog try again
+            except OSError as error:  # out of descriptors: the clients wait in the backlog meanwhile
                 log.warning("cannot accept a connection: %s", error)
+                time.sleep(0.1)  # the listener stays readable: without a pause this would spin
                 return
             connection = Connection(sock)
             with self._lock:
@@ -191,8 +200,10 @@ class Dispatcher:
         finally:
             with self._lock:
                 self._pending.discard(connection)
-        connection.send(reply)
-        self._close(connection)
+        try:
+            connection.send(reply)
+        finally:
+            self._close(connection)
 
     def _heartbeats(self) -> None:
         while not self._drained.wait(HEARTBEAT_SECONDS):

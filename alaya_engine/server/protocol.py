@@ -31,9 +31,16 @@ defaults, which the clients do not import; ``tests/test_faults_server.py`` check
 
 
 def encode(message: dict[str, Any]) -> bytes:
+    """One message line, UTF-8. Text holding a lone surrogate (a command-line argument that was not UTF-8, say)
+    is not UTF-8: such a message is sent with ASCII escapes instead, so the other side reads the very same
+    strings and refuses them as in-process (``bad_query``), rather than this side failing to send."""
     import json
 
-    return (json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n").encode("utf-8")
+    line = json.dumps(message, ensure_ascii=False, separators=(",", ":"), default=str) + "\n"
+    try:
+        return line.encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(message, separators=(",", ":"), default=str) + "\n").encode("ascii")
 
 
 def render(document: dict[str, Any]) -> str:

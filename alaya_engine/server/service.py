@@ -65,8 +65,11 @@ class OwnerServer:
             self.last_activity = time.monotonic()
 
     def route(self, request: dict) -> Route:
+        """Server methods (and requests without a method name, refused at once) run inline."""
         name = request.get("method")
-        return "inline" if name in SERVER_METHODS else "write" if name in WRITES else "read"
+        if not isinstance(name, str) or name in SERVER_METHODS:
+            return "inline"
+        return "write" if name in WRITES else "read"
 
     def answer(self, request: dict, send: Callable[[dict], bool]) -> dict:
         """One request → one response document; a failure here never reaches the serving loop."""
