@@ -1,4 +1,4 @@
-"""Human-readable rendering of the engine's JSON documents (seed section 4 output styles).
+"""Human-readable rendering of the engine's JSON documents.
 
 Every function takes the same document ``--json`` prints, so a person and an
 agent always see one result. Only the CLI imports this module.

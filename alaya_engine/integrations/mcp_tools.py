@@ -212,7 +212,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         description=(
             "Store a session in long-term memory. Call it when a session ends. Give `path` (an absolute path to "
             "a session JSON file, an OpenClaw .jsonl transcript, or a folder of them) or `session` (the session "
-            "itself: a seed-format session object, or the text of a session file). Set distill=true to turn it "
+            "itself: a session object in Alaya's session JSON format, or the text of a session file). Set distill=true to turn it "
             "into knowledge cards at once. Storing the same session again changes nothing; a session whose "
             "content changed needs replace=true."
         ),
