@@ -321,8 +321,8 @@ def schema(
     relations: Annotated[bool, typer.Option("--relations", help="Relation types with their usage.")] = False,
     node_types: Annotated[bool, typer.Option("--node-types", help="Card types and session count.")] = False,
     json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="NAME",
-                                                       help="Print the JSON Schema of a --json contract "
-                                                            "(recall).")] = None,
+                                                       help="Print a JSON Schema: recall (the --json "
+                                                            "contract) or session (the files ingest takes).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Show the data model: relation types (core and emergent), node types, or a JSON Schema."""
