@@ -293,7 +293,8 @@ def recall(
     rel: Annotated[CsvOption, typer.Option("--rel", help="Comma-separated relations to follow.")] = None,
     depth: Annotated[Optional[int], typer.Option("--depth", help="Graph hops, 0–3.")] = None,
     from_nodes: Annotated[CsvOption, typer.Option("--from-nodes", help="Continue from these card ids.")] = None,
-    top_k: Annotated[Optional[int], typer.Option("--top-k", help="Cards taken from search before following relations.")] = None,
+    top_k: Annotated[Optional[int], typer.Option("--top-k", help="Cards taken from search before following "
+                                                                 "relations.")] = None,
     types: Annotated[CsvOption, typer.Option("--types", help="Only these card types.")] = None,
     max_results: Annotated[Optional[int], typer.Option("--max-results", help="Units (cards and windows) to return.")
                            ] = None,

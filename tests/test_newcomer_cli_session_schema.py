@@ -9,11 +9,11 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from conftest import FIXTURES, write_session
 
 from alaya_engine.demo import sample_sessions_dir
 from alaya_engine.errors import AlayaError
 from alaya_engine.raw.formats import SAFE_ID, parse_session_bytes
-from conftest import FIXTURES, write_session
 
 DEMO = sorted(sample_sessions_dir().iterdir())
 OPENCLAW_FIXTURES = sorted(path for path in FIXTURES.rglob("*.jsonl*")
