@@ -17,7 +17,7 @@ from alaya_engine.raw.formats import SAFE_ID, parse_session_bytes
 
 DEMO = sorted(sample_sessions_dir().iterdir())
 OPENCLAW_FIXTURES = sorted(path for path in FIXTURES.rglob("*.jsonl*")
-                           if '"type":"session",' in path.read_text(encoding="utf-8").split("\n", 1)[0].replace(" ", ""))
+                           if path.read_text(encoding="utf-8").startswith('{"type":"session",'))
 
 
 @pytest.fixture(scope="module")

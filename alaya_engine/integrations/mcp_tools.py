@@ -212,9 +212,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         description=(
             "Store a session in long-term memory. Call it when a session ends. Give `path` (an absolute path to "
             "a session JSON file, an OpenClaw .jsonl transcript, or a folder of them) or `session` (the session "
-            "itself: a session object in Alaya's session JSON format, or the text of a session file). Set "
-            "distill=true to turn it into knowledge cards at once. Storing the same session again changes nothing; a session whose "
-            "content changed needs replace=true."
+            "itself: a session object in Alaya's session JSON format, or the text of a session file). "
+            "Set distill=true to turn it into knowledge cards at once. Storing the same session again changes "
+            "nothing; a session whose content changed needs replace=true."
         ),
         input_schema=_object({
             "path": {"type": "string", "minLength": 1, "description": "Absolute path of a session file or folder."},
