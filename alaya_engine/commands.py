@@ -45,7 +45,9 @@ class AlayaGroup(TyperGroup):
         return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        args = list(sys.argv[1:] if args is None else args)
+        from .cli import place_global_options
+
+        args = place_global_options(sys.argv[1:] if args is None else args)
         wants_json = "--json" in args
         try:
             result = super().main(args=args, prog_name=prog_name or "alaya", standalone_mode=False, **extra)
@@ -59,6 +61,8 @@ class AlayaGroup(TyperGroup):
                                 wants_json)
         except typer.Exit as exit_:
             code = exit_.exit_code
+        except BrokenPipeError:
+            raise  # stdout was closed by its reader: alaya_engine.cli.main ends quietly
         except (typer.Abort, KeyboardInterrupt):
             print("aborted", file=sys.stderr)
             code = 130
