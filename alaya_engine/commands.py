@@ -121,15 +121,15 @@ def _emit(document: dict) -> None:
     print(render(document))
 
 
-def _show(document: dict, as_json: bool, view: str) -> None:
-    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_engine.views`."""
+def _show(document: dict, as_json: bool, view: str, **options) -> None:
+    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_engine.views` (with ``options``)."""
     if as_json:
         return _emit(document)
     from rich.console import Console
 
     from . import views
 
-    getattr(views, view)(Console(highlight=False, soft_wrap=True), document)
+    getattr(views, view)(Console(highlight=False, soft_wrap=True), document, **options)
 
 
 @app.command()
@@ -317,7 +317,7 @@ def recall(
                                    top_k=top_k, types=types, max_results=max_results, include_sessions=sessions)
     if not request and not sys.stdin.isatty():
         request = request_from_stdin(read_stdin())
-    _show(_call(ctx, "recall", {"request": request}), as_json, "print_recall")
+    _show(_call(ctx, "recall", {"request": request}), as_json, "print_recall", home=ctx.obj["home"])
 
 
 @app.command()

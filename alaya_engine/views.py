@@ -160,8 +160,9 @@ def print_review_decided(console: "Console", document: dict) -> None:
         console.print(f"[green]✓[/] {item['id']} {item['kind']} {item['status']}" + (f": {details}" if details else ""))
 
 
-def print_recall(console: "Console", result: dict) -> None:
-    """Recall's human output: ranked cards with h, type and the relation that reached them."""
+def print_recall(console: "Console", result: dict, home: str | None = None) -> None:
+    """Recall's human output: ranked cards with h, type and the relation that reached them, ending with the command
+    of the next step (``home`` is the ``--home`` the command was given, repeated so the command can be pasted)."""
     from rich.markup import escape
 
     query = result["query"]
@@ -191,6 +192,23 @@ def print_recall(console: "Console", result: dict) -> None:
             console.print(f"  - {item['rel']} ({item['count']} {noun}, rel_sim={item['rel_sim_to_query']:.2f})")
     mark = "🎯 " if result["h_distance_avg"] < 0.3 else ""
     console.print(f"\nAverage h_distance: {result['h_distance_avg']:.2f} ({mark}{result['verdict']})")
+    if result["next_request"]:
+        console.print(f"Next step: {escape(recall_command(result['next_request'], home))}")
+
+
+def recall_command(request: dict, home: str | None = None) -> str:
+    """The ``alaya recall`` command line that sends ``request`` (a ``next_request``), quoted for a shell."""
+    import shlex
+
+    words = ["alaya", *(["--home", home] if home else []), "recall", "--from-nodes", ",".join(request["from_nodes"]),
+             "--rel", ",".join(request["relations"]), "--depth", str(request["depth"])]
+    if request.get("types"):
+        words += ["--types", ",".join(request["types"])]
+    if request.get("text"):
+        words.append(request["text"])
+    elif request.get("concepts"):
+        words += ["--concepts", ",".join(request["concepts"])]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def print_schema(console: "Console", document: dict) -> None:

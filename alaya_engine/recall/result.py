@@ -79,14 +79,34 @@ class RecallResult:
 
     @property
     def verdict(self) -> str:
+        """How close the result is, and the advice that fits: navigating only when a relation is explorable."""
         average = self.h_distance_avg
         if average is None:
             return "nothing found"
         if average < CLOSE_ENOUGH:
             return "close to target"
         if average < 0.5:
-            return "getting closer: navigate along an explorable relation"
-        return "far from target: rephrase the concepts or navigate further"
+            return ("getting closer: navigate along an explorable relation" if self.explorable
+                    else "getting closer: add or rephrase concepts")
+        return ("far from target: rephrase the concepts or navigate further" if self.explorable
+                else "far from target: rephrase the concepts")
+
+    @property
+    def next_request(self) -> dict | None:
+        """The request that follows the best explorable relation (the list is sorted best first): one hop from the
+        cards it leads on from, with the same goal, so the next result is still measured against what was asked.
+        None when nothing is explorable. Every face offers it as the next step (the CLI as a command line)."""
+        if not self.explorable:
+            return None
+        best = self.explorable[0]
+        request: dict = {"from_nodes": best.from_nodes, "relations": [best.rel], "depth": 1}
+        if self.query.get("text"):
+            request["text"] = self.query["text"]
+        elif self.query.get("concepts"):
+            request["concepts"] = self.query["concepts"]
+        if self.query.get("types"):
+            request["types"] = self.query["types"]
+        return request
 
     def to_json(self) -> dict:
         return {
@@ -94,6 +114,7 @@ class RecallResult:
             "explorable": [item.to_json() for item in self.explorable],
             "h_distance_avg": self.h_distance_avg,
             "verdict": self.verdict,
+            "next_request": self.next_request,
             "reason": self.reason,
             "query": self.query,
             "timings_ms": self.timings_ms,
