@@ -353,11 +353,25 @@ def link(
     rel: Annotated[str, typer.Option("--rel", help="Relation type (custom names allowed).")] = "RELATES_TO",
     reason: Annotated[str, typer.Option("--reason", help="Why the two cards are related.")] = "",
     weight: Annotated[float, typer.Option("--weight", help="Strength, 0–1.")] = 1.0,
+    new_relation: Annotated[bool, typer.Option("--new-relation", help="Create the relation if this store does not "
+                                                                      "know it yet (else a typo is refused).")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Add a relation by hand; symmetric relations get both directions."""
-    document = _call(ctx, "link", {"source": source, "target": target, "relation": rel, "reason": reason,
-                                   "weight": weight})
+    """Add a relation by hand; symmetric relations get both directions.
+
+    A relation name the store does not know yet is refused with the nearest known one (a typo, usually); on a
+    terminal you are asked whether to create it, elsewhere --new-relation creates it.
+    """
+    params = {"source": source, "target": target, "relation": rel, "reason": reason, "weight": weight,
+              "new_relation": new_relation}
+    try:
+        document = _call(ctx, "link", params)
+    except AlayaError as error:
+        if error.code != "new_relation" or as_json or not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise
+        if not typer.confirm(f"{error.message.split('To create it')[0]}Create it anyway?", default=False):
+            raise typer.Exit(USAGE) from None
+        document = _call(ctx, "link", {**params, "new_relation": True})
     _show(document, as_json, "print_link")
 
 

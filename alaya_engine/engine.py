@@ -33,7 +33,14 @@ from .logs import setup_logging
 from .paths import Layout, disk_usage, resolve_home
 from .raw.formats import parse_session_bytes
 from .raw.store import RawStore
-from .relations import CORE_RELATIONS, directed, is_core, normalise_relation, relation_embedding_text
+from .relations import (
+    CORE_RELATIONS,
+    check_new_relation,
+    directed,
+    is_core,
+    normalise_relation,
+    relation_embedding_text,
+)
 from .sources import SessionSource, expand_sources
 
 if TYPE_CHECKING:
@@ -719,8 +726,9 @@ class Engine:
         return card, sessions, turns
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
-             weight: float = 1.0) -> list[Link]:
-        """A manual edge: journaled in L3 first, both directions for symmetric relations."""
+             weight: float = 1.0, new_relation: bool = False) -> dict:
+        """A manual edge: journaled in L3 first, both directions for symmetric relations. A relation the store does
+        not know yet is created only with ``new_relation``; a link that exists already is left as it is."""
         from .raw.journal import Journal
 
         name = normalise_relation(relation)
@@ -731,6 +739,9 @@ class Engine:
             raise AlayaError("self_link", f"cannot link card {source} to itself")
         if not 0.0 <= weight <= 1.0:
             raise AlayaError("bad_weight", f"weight must be between 0 and 1, got {weight}")
+        known_relations = set(self.vectors().relation_names())
+        if not new_relation:
+            check_new_relation(name, known_relations)
         embedder = self.embedder() if not is_core(name) else None
         with self._graph() as graph:
             known = graph.cards([source, target])
@@ -738,16 +749,18 @@ class Engine:
                 if card_id not in known:
                     raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             links = directed(Link(source, target, name, weight, reason, millis_now()))
-            Journal(self.layout.journal).append("link.add", links[0].created_at,
-                                                links=[link.to_json() for link in links])
-            for item in links:
-                graph.merge_link(item)
-        if embedder is not None:
-            vectors = self.vectors()
-            if name not in vectors.relation_names():
-                vectors.upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
-                                         is_core=False, examples=[[reason] if reason else []])
-        return links
+            existed = any(edge["relation"] == name and edge["card_id"] == target
+                          for edge in graph.edges_of(source)["outgoing"])
+            if not existed:
+                Journal(self.layout.journal).append("link.add", links[0].created_at,
+                                                    links=[link.to_json() for link in links])
+                for item in links:
+                    graph.merge_link(item)
+        if embedder is not None and name not in known_relations:
+            self.vectors().upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
+                                            is_core=False, examples=[[reason] if reason else []])
+        return {"links": [item.to_json() for item in links], "created": not existed,
+                "new_relation": name not in known_relations and not is_core(name)}
 
     def rebuild(self, layers: set[str], progress: ProgressCallback | None = None) -> "RebuildReport":
         """Regenerate L2 and/or L1 from L3 (see ``maintenance/rebuild.py``); open with ``for_rebuild=True``."""

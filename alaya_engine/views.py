@@ -253,8 +253,13 @@ def print_trace(console: "Console", report: dict) -> None:
 
 
 def print_link(console: "Console", document: dict) -> None:
+    if document["new_relation"]:
+        console.print(f"[green]✓[/] New relation: {document['links'][0]['relation']}")
     for item in document["links"]:
-        console.print(f"[green]✓[/] Created link: {item['source']} {item['relation']} {item['target']}")
+        if document["created"]:
+            console.print(f"[green]✓[/] Created link: {item['source']} {item['relation']} {item['target']}")
+        else:
+            console.print(f"= Already linked: {item['source']} {item['relation']} {item['target']} (nothing changed)")
 
 
 def print_status(console: "Console", report: dict) -> None:

@@ -42,3 +42,37 @@ def test_nothing_explorable_means_no_advice_to_navigate(cli, tmp_path):
     assert "navigate" not in document["verdict"] and document["verdict"].startswith(("far from", "getting closer"))
     human = cli("recall", "upstream restart").stdout
     assert "navigate" not in human and "Next step" not in human and "Explorable" not in human
+
+
+def two_cards(demo_cli) -> tuple[str, str]:
+    nodes = [node for node in demo_cli("recall", "gateway restart telegram", "--json").json()["nodes"]
+             if node["kind"] == "card"]
+    return nodes[0]["card_id"], nodes[1]["card_id"]
+
+
+def test_a_mistyped_relation_is_refused_with_the_nearest_known_one(demo_cli, demo_home):
+    first, second = two_cards(demo_cli)
+    before = sorted((demo_home / "raw").rglob("*"))
+    typo = demo_cli("link", first, second, "--rel", "CAUSD_BY")
+    assert typo.exit_code == 2 and typo.stdout == ""
+    assert typo.stderr.count("\n") == 1 and "did you mean CAUSED_BY?" in typo.stderr and "--new-relation" in typo.stderr
+    as_json = demo_cli("link", first, second, "--rel", "CAUSD_BY", "--json")
+    assert as_json.exit_code == 2 and as_json.json()["error"]["code"] == "new_relation"
+    assert sorted((demo_home / "raw").rglob("*")) == before, "a refused link writes nothing"
+    created = demo_cli("link", first, second, "--rel", "CAUSD_BY", "--new-relation")
+    assert created.exit_code == 0, created.stderr
+    assert "New relation: CAUSD_BY" in created.stdout and "Created link" in created.stdout
+    again = demo_cli("link", second, first, "--rel", "CAUSD_BY", "--json")
+    assert again.exit_code == 0 and again.json()["new_relation"] is False, "a relation exists once created"
+
+
+def test_linking_an_existing_pair_says_so_and_changes_nothing(demo_cli, demo_home):
+    first, second = two_cards(demo_cli)
+    created = demo_cli("link", first, second, "--rel", "DEPENDS_ON")
+    assert created.exit_code == 0 and f"Created link: {first} DEPENDS_ON {second}" in created.stdout
+    journal = sorted(path.read_text() for path in (demo_home / "raw/journal").glob("*.jsonl"))
+    again = demo_cli("link", first, second, "--rel", "DEPENDS_ON")
+    assert again.exit_code == 0 and "Created" not in again.stdout
+    assert f"Already linked: {first} DEPENDS_ON {second}" in again.stdout
+    assert demo_cli("link", first, second, "--rel", "DEPENDS_ON", "--json").json()["created"] is False
+    assert sorted(path.read_text() for path in (demo_home / "raw/journal").glob("*.jsonl")) == journal
