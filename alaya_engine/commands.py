@@ -202,7 +202,8 @@ def introspect(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; write nothing.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Look after the memory: distill new sessions, recompute temperatures and tiers, forget."""
+    """Look after the memory: distill new sessions, consolidate (suggest merges and links), recompute
+    temperatures and tiers, forget long-cold cards."""
     _show(_call(ctx, "introspect", {"steps": step or [], "dry_run": dry_run}, "Introspecting", as_json),
           as_json, "print_introspect")
 
