@@ -56,6 +56,9 @@ class AlayaGroup(TyperGroup):
             code = report_error(error, wants_json)
         except typer.TyperException as error:
             context = getattr(error, "ctx", None)
+            if context is not None and error.format_message() == context.get_help():
+                print(context.get_help())  # a group given no command (`alaya review`): its usage, in full
+                sys.exit(0)
             hint = f"; see: {context.command_path} --help" if context else ""
             code = report_error(AlayaError("usage", f"{error.format_message().rstrip('.')}{hint}", USAGE),
                                 wants_json)
@@ -209,18 +212,23 @@ def introspect(
 
 
 @review_app.command("list")
-def review_list(ctx: typer.Context, status: Annotated[Optional[str], typer.Option(
-        "--status", help="pending, approved or rejected.")] = None, as_json: JsonFlag = False) -> None:
-    """List suggestions."""
-    _show(_call(ctx, "review.list", {"status": status}), as_json, "print_review_list")
+def review_list(
+    ctx: typer.Context,
+    status: Annotated[Optional[str], typer.Option("--status", help="Only this status: pending (the default), "
+                                                                   "approved or rejected.")] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="Decided suggestions too.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """List suggestions waiting for a decision: status, kind, evidence and both subjects' titles."""
+    chosen = status or (None if show_all else "pending")
+    _show(_call(ctx, "review.list", {"status": chosen}), as_json, "print_review_list")
 
 
 @review_app.command("show")
 def review_show(ctx: typer.Context, suggestion_id: Annotated[str, typer.Argument(metavar="ID")],
                 as_json: JsonFlag = False) -> None:
     """Show one suggestion with its evidence (and the cards involved)."""
-    document = _call(ctx, "review.show", {"id": suggestion_id})
-    _emit(document)
+    _show(_call(ctx, "review.show", {"id": suggestion_id}), as_json, "print_review_show")
 
 
 @review_app.command("approve")

@@ -574,18 +574,28 @@ class Engine:
         return Aliases(self.layout.aliases).resolve(card_id)
 
     def review_list(self, status: str | None = None) -> dict:
-        from .introspect.suggestions import STATUSES, SuggestionStore
+        """Suggestions (of one status, or all) with their subjects' titles (``titles``: a card's title, ``None`` for
+        a card gone since, a relation's name), so a list reads without one more call per suggestion."""
+        from .introspect.suggestions import CARD_KINDS, STATUSES, SuggestionStore
 
         if status is not None and status not in STATUSES:
             raise AlayaError("bad_status", f"unknown status '{status}'; use one of {', '.join(STATUSES)}")
-        suggestions = SuggestionStore(self.layout.review).all(status)
-        return {"suggestions": [s.to_json() for s in suggestions], "count": len(suggestions)}
+        suggestions = [s.to_json() for s in SuggestionStore(self.layout.review).all(status)]
+        card_ids = sorted({subject for s in suggestions if s["kind"] in CARD_KINDS for subject in s["subjects"]})
+        cards: dict = {}
+        if card_ids:
+            with self._graph() as graph:
+                cards = graph.cards(card_ids)
+        for suggestion in suggestions:
+            suggestion["titles"] = ([cards[i]["title"] if i in cards else None for i in suggestion["subjects"]]
+                                    if suggestion["kind"] in CARD_KINDS else list(suggestion["subjects"]))
+        return {"suggestions": suggestions, "count": len(suggestions)}
 
     def review_show(self, suggestion_id: str) -> dict:
-        from .introspect.suggestions import SuggestionStore
+        from .introspect.suggestions import CARD_KINDS, SuggestionStore
 
         suggestion = SuggestionStore(self.layout.review).get(suggestion_id).to_json()
-        if suggestion["kind"] in ("merge_cards", "similar_to"):
+        if suggestion["kind"] in CARD_KINDS:
             with self._graph() as graph:
                 cards = graph.cards(suggestion["subjects"])
             suggestion["cards"] = [{"id": c["id"], "title": c["title"], "type": c["type"], "content": c["content"]}

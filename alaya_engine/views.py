@@ -175,14 +175,58 @@ def print_introspect(console: "Console", report: dict) -> None:
 
 
 def print_review_list(console: "Console", document: dict) -> None:
+    """One line per suggestion: id, status, kind, evidence score, then what it is about (titles)."""
     from rich.markup import escape
 
     if not document["suggestions"]:
-        console.print("No suggestions.")
+        console.print("No suggestions (alaya review list --all shows decided ones too).")
     for item in document["suggestions"]:
-        evidence = ", ".join(f"{k}={v}" for k, v in item["evidence"].items() if k != "examples")
-        console.print(f"{item['id']}  [{item['status']}] {item['kind']}: {escape(' ↔ '.join(item['subjects']))}"
-                      f"  [dim]{escape(evidence)}[/]")
+        titles = " ↔ ".join(f"\"{title}\"" if title is not None else f"{subject} (gone)"
+                            for subject, title in zip(item["subjects"], item["titles"]))
+        console.print(f"{item['id']}  {item['status']:<8}  {item['kind']:<16}  {evidence_score(item['evidence']):<16}  "
+                      f"{escape(titles)}")
+    pending = sum(1 for item in document["suggestions"] if item["status"] == "pending")
+    if pending:
+        console.print(f"\n{plural(pending, 'suggestion')} pending: alaya review show ID, then approve ID or reject ID")
+
+
+def evidence_score(evidence: dict) -> str:
+    """The number a suggestion stands on: how similar its subjects are, or how often a relation is used."""
+    if "similarity" in evidence:
+        return f"similarity {evidence['similarity']:.2f}"
+    if isinstance(evidence.get("uses"), int):
+        return plural(evidence["uses"], "use")
+    return ""
+
+
+def print_review_show(console: "Console", item: dict) -> None:
+    """One suggestion in full: what it proposes, when, its evidence and the cards involved."""
+    from rich.markup import escape
+
+    console.print(f"[bold]{item['id']}[/]  {item['kind']}  ({item['status']})")
+    console.print(f"Proposed {when(item['created_at'])}"
+                  + (f", decided {when(item['updated_at'])}" if item["status"] != "pending" else ""))
+    score = evidence_score(item["evidence"])
+    console.print(f"Evidence: {score or '-'}")
+    scored = "similarity" if "similarity" in item["evidence"] else "uses" if score else None
+    for key, value in item["evidence"].items():
+        if key != scored:  # the rest of the evidence, as recorded
+            console.print(f"  {key}: {escape(json.dumps(value, ensure_ascii=False))}")
+    for card in item.get("cards", []):
+        preview = " ".join(card["content"].split())
+        console.print(f"\n[bold]{escape(card['title'])}[/] #{card['type']} [dim]{card['id']}[/]")
+        console.print(f"  [dim]{escape(preview[:PREVIEW_CHARS])}{'…' if len(preview) > PREVIEW_CHARS else ''}[/]")
+    if "cards" not in item:
+        console.print(f"Relations: {escape(', '.join(item['subjects']))}")
+    if item["status"] == "pending":
+        console.print(f"\nDecide: alaya review approve {item['id']}  ·  alaya review reject {item['id']}")
+
+
+def when(millis: int) -> str:
+    """Epoch milliseconds as a UTC date and minute, the way people read times."""
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def print_review_decided(console: "Console", document: dict) -> None:
