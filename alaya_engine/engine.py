@@ -706,7 +706,13 @@ class Engine:
         card = {**card, "created_at": card["created_at"].isoformat() + "Z",
                 "updated_at": card["updated_at"].isoformat() + "Z"}
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
-        return TraceReport(card=card, sessions=sessions, context_turns=context)
+        origin = None
+        if card["source"] == "memex":
+            from .memex.importer import source_file
+            from .raw.journal import Journal
+
+            origin = source_file(Journal(self.layout.journal), card_id)
+        return TraceReport(card=card, sessions=sessions, context_turns=context, source_file=origin)
 
     def _window(self, window_id: str) -> tuple[dict, list[dict], list[dict]]:
         """A window of raw turns read from L3, shaped like a card (card screen, trace): the card document, its

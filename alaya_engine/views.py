@@ -314,6 +314,13 @@ def print_trace(console: "Console", report: dict) -> None:
 
     card = report["card"]
     console.print(f"🔬 Tracing {card['id']}: \"{escape(card['title'])}\" #{card['type']}\n")
+    if report.get("source_file") and not report["sessions"]:
+        origin = report["source_file"]
+        console.print(f"=== Source File ({card['source']}) ===")
+        modified = (f"modified {origin['modified_at'][:16].replace('T', ' ')} UTC" if origin["modified_at"]
+                    else "no longer there")
+        console.print(f"{escape(origin['path'])} ({modified})")
+        return
     console.print("=== Source Sessions ===")
     for session in report["sessions"]:
         console.print(f"- {session['id']} ({session['timestamp'][:16].replace('T', ' ')} UTC, {session['channel']})")
