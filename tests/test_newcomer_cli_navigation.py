@@ -76,3 +76,38 @@ def test_linking_an_existing_pair_says_so_and_changes_nothing(demo_cli, demo_hom
     assert f"Already linked: {first} DEPENDS_ON {second}" in again.stdout
     assert demo_cli("link", first, second, "--rel", "DEPENDS_ON", "--json").json()["created"] is False
     assert sorted(path.read_text() for path in (demo_home / "raw/journal").glob("*.jsonl")) == journal
+
+
+def test_on_a_terminal_a_new_relation_is_created_after_a_yes(demo_cli, demo_home):
+    """A person at a terminal is asked instead of refused; the answer is typed into a real pseudo-terminal."""
+    import os
+    import pty
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    first, second = two_cards(demo_cli)
+    command = shutil.which("alaya", path=os.path.dirname(sys.executable))
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([command, "--home", str(demo_home), "link", first, second, "--rel", "SUPERSEDES"],
+                               stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
+                               env={**os.environ, "ALAYA_NO_SERVER": "1"})
+    os.close(terminal)
+    seen, answered, deadline = b"", False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # EIO: the command ended and its terminal closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"Create it anyway? [y/N]" in seen:
+            os.write(controller, b"y\n")
+            answered = True
+    process.wait(timeout=60)
+    os.close(controller)
+    text = seen.decode(errors="replace")
+    assert answered and "SUPERSEDES would be a new relation" in text, text
+    assert process.returncode == 0 and "New relation: SUPERSEDES" in text and "Created link" in text, text
