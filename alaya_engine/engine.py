@@ -744,7 +744,9 @@ class Engine:
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
              weight: float = 1.0, new_relation: bool = False) -> dict:
         """A manual edge: journaled in L3 first, both directions for symmetric relations. A relation the store does
-        not know yet is created only with ``new_relation``; a link that exists already is left as it is."""
+        not know yet is created only with ``new_relation``. Linking a pair that is already linked (by distill, say)
+        is reported as such (``created`` false) and still recorded, so the edge is the user's from then on: a
+        redistillation keeps it."""
         from .raw.journal import Journal
 
         name = normalise_relation(relation)
@@ -767,11 +769,10 @@ class Engine:
             links = directed(Link(source, target, name, weight, reason, millis_now()))
             existed = any(edge["relation"] == name and edge["card_id"] == target
                           for edge in graph.edges_of(source)["outgoing"])
-            if not existed:
-                Journal(self.layout.journal).append("link.add", links[0].created_at,
-                                                    links=[link.to_json() for link in links])
-                for item in links:
-                    graph.merge_link(item)
+            Journal(self.layout.journal).append("link.add", links[0].created_at,
+                                                links=[link.to_json() for link in links])
+            for item in links:
+                graph.merge_link(item)
         if embedder is not None and name not in known_relations:
             self.vectors().upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
                                             is_core=False, examples=[[reason] if reason else []])

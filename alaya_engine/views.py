@@ -341,7 +341,8 @@ def print_link(console: "Console", document: dict) -> None:
         if document["created"]:
             console.print(f"[green]✓[/] Created link: {item['source']} {item['relation']} {item['target']}")
         else:
-            console.print(f"= Already linked: {item['source']} {item['relation']} {item['target']} (nothing changed)")
+            console.print(f"= Already linked: {item['source']} {item['relation']} {item['target']} (kept as your link, "
+                          "with this reason and weight)")
 
 
 def print_status(console: "Console", report: dict) -> None:

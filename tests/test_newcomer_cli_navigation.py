@@ -8,6 +8,7 @@ import shlex
 
 import jsonschema
 
+from alaya_engine.engine import Engine
 from alaya_engine.schemas import json_schema
 
 SCHEMA = json_schema("recall")
@@ -66,16 +67,18 @@ def test_a_mistyped_relation_is_refused_with_the_nearest_known_one(demo_cli, dem
     assert again.exit_code == 0 and again.json()["new_relation"] is False, "a relation exists once created"
 
 
-def test_linking_an_existing_pair_says_so_and_changes_nothing(demo_cli, demo_home):
+def test_linking_an_existing_pair_says_so(demo_cli, demo_home):
     first, second = two_cards(demo_cli)
     created = demo_cli("link", first, second, "--rel", "DEPENDS_ON")
     assert created.exit_code == 0 and f"Created link: {first} DEPENDS_ON {second}" in created.stdout
-    journal = sorted(path.read_text() for path in (demo_home / "raw/journal").glob("*.jsonl"))
-    again = demo_cli("link", first, second, "--rel", "DEPENDS_ON")
+    again = demo_cli("link", first, second, "--rel", "DEPENDS_ON", "--reason", "checked twice")
     assert again.exit_code == 0 and "Created" not in again.stdout
     assert f"Already linked: {first} DEPENDS_ON {second}" in again.stdout
     assert demo_cli("link", first, second, "--rel", "DEPENDS_ON", "--json").json()["created"] is False
-    assert sorted(path.read_text() for path in (demo_home / "raw/journal").glob("*.jsonl")) == journal
+    with Engine.open(demo_home)._graph() as graph:
+        edges = [edge for edge in graph.edges_of(first)["outgoing"]
+                 if edge["relation"] == "DEPENDS_ON" and edge["card_id"] == second]
+    assert len(edges) == 1, "the same edge, updated, not a second one"
 
 
 def test_on_a_terminal_a_new_relation_is_created_after_a_yes(demo_cli, demo_home):
