@@ -263,8 +263,10 @@ def restore(
     document = _call(ctx, "restore", {"card_id": target})
     if as_json:
         return _emit(document)
-    print(f"✓ Restored {document['card_id']} with {document['edges_restored']} edges"
-          + (f" ({document['edges_lost']} edges lead to cards no longer in the store)"
+    from .views import plural
+
+    print(f"✓ Restored {document['card_id']} with {plural(document['edges_restored'], 'edge')}"
+          + (f" ({plural(document['edges_lost'], 'edge')} lead to cards no longer in the store)"
              if document["edges_lost"] else ""))
 
 
