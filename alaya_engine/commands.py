@@ -58,10 +58,11 @@ class AlayaGroup(TyperGroup):
             context = getattr(error, "ctx", None)
             if context is not None and error.format_message() == context.get_help():
                 print(context.get_help())  # a group given no command (`alaya review`): its usage, in full
-                sys.exit(0)
-            hint = f"; see: {context.command_path} --help" if context else ""
-            code = report_error(AlayaError("usage", f"{error.format_message().rstrip('.')}{hint}", USAGE),
-                                wants_json)
+                code = 0
+            else:
+                hint = f"; see: {context.command_path} --help" if context else ""
+                code = report_error(AlayaError("usage", f"{error.format_message().rstrip('.')}{hint}", USAGE),
+                                    wants_json)
         except typer.Exit as exit_:
             code = exit_.exit_code
         except BrokenPipeError:
