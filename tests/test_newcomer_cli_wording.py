@@ -26,7 +26,7 @@ def command_paths(command, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
     return paths
 
 
-def test_no_help_text_or_doc_cites_the_design_document():
+def test_no_help_text_doc_or_agent_text_cites_the_design_document():
     runner = CliRunner()
     paths = command_paths(typer.main.get_command(app))
     assert len(paths) > 25
@@ -36,6 +36,10 @@ def test_no_help_text_or_doc_cites_the_design_document():
         assert result.exit_code == 0, (path, result.output)
         offenders += [f"alaya {' '.join(path)} --help: {line.strip()}" for line in result.output.splitlines()
                       if DESIGN_WORDS.search(line)]
+    from alaya_engine.integrations.mcp_tools import INSTRUCTIONS, TOOLS
+
+    agent_text = json.dumps([INSTRUCTIONS, *[(tool.description, tool.input_schema) for tool in TOOLS]])
+    offenders += [f"MCP tools: {match.group(0)}" for match in DESIGN_WORDS.finditer(agent_text)]
     for document in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
                      ROOT / "alaya_engine/skills/alaya/SKILL.md"]:
         offenders += [f"{document.name}:{number}: {line.strip()}"
