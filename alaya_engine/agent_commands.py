@@ -103,10 +103,12 @@ def print_sync(document: dict) -> None:
     print(f"{head}{' · '.join(counts)} · {agents_dir} ({', '.join(document['agents'])}) · "
           f"{document['elapsed_ms']:.0f} ms")
     if document["distill"]:
+        from .views import plural
+
         distilled = document["distill"]
-        print(f"distilled {distilled['sessions_distilled']} sessions: {distilled['cards_created']} cards, "
-              f"{distilled['links_created']} links" + (f", {distilled['sessions_failed']} failed"
-                                                         if distilled["sessions_failed"] else ""))
+        print(f"distilled {plural(distilled['sessions_distilled'], 'session')}: "
+              f"{plural(distilled['cards_created'], 'card')}, {plural(distilled['links_created'], 'link')}"
+              + (f", {distilled['sessions_failed']} failed" if distilled["sessions_failed"] else ""))
 
 
 def _change_line(change: dict, agents_dir: Path, idle_minutes: int) -> str:

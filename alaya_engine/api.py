@@ -172,8 +172,8 @@ def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
     weight = params.get("weight", 1.0)
     if wrong or isinstance(weight, bool) or not isinstance(weight, (int, float)):
         raise AlayaError("bad_request", f"link needs text for {', '.join(wrong) or 'its fields'} and a number weight")
-    links = engine.link(fields["source"], fields["target"], fields["relation"], fields["reason"], float(weight))
-    return {"links": [item.to_json() for item in links]}
+    return engine.link(fields["source"], fields["target"], fields["relation"], fields["reason"], float(weight),
+                       new_relation=params.get("new_relation") is True)
 
 
 @method("export")

@@ -18,10 +18,44 @@ INTEGER_OPTIONS = {"depth", "top_k", "max_results"}
 RECALL_FLAGS = {"--sessions": ("include_sessions", True), "--no-sessions": ("include_sessions", False)}
 
 
+def place_global_options(argv: list[str]) -> list[str]:
+    """``argv`` with ``--home``/``--no-server`` moved before the command and ``--json`` after it.
+
+    The README promises that every command takes them, and people type them on either side of the command
+    (``alaya recall x --home H``, ``alaya --json status``); Typer accepts the first two only before the command and
+    ``--json`` only after it. Nothing after ``--`` is touched.
+    """
+    front: list[str] = []
+    rest: list[str] = []
+    json_first = command_seen = False
+    tokens = list(argv)
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token == "--":
+            break
+        if token == "--home" and index + 1 < len(tokens):
+            front += tokens[index:index + 2]
+            index += 2
+            continue
+        if token.startswith("--home=") or token == "--no-server":
+            front.append(token)
+        elif token == "--json" and not command_seen:
+            json_first = True
+        else:
+            command_seen = command_seen or not token.startswith("-")
+            rest.append(token)
+        index += 1
+    tail = tokens[index:]
+    if json_first:
+        (rest if command_seen else front).append("--json")
+    return front + rest + tail
+
+
 def parse_fast_call(argv: list[str]) -> tuple[str | None, str, dict] | None:
-    """(home, method, params) for a plain ``[--home H] recall ... --json`` or ``[--home H] status --json``, or None
-    to take the full path."""
-    home, rest = None, list(argv)
+    """(home, method, params) for a plain ``recall ... --json`` or ``status --json`` (``--home H`` and ``--json``
+    anywhere), or None to take the full path."""
+    home, rest = None, place_global_options(argv)
     if rest[:1] == ["--home"] and len(rest) > 1:
         home, rest = rest[1], rest[2:]
     elif rest and rest[0].startswith("--home="):
@@ -98,12 +132,30 @@ def fast_call(argv: list[str]) -> int | None:
 
 
 def main() -> None:
-    code = fast_call(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
-    from .commands import app
+    try:
+        try:
+            code = fast_call(sys.argv[1:])
+            if code is None:
+                from .commands import app
 
-    app()
+                app()
+        except SystemExit as exit_:
+            code = exit_.code
+        sys.stdout.flush()  # here, not at exit, where a closed pipe would print "Exception ignored ..."
+    except BrokenPipeError:
+        code = closed_stdout()
+    sys.exit(code)
+
+
+def closed_stdout() -> int:
+    """The reader went away (``alaya recall --json | head -c 200``): like any Unix tool, stop without a word.
+
+    stdout is pointed at /dev/null so the interpreter's last flush of what is still buffered cannot fail again.
+    """
+    import os
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1
 
 
 if __name__ == "__main__":

@@ -46,7 +46,9 @@ class AlayaGroup(TyperGroup):
         return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        args = list(sys.argv[1:] if args is None else args)
+        from .cli import place_global_options
+
+        args = place_global_options(sys.argv[1:] if args is None else args)
         wants_json = "--json" in args
         create_privately()
         try:
@@ -56,11 +58,17 @@ class AlayaGroup(TyperGroup):
             code = report_error(error, wants_json)
         except typer.TyperException as error:
             context = getattr(error, "ctx", None)
-            hint = f"; see: {context.command_path} --help" if context else ""
-            code = report_error(AlayaError("usage", f"{error.format_message().rstrip('.')}{hint}", USAGE),
-                                wants_json)
+            if context is not None and error.format_message() == context.get_help():
+                print(context.get_help())  # a group given no command (`alaya review`): its usage, in full
+                code = 0
+            else:
+                hint = f"; see: {context.command_path} --help" if context else ""
+                code = report_error(AlayaError("usage", f"{error.format_message().rstrip('.')}{hint}", USAGE),
+                                    wants_json)
         except typer.Exit as exit_:
             code = exit_.exit_code
+        except BrokenPipeError:
+            raise  # stdout was closed by its reader: alaya_engine.cli.main ends quietly
         except (typer.Abort, KeyboardInterrupt):
             print("aborted", file=sys.stderr)
             code = 130
@@ -135,15 +143,15 @@ def _emit(document: dict) -> None:
     print(render(document))
 
 
-def _show(document: dict, as_json: bool, view: str) -> None:
-    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_engine.views`."""
+def _show(document: dict, as_json: bool, view: str, **options) -> None:
+    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_engine.views` (with ``options``)."""
     if as_json:
         return _emit(document)
     from rich.console import Console
 
     from . import views
 
-    getattr(views, view)(Console(highlight=False, soft_wrap=True), document)
+    getattr(views, view)(Console(highlight=False, soft_wrap=True), document, **options)
 
 
 @app.command()
@@ -227,24 +235,30 @@ def introspect(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; write nothing.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Look after the memory: distill new sessions, recompute temperatures and tiers, forget."""
+    """Look after the memory: distill new sessions, consolidate (suggest merges and links), recompute
+    temperatures and tiers, forget long-cold cards."""
     _show(_call(ctx, "introspect", {"steps": step or [], "dry_run": dry_run}, "Introspecting", as_json),
           as_json, "print_introspect")
 
 
 @review_app.command("list")
-def review_list(ctx: typer.Context, status: Annotated[Optional[str], typer.Option(
-        "--status", help="pending, approved or rejected.")] = None, as_json: JsonFlag = False) -> None:
-    """List suggestions."""
-    _show(_call(ctx, "review.list", {"status": status}), as_json, "print_review_list")
+def review_list(
+    ctx: typer.Context,
+    status: Annotated[Optional[str], typer.Option("--status", help="Only this status: pending (the default), "
+                                                                   "approved or rejected.")] = None,
+    show_all: Annotated[bool, typer.Option("--all", help="Decided suggestions too.")] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """List suggestions waiting for a decision: status, kind, evidence and both subjects' titles."""
+    chosen = status or (None if show_all else "pending")
+    _show(_call(ctx, "review.list", {"status": chosen}), as_json, "print_review_list")
 
 
 @review_app.command("show")
 def review_show(ctx: typer.Context, suggestion_id: Annotated[str, typer.Argument(metavar="ID")],
                 as_json: JsonFlag = False) -> None:
     """Show one suggestion with its evidence (and the cards involved)."""
-    document = _call(ctx, "review.show", {"id": suggestion_id})
-    _emit(document)
+    _show(_call(ctx, "review.show", {"id": suggestion_id}), as_json, "print_review_show")
 
 
 @review_app.command("approve")
@@ -279,8 +293,10 @@ def restore(
     document = _call(ctx, "restore", {"card_id": target})
     if as_json:
         return _emit(document)
-    print(f"✓ Restored {document['card_id']} with {document['edges_restored']} edges"
-          + (f" ({document['edges_lost']} edges lead to cards no longer in the store)"
+    from .views import plural
+
+    print(f"✓ Restored {document['card_id']} with {plural(document['edges_restored'], 'edge')}"
+          + (f" ({plural(document['edges_lost'], 'edge')} lead to cards no longer in the store)"
              if document["edges_lost"] else ""))
 
 
@@ -319,7 +335,8 @@ def recall(
     rel: Annotated[CsvOption, typer.Option("--rel", help="Comma-separated relations to follow.")] = None,
     depth: Annotated[Optional[int], typer.Option("--depth", help="Graph hops, 0–3.")] = None,
     from_nodes: Annotated[CsvOption, typer.Option("--from-nodes", help="Continue from these card ids.")] = None,
-    top_k: Annotated[Optional[int], typer.Option("--top-k", help="Seeds from search.")] = None,
+    top_k: Annotated[Optional[int], typer.Option("--top-k", help="Cards taken from search before following "
+                                                                 "relations.")] = None,
     types: Annotated[CsvOption, typer.Option("--types", help="Only these card types.")] = None,
     max_results: Annotated[Optional[int], typer.Option("--max-results", help="Units (cards and windows) to return.")
                            ] = None,
@@ -338,7 +355,7 @@ def recall(
                                    top_k=top_k, types=types, max_results=max_results, include_sessions=sessions)
     if not request and not sys.stdin.isatty():
         request = request_from_stdin(read_stdin())
-    _show(_call(ctx, "recall", {"request": request}), as_json, "print_recall")
+    _show(_call(ctx, "recall", {"request": request}), as_json, "print_recall", home=ctx.obj["home"])
 
 
 @app.command()
@@ -347,8 +364,8 @@ def schema(
     relations: Annotated[bool, typer.Option("--relations", help="Relation types with their usage.")] = False,
     node_types: Annotated[bool, typer.Option("--node-types", help="Card types and session count.")] = False,
     json_schema: Annotated[Optional[str], typer.Option("--json-schema", metavar="NAME",
-                                                       help="Print the JSON Schema of a --json contract "
-                                                            "(recall).")] = None,
+                                                       help="Print a JSON Schema: recall (the --json "
+                                                            "contract) or session (the files ingest takes).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Show the data model: relation types (core and emergent), node types, or a JSON Schema."""
@@ -374,11 +391,25 @@ def link(
     rel: Annotated[str, typer.Option("--rel", help="Relation type (custom names allowed).")] = "RELATES_TO",
     reason: Annotated[str, typer.Option("--reason", help="Why the two cards are related.")] = "",
     weight: Annotated[float, typer.Option("--weight", help="Strength, 0–1.")] = 1.0,
+    new_relation: Annotated[bool, typer.Option("--new-relation", help="Create the relation if this store does not "
+                                                                      "know it yet (else a typo is refused).")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Add a relation by hand; symmetric relations get both directions."""
-    document = _call(ctx, "link", {"source": source, "target": target, "relation": rel, "reason": reason,
-                                   "weight": weight})
+    """Add a relation by hand; symmetric relations get both directions.
+
+    A relation name the store does not know yet is refused with the nearest known one (a typo, usually); on a
+    terminal you are asked whether to create it, elsewhere --new-relation creates it.
+    """
+    params = {"source": source, "target": target, "relation": rel, "reason": reason, "weight": weight,
+              "new_relation": new_relation}
+    try:
+        document = _call(ctx, "link", params)
+    except AlayaError as error:
+        if error.code != "new_relation" or as_json or not (sys.stdin.isatty() and sys.stdout.isatty()):
+            raise
+        if not typer.confirm(f"{error.message.split('To create it')[0]}Create it anyway?", default=False):
+            raise typer.Exit(USAGE) from None
+        document = _call(ctx, "link", {**params, "new_relation": True})
     _show(document, as_json, "print_link")
 
 

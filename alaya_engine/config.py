@@ -1,4 +1,4 @@
-"""``config.json``: defaults, loading and validation (seed section 8.1, adapted).
+"""``config.json``: defaults, loading and validation.
 
 Validation walks the user's document against :data:`DEFAULTS`: an unknown key
 or a value of the wrong type is reported with its dotted path, so a typo never

@@ -35,7 +35,14 @@ from .paths import Layout, disk_usage, resolve_home
 from .privacy import create_privately, refuse_shared_home, tighten_home
 from .raw.formats import parse_session_bytes
 from .raw.store import RawStore
-from .relations import CORE_RELATIONS, directed, is_core, normalise_relation, relation_embedding_text
+from .relations import (
+    CORE_RELATIONS,
+    check_new_relation,
+    directed,
+    is_core,
+    normalise_relation,
+    relation_embedding_text,
+)
 from .sources import SessionSource, expand_sources
 
 if TYPE_CHECKING:
@@ -581,18 +588,28 @@ class Engine:
         return Aliases(self.layout.aliases).resolve(card_id)
 
     def review_list(self, status: str | None = None) -> dict:
-        from .introspect.suggestions import STATUSES, SuggestionStore
+        """Suggestions (of one status, or all) with their subjects' titles (``titles``: a card's title, ``None`` for
+        a card gone since, a relation's name), so a list reads without one more call per suggestion."""
+        from .introspect.suggestions import CARD_KINDS, STATUSES, SuggestionStore
 
         if status is not None and status not in STATUSES:
             raise AlayaError("bad_status", f"unknown status '{status}'; use one of {', '.join(STATUSES)}")
-        suggestions = SuggestionStore(self.layout.review).all(status)
-        return {"suggestions": [s.to_json() for s in suggestions], "count": len(suggestions)}
+        suggestions = [s.to_json() for s in SuggestionStore(self.layout.review).all(status)]
+        card_ids = sorted({subject for s in suggestions if s["kind"] in CARD_KINDS for subject in s["subjects"]})
+        cards: dict = {}
+        if card_ids:
+            with self._graph() as graph:
+                cards = graph.cards(card_ids)
+        for suggestion in suggestions:
+            suggestion["titles"] = ([cards[i]["title"] if i in cards else None for i in suggestion["subjects"]]
+                                    if suggestion["kind"] in CARD_KINDS else list(suggestion["subjects"]))
+        return {"suggestions": suggestions, "count": len(suggestions)}
 
     def review_show(self, suggestion_id: str) -> dict:
-        from .introspect.suggestions import SuggestionStore
+        from .introspect.suggestions import CARD_KINDS, SuggestionStore
 
         suggestion = SuggestionStore(self.layout.review).get(suggestion_id).to_json()
-        if suggestion["kind"] in ("merge_cards", "similar_to"):
+        if suggestion["kind"] in CARD_KINDS:
             with self._graph() as graph:
                 cards = graph.cards(suggestion["subjects"])
             suggestion["cards"] = [{"id": c["id"], "title": c["title"], "type": c["type"], "content": c["content"]}
@@ -703,7 +720,13 @@ class Engine:
         card = {**card, "created_at": card["created_at"].isoformat() + "Z",
                 "updated_at": card["updated_at"].isoformat() + "Z"}
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
-        return TraceReport(card=card, sessions=sessions, context_turns=context)
+        origin = None
+        if card["source"] == "memex":
+            from .memex.importer import source_file
+            from .raw.journal import Journal
+
+            origin = source_file(Journal(self.layout.journal), card_id)
+        return TraceReport(card=card, sessions=sessions, context_turns=context, source_file=origin)
 
     def _window(self, window_id: str) -> tuple[dict, list[dict], list[dict]]:
         """A window of raw turns read from L3, shaped like a card (card screen, trace): the card document, its
@@ -733,8 +756,11 @@ class Engine:
         return card, sessions, turns
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
-             weight: float = 1.0) -> list[Link]:
-        """A manual edge: journaled in L3 first, both directions for symmetric relations."""
+             weight: float = 1.0, new_relation: bool = False) -> dict:
+        """A manual edge: journaled in L3 first, both directions for symmetric relations. A relation the store does
+        not know yet is created only with ``new_relation``. Linking a pair that is already linked (by distill, say)
+        is reported as such (``created`` false) and still recorded, so the edge is the user's from then on: a
+        redistillation keeps it."""
         from .raw.journal import Journal
 
         name = normalise_relation(relation)
@@ -745,6 +771,9 @@ class Engine:
             raise AlayaError("self_link", f"cannot link card {source} to itself")
         if not 0.0 <= weight <= 1.0:
             raise AlayaError("bad_weight", f"weight must be between 0 and 1, got {weight}")
+        known_relations = set(self.vectors().relation_names())
+        if not new_relation:
+            check_new_relation(name, known_relations)
         embedder = self.embedder() if not is_core(name) else None
         with self._graph() as graph:
             known = graph.cards([source, target])
@@ -752,16 +781,17 @@ class Engine:
                 if card_id not in known:
                     raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             links = directed(Link(source, target, name, weight, reason, millis_now()))
+            existed = any(edge["relation"] == name and edge["card_id"] == target
+                          for edge in graph.edges_of(source)["outgoing"])
             Journal(self.layout.journal).append("link.add", links[0].created_at,
                                                 links=[link.to_json() for link in links])
             for item in links:
                 graph.merge_link(item)
-        if embedder is not None:
-            vectors = self.vectors()
-            if name not in vectors.relation_names():
-                vectors.upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
-                                         is_core=False, examples=[[reason] if reason else []])
-        return links
+        if embedder is not None and name not in known_relations:
+            self.vectors().upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
+                                            is_core=False, examples=[[reason] if reason else []])
+        return {"links": [item.to_json() for item in links], "created": not existed,
+                "new_relation": name not in known_relations and not is_core(name)}
 
     def rebuild(self, layers: set[str], progress: ProgressCallback | None = None) -> "RebuildReport":
         """Regenerate L2 and/or L1 from L3 (see ``maintenance/rebuild.py``); open with ``for_rebuild=True``."""

@@ -16,7 +16,7 @@ def resolve_home(explicit: str | os.PathLike | None = None) -> Path:
 
 
 class Layout:
-    """The folders and files of one store (seed section 3.1).
+    """The folders and files of one store.
 
     A plain class, not a dataclass: the thin client imports this, and ``dataclasses`` (with ``inspect``)
     costs ~14 ms of start-up that an agent pays on every call.

@@ -104,6 +104,29 @@ def check_promotable(name: str) -> None:
                                          "instead (alaya link --rel NAME)")
 
 
+DEFAULT_RELATION = "RELATES_TO"
+"""What ``alaya link`` uses without ``--rel``: known in every store, though custom."""
+
+
+def check_new_relation(name: str, known: set[str]) -> None:
+    """Refuse a relation name the store does not know yet, naming the nearest known one.
+
+    A new relation is a real decision (it gets an embedding and shows in ``alaya schema``), and by far the most
+    common new name is a typo (``CAUSD_BY``); creating one takes ``new_relation`` (``--new-relation``).
+    """
+    import difflib
+
+    from .errors import AlayaError
+
+    known = known | set(CORE_RELATIONS) | {DEFAULT_RELATION}
+    if name in known:
+        return
+    nearest = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.6)
+    hint = f"did you mean {nearest[0]}? " if nearest else f"known: {', '.join(sorted(known)[:12])}. "
+    raise AlayaError("new_relation", f"{name} would be a new relation in this store; {hint}To create it, add "
+                                     "--new-relation (new_relation: true)")
+
+
 def relation_embedding_text(relation: str, reason: str = "") -> str:
     """Core relations embed their synonym phrase; custom ones their name in words plus a reason."""
     if relation in CORE_PHRASES:

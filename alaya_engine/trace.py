@@ -14,9 +14,12 @@ class TraceReport:
     """Each source session: id, time, channel, and the path of its full L3 file."""
     context_turns: list[dict]
     """The turns the card was distilled from, with their indices in the session."""
+    source_file: dict | None = None
+    """An imported card's file instead (memex): its ``path`` and ``modified_at`` (``None`` when gone)."""
 
     def to_json(self) -> dict:
-        return {"card": self.card, "sessions": self.sessions, "context_turns": self.context_turns}
+        return {"card": self.card, "sessions": self.sessions, "context_turns": self.context_turns,
+                "source_file": self.source_file}
 
 
 def read_context(path: Path) -> list[dict]:

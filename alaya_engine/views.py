@@ -1,4 +1,4 @@
-"""Human-readable rendering of the engine's JSON documents (seed section 4 output styles).
+"""Human-readable rendering of the engine's JSON documents.
 
 Every function takes the same document ``--json`` prints, so a person and an
 agent always see one result. Only the CLI imports this module.
@@ -75,36 +75,53 @@ def _short(path: str) -> str:
         return path
 
 
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 card``, ``2 cards``, ``1,024 cards``; ``many`` for nouns that do not just add an s."""
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
+
 def print_distill(console: "Console", report: dict) -> None:
-    """Distill's output: each session's cards and links, then the totals."""
+    """Distill's output: each session's cards and links (or, above :data:`DETAIL_LIMIT` sessions, only the
+    skipped ones and why), then the totals. A dry run says what it would do, never that it did."""
     from rich.markup import escape
 
+    dry_run = report["dry_run"]
     shown = [o for o in report["sessions"] if o["status"] != "up_to_date"]
+    skipped = [o for o in shown if o["status"] in ("skipped", "would_skip")]
     for outcome in shown if len(shown) <= DETAIL_LIMIT else []:
-        console.print(f"🧠 Distilling {outcome['session_id']}" + (" [dim](dry run)[/]" if report["dry_run"] else ""))
+        console.print(f"🧠 Distilling {outcome['session_id']}" + (" [dim](dry run)[/]" if dry_run else ""))
         if outcome["status"] == "failed":
             console.print(f"   [red]✗ failed:[/] {escape(outcome['reason'] or '')}")
             continue
         if not outcome["cards"]:
-            console.print(f"   [dim]No cards: {escape(outcome['reason'] or 'nothing reusable found')}[/]")
+            console.print(f"   [dim]Skipped: {escape(outcome['reason'] or 'nothing reusable found')}[/]")
             continue
         if outcome["status"] == "resumed":
             console.print("   [dim]Completing an interrupted distillation from its L3 record[/]")
-        console.print(f"   Found {len(outcome['cards'])} cards:")
+        console.print(f"   {'Would create' if dry_run else 'Found'} {plural(len(outcome['cards']), 'card')}:")
         for card in outcome["cards"]:
             console.print(f"     [green]✓[/] Card: {escape(card['title'])} \\[{card['type']}]")
         if outcome["links"]:
-            console.print(f"   Created {len(outcome['links'])} links:")
+            console.print(f"   {'Would create' if dry_run else 'Created'} {plural(len(outcome['links']), 'link')}:")
             for link in outcome["links"]:
                 console.print(f"     [green]✓[/] \"{escape(link['from'])}\" {link['relation']} "
                               f"\"{escape(link['to'])}\"")
         if outcome["dropped_links"]:
-            console.print(f"   [yellow]Dropped {outcome['dropped_links']} links to unknown titles[/]")
-    verb = "would create" if report["dry_run"] else "created"
-    console.print(f"[green]✓[/] Distillation complete: {report['sessions_distilled']} sessions, "
-                  f"{verb} {report['cards_created']} cards and {report['links_created']} links"
-                  + (f", {report['sessions_skipped']} skipped" if report["sessions_skipped"] else "")
-                  + (f", [red]{report['sessions_failed']} failed[/]" if report["sessions_failed"] else ""))
+            console.print(f"   [yellow]Dropped {plural(outcome['dropped_links'], 'link')} to unknown titles[/]")
+    if len(shown) > DETAIL_LIMIT:
+        for outcome in skipped:
+            console.print(f"   [dim]Skipped {outcome['session_id']}: "
+                          f"{escape(outcome['reason'] or 'nothing reusable found')}[/]")
+    failed = f", [red]{report['sessions_failed']} failed[/]" if report["sessions_failed"] else ""
+    if dry_run:
+        would = sum(1 for outcome in shown if outcome["status"] in ("would_distill", "resumed"))
+        console.print(f"Dry run, nothing written: would distill {plural(would, 'session')} into "
+                      f"{plural(report['cards_created'], 'card')} and {plural(report['links_created'], 'link')}"
+                      + (f", {len(skipped)} skipped" if skipped else "") + failed)
+        return
+    console.print(f"[green]✓[/] Distillation complete: {plural(report['sessions_distilled'], 'session')}, "
+                  f"created {plural(report['cards_created'], 'card')} and {plural(report['links_created'], 'link')}"
+                  + (f", {report['sessions_skipped']} skipped" if report["sessions_skipped"] else "") + failed)
 
 
 def print_introspect(console: "Console", report: dict) -> None:
@@ -112,46 +129,104 @@ def print_introspect(console: "Console", report: dict) -> None:
     from rich.markup import escape
 
     steps = report["steps"]
-    console.print("🧘 Starting introspection..." + (" [dim](dry run)[/]" if report["dry_run"] else "") + "\n")
+    dry_run = report["dry_run"]
+    console.print("🧘 Starting introspection..." + (" [dim](dry run: nothing is written)[/]" if dry_run else "") + "\n")
     for number, (name, result) in enumerate(steps.items(), start=1):
         console.print(f"[{number}/{len(steps)}] {name.capitalize()}")
         if name == "distill":
-            console.print(f"   Processed {result['sessions_distilled']} new sessions")
-            console.print(f"   Created {result['cards_created']} cards, {result['links_created']} links")
+            if dry_run:
+                would = sum(1 for outcome in result["sessions"] if outcome["status"] == "would_distill")
+                console.print(f"   Would distill {plural(would, 'new session')}")
+                console.print(f"   Would create {plural(result['cards_created'], 'card')}, "
+                              f"{plural(result['links_created'], 'link')}")
+            else:
+                console.print(f"   Processed {plural(result['sessions_distilled'], 'new session')}")
+                console.print(f"   Created {plural(result['cards_created'], 'card')}, "
+                              f"{plural(result['links_created'], 'link')}")
+            for outcome in result["sessions"]:
+                if outcome["status"] in ("skipped", "would_skip"):
+                    console.print(f"   [dim]Skipped {outcome['session_id']}: {escape(outcome['reason'] or '')}[/]")
         elif name == "consolidate":
             new = result["new"]
-            console.print(f"   {new.get('merge_cards', 0)} duplicate pairs and {new.get('similar_to', 0)} SIMILAR_TO "
-                          f"links proposed; {sum(v for k, v in new.items() if 'relation' in k)} relation suggestions")
+            console.print(f"   {plural(new.get('merge_cards', 0), 'duplicate pair')} and "
+                          f"{plural(new.get('similar_to', 0), 'SIMILAR_TO link')} proposed; "
+                          f"{plural(sum(v for k, v in new.items() if 'relation' in k), 'relation suggestion')}")
             if result.get("llm"):
                 llm = result["llm"]
                 console.print(f"   {llm['model']} confirmed {len(llm['merged'])} of {llm['asked']} duplicate pairs "
                               f"(merged); {llm['rejected']} were different, {llm['unusable']} unusable answers"
                               + (f"; stopped: {escape(llm['error'])}" if llm["error"] else ""))
-            console.print(f"   {result['pending']} suggestions pending: alaya review list")
+            console.print(f"   {plural(result['pending'], 'suggestion')} pending: alaya review list")
         elif name == "cooldown":
             tiers = result["by_tier"]
-            console.print(f"   Folded {result['accesses_folded']} recalls into the counters")
-            console.print(f"   HOT: {tiers['HOT']:,} cards ({result['upgraded']} upgraded, "
-                          f"{result['downgraded']} downgraded)")
-            console.print(f"   WARM: {tiers['WARM']:,} cards")
-            console.print(f"   COLD: {tiers['COLD']:,} cards ({result['newly_archived']} newly archived, "
-                          f"{result['restored']} restored)")
+            console.print(f"   {'Would fold' if dry_run else 'Folded'} {plural(result['accesses_folded'], 'recall')} "
+                          "into the counters")
+            console.print(f"   HOT: {plural(tiers['HOT'], 'card')} ({result['upgraded']:,} upgraded, "
+                          f"{result['downgraded']:,} downgraded)")
+            console.print(f"   WARM: {plural(tiers['WARM'], 'card')}")
+            console.print(f"   COLD: {plural(tiers['COLD'], 'card')} ({result['newly_archived']:,} newly archived, "
+                          f"{result['restored']:,} restored)")
         elif name == "forget":
-            console.print(f"   Forgot {result['count']} long-cold, unused cards (kept in the L3 journal; "
+            verb = "Would forget" if dry_run else "Forgot"
+            console.print(f"   {verb} {plural(result['count'], 'long-cold, unused card')} (kept in the L3 journal; "
                           "alaya restore ID brings one back)")
         console.print()
     console.print(f"[green]✓[/] Introspection complete (took {report['elapsed_s']:.1f}s)")
 
 
 def print_review_list(console: "Console", document: dict) -> None:
+    """One line per suggestion: id, status, kind, evidence score, then what it is about (titles)."""
     from rich.markup import escape
 
     if not document["suggestions"]:
-        console.print("No suggestions.")
+        console.print("No suggestions (alaya review list --all shows decided ones too).")
     for item in document["suggestions"]:
-        evidence = ", ".join(f"{k}={v}" for k, v in item["evidence"].items() if k != "examples")
-        console.print(f"{item['id']}  [{item['status']}] {item['kind']}: {escape(' ↔ '.join(item['subjects']))}"
-                      f"  [dim]{escape(evidence)}[/]")
+        titles = " ↔ ".join(f"\"{title}\"" if title is not None else f"{subject} (gone)"
+                            for subject, title in zip(item["subjects"], item["titles"]))
+        console.print(f"{item['id']}  {item['status']:<8}  {item['kind']:<16}  {evidence_score(item['evidence']):<16}  "
+                      f"{escape(titles)}")
+    pending = sum(1 for item in document["suggestions"] if item["status"] == "pending")
+    if pending:
+        console.print(f"\n{plural(pending, 'suggestion')} pending: alaya review show ID, then approve ID or reject ID")
+
+
+def evidence_score(evidence: dict) -> str:
+    """The number a suggestion stands on: how similar its subjects are, or how often a relation is used."""
+    if "similarity" in evidence:
+        return f"similarity {evidence['similarity']:.2f}"
+    if isinstance(evidence.get("uses"), int):
+        return plural(evidence["uses"], "use")
+    return ""
+
+
+def print_review_show(console: "Console", item: dict) -> None:
+    """One suggestion in full: what it proposes, when, its evidence and the cards involved."""
+    from rich.markup import escape
+
+    console.print(f"[bold]{item['id']}[/]  {item['kind']}  ({item['status']})")
+    console.print(f"Proposed {when(item['created_at'])}"
+                  + (f", decided {when(item['updated_at'])}" if item["status"] != "pending" else ""))
+    score = evidence_score(item["evidence"])
+    console.print(f"Evidence: {score or '-'}")
+    scored = "similarity" if "similarity" in item["evidence"] else "uses" if score else None
+    for key, value in item["evidence"].items():
+        if key != scored:  # the rest of the evidence, as recorded
+            console.print(f"  {key}: {escape(json.dumps(value, ensure_ascii=False))}")
+    for card in item.get("cards", []):
+        preview = " ".join(card["content"].split())
+        console.print(f"\n[bold]{escape(card['title'])}[/] #{card['type']} [dim]{card['id']}[/]")
+        console.print(f"  [dim]{escape(preview[:PREVIEW_CHARS])}{'…' if len(preview) > PREVIEW_CHARS else ''}[/]")
+    if "cards" not in item:
+        console.print(f"Relations: {escape(', '.join(item['subjects']))}")
+    if item["status"] == "pending":
+        console.print(f"\nDecide: alaya review approve {item['id']}  ·  alaya review reject {item['id']}")
+
+
+def when(millis: int) -> str:
+    """Epoch milliseconds as a UTC date and minute, the way people read times."""
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 def print_review_decided(console: "Console", document: dict) -> None:
@@ -160,8 +235,9 @@ def print_review_decided(console: "Console", document: dict) -> None:
         console.print(f"[green]✓[/] {item['id']} {item['kind']} {item['status']}" + (f": {details}" if details else ""))
 
 
-def print_recall(console: "Console", result: dict) -> None:
-    """Recall's human output: ranked cards with h, type and the relation that reached them."""
+def print_recall(console: "Console", result: dict, home: str | None = None) -> None:
+    """Recall's human output: ranked cards with h, type and the relation that reached them, ending with the command
+    of the next step (``home`` is the ``--home`` the command was given, repeated so the command can be pasted)."""
     from rich.markup import escape
 
     query = result["query"]
@@ -191,6 +267,23 @@ def print_recall(console: "Console", result: dict) -> None:
             console.print(f"  - {item['rel']} ({item['count']} {noun}, rel_sim={item['rel_sim_to_query']:.2f})")
     mark = "🎯 " if result["verdict"] == "close to target" else ""
     console.print(f"\nAverage h_distance: {result['h_distance_avg']:.2f} ({mark}{result['verdict']})")
+    if result["next_request"]:
+        console.print(f"Next step: {escape(recall_command(result['next_request'], home))}")
+
+
+def recall_command(request: dict, home: str | None = None) -> str:
+    """The ``alaya recall`` command line that sends ``request`` (a ``next_request``), quoted for a shell."""
+    import shlex
+
+    words = ["alaya", *(["--home", home] if home else []), "recall", "--from-nodes", ",".join(request["from_nodes"]),
+             "--rel", ",".join(request["relations"]), "--depth", str(request["depth"])]
+    if request.get("types"):
+        words += ["--types", ",".join(request["types"])]
+    if request.get("text"):
+        words.append(request["text"])
+    elif request.get("concepts"):
+        words += ["--concepts", ",".join(request["concepts"])]
+    return " ".join(shlex.quote(word) for word in words)
 
 
 def print_schema(console: "Console", document: dict) -> None:
@@ -199,14 +292,14 @@ def print_schema(console: "Console", document: dict) -> None:
         console.print("📊 [bold]Relation Types[/]\n")
         console.print("Core Relations (built-in):")
         for usage in report["core"]:
-            console.print(f"  {usage['name']:<22}{usage['uses']:>8,} uses")
+            console.print(f"  {usage['name']:<22}{usage['uses']:>8,} {'use' if usage['uses'] == 1 else 'uses'}")
         console.print("\nCustom Relations (emergent):")
         for usage in report["custom"]:
             hint = f"  [yellow]\\[{usage['hint']}][/]" if usage["hint"] else ""
-            console.print(f"  {usage['name']:<22}{usage['uses']:>8,} uses{hint}")
+            console.print(f"  {usage['name']:<22}{usage['uses']:>8,} {'use' if usage['uses'] == 1 else 'uses'}{hint}")
         if not report["custom"]:
             console.print("  [dim](none yet)[/]")
-        console.print(f"\nTotal: {report['total_edges']:,} edges ({report['core_types']} core types + "
+        console.print(f"\nTotal: {plural(report['total_edges'], 'edge')} ({report['core_types']} core types + "
                       f"{report['custom_types']} custom types)\n")
     if "node_types" in document:
         report = document["node_types"]
@@ -221,6 +314,13 @@ def print_trace(console: "Console", report: dict) -> None:
 
     card = report["card"]
     console.print(f"🔬 Tracing {card['id']}: \"{escape(card['title'])}\" #{card['type']}\n")
+    if report.get("source_file") and not report["sessions"]:
+        origin = report["source_file"]
+        console.print(f"=== Source File ({card['source']}) ===")
+        modified = (f"modified {origin['modified_at'][:16].replace('T', ' ')} UTC" if origin["modified_at"]
+                    else "no longer there")
+        console.print(f"{escape(origin['path'])} ({modified})")
+        return
     console.print("=== Source Sessions ===")
     for session in report["sessions"]:
         console.print(f"- {session['id']} ({session['timestamp'][:16].replace('T', ' ')} UTC, {session['channel']})")
@@ -235,8 +335,14 @@ def print_trace(console: "Console", report: dict) -> None:
 
 
 def print_link(console: "Console", document: dict) -> None:
+    if document["new_relation"]:
+        console.print(f"[green]✓[/] New relation: {document['links'][0]['relation']}")
     for item in document["links"]:
-        console.print(f"[green]✓[/] Created link: {item['source']} {item['relation']} {item['target']}")
+        if document["created"]:
+            console.print(f"[green]✓[/] Created link: {item['source']} {item['relation']} {item['target']}")
+        else:
+            console.print(f"= Already linked: {item['source']} {item['relation']} {item['target']} (kept as your link, "
+                          "with this reason and weight)")
 
 
 def print_status(console: "Console", report: dict) -> None:
@@ -270,12 +376,12 @@ def print_status(console: "Console", report: dict) -> None:
 
 def print_verify(console: "Console", report: dict) -> None:
     checked = report["checked"]
-    summary = (f"{checked['sessions']:,} sessions, {checked['cards']:,} cards, {checked['links']:,} links, "
-               f"{checked['vectors']:,} vectors")
+    summary = (f"{plural(checked['sessions'], 'session')}, {plural(checked['cards'], 'card')}, "
+               f"{plural(checked['links'], 'link')}, {plural(checked['vectors'], 'vector')}")
     if report["ok"]:
         console.print(f"✓ The three layers agree ({summary})")
         return
-    console.print(f"✗ {len(report['problems']):,} problems ({summary})")
+    console.print(f"✗ {plural(len(report['problems']), 'problem')} ({summary})")
     for kind, count in sorted(report["counts"].items()):
         shown = [problem for problem in report["problems"] if problem["kind"] == kind]
         console.print(f"\n[bold]{kind}[/] ({count:,}) → repair: {shown[0]['repair']}", markup=True)
@@ -287,21 +393,25 @@ def print_verify(console: "Console", report: dict) -> None:
 
 def print_rebuild(console: "Console", report: dict) -> None:
     layers = " and ".join(layer.upper() for layer in report["layers"])
-    console.print(f"✓ Rebuilt {layers} from L3 in {report['seconds']['total']:.1f} s: {report['sessions']:,} sessions, "
-                  f"{report['cards']:,} cards, {report['links']:,} links"
-                  + (f", {report['vectors']:,} vectors ({report['embedding']})" if "l1" in report["layers"] else ""))
+    console.print(f"✓ Rebuilt {layers} from L3 in {report['seconds']['total']:.1f} s: "
+                  f"{plural(report['sessions'], 'session')}, {plural(report['cards'], 'card')}, "
+                  f"{plural(report['links'], 'link')}"
+                  + (f", {plural(report['vectors'], 'vector')} ({report['embedding']})" if "l1" in report["layers"]
+                     else ""))
     for problem in report["unreadable"]:
         console.print(f"  skipped unreadable {problem['path']}: {problem['reason']}", markup=False)
     console.print("  Check it with: alaya verify")
 
 
 def print_backup(console: "Console", report: dict) -> None:
-    console.print(f"✓ Backed up {report['files']:,} files to {report['path']} ({human_bytes(report['bytes'])}) in "
-                  f"{report['total_s']:.1f} s; the store was held for {report['snapshot_s']:.2f} s", markup=False)
+    console.print(f"✓ Backed up {plural(report['files'], 'file')} to {report['path']} "
+                  f"({human_bytes(report['bytes'])}) in {report['total_s']:.1f} s; the store was held for "
+                  f"{report['snapshot_s']:.2f} s", markup=False)
 
 
 def print_restore_backup(console: "Console", report: dict) -> None:
-    console.print(f"✓ Restored {report['files']:,} files from {report['archive']} into {report['home']}", markup=False)
+    console.print(f"✓ Restored {plural(report['files'], 'file')} from {report['archive']} into {report['home']}",
+                  markup=False)
     if report["replaced"]:
         console.print(f"  The home that was there is kept at {report['replaced']}; delete it when you are sure",
                       markup=False)
@@ -340,11 +450,11 @@ def human_bytes(count: int) -> str:
 def print_export(console: "Console", report: dict) -> None:
     """Export's output."""
     console.print("📦 Exporting Alaya data...\n")
-    console.print(f"[green]✓[/] Exported {report['cards']:,} cards to {_short(report['cards_dir'])}/")
+    console.print(f"[green]✓[/] Exported {plural(report['cards'], 'card')} to {_short(report['cards_dir'])}/")
     for card_type, count in report["cards_by_type"].items():
         console.print(f"  - {card_type}/ ({count:,})")
-    console.print(f"[green]✓[/] Exported graph to {_short(report['graphml'])} ({report['sessions']:,} sessions, "
-                  f"{report['edges']:,} relations)")
+    console.print(f"[green]✓[/] Exported graph to {_short(report['graphml'])} "
+                  f"({plural(report['sessions'], 'session')}, {plural(report['edges'], 'relation')})")
     console.print(f"[green]✓[/] Created index at {_short(report['index'])}")
     replaced = " (replaced the earlier export)" if report["replaced"] else ""
     console.print(f"\nExport complete: {_short(report['out'])}/{replaced}")
@@ -359,7 +469,7 @@ def print_import_memex(console: "Console", report: dict) -> None:
             console.print(f"[green]✓[/] {card['status'].capitalize()}: {escape(card['title'])} \\[{card['type']}] "
                           f"[dim]{escape(card['file'])}[/]")
     console.print(f"Cards: {report['imported']} imported, {report['updated']} updated, {report['unchanged']} "
-                  f"unchanged ({report['files']} files, {report['links']} wikilinks written)")
+                  f"unchanged ({plural(report['files'], 'file')}, {plural(report['links'], 'wikilink')} written)")
     for title, items, key in (("Broken links", report["broken_links"], "target"),
                               ("Unreadable files", report["unreadable"], "reason"),
                               ("Skipped", report["skipped"], "reason"),

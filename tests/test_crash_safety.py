@@ -121,7 +121,7 @@ def prepared(demo_template, tmp_path_factory) -> Prepared:
         "introspect": ["introspect"],
         "cooldown": ["introspect", "--step", "cooldown"],
         "approve_merge": ["review", "approve", *merges],
-        "link": ["link", first, second, "--rel", "LED_TO", "--reason", "crash test"],
+        "link": ["link", first, second, "--rel", "LED_TO", "--reason", "crash test", "--new-relation"],
         "import_memex": ["import-memex", str(FIXTURES / "memex_vault")],
         "rebuild": ["rebuild", "--all"],
     }

@@ -195,7 +195,7 @@ def test_cli_distill_prints_cards_and_links(cli, home):
     result = cli("distill")
     assert result.exit_code == 0, result.stderr
     assert f"🧠 Distilling {GATEWAY}" in result.stdout and "✓ Card:" in result.stdout
-    assert "Distillation complete: 1 sessions" in result.stdout
+    assert "Distillation complete: 1 session," in result.stdout
     document = cli("distill", "--session", GATEWAY, "--json").json()
     assert document["sessions"][0]["status"] == "up_to_date"
 

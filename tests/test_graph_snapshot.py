@@ -29,8 +29,8 @@ def blocked_by(result) -> list[str]:
 def link_every_kind(engine: Engine, ids: list[str]) -> None:
     """A causal edge (read backwards too), a custom one, a promoted one, a symmetric pair."""
     engine.link(ids[0], ids[1], "CAUSES", weight=0.4)
-    engine.link(ids[1], ids[2], "LED_TO")
-    engine.link(ids[2], ids[3], "WORKAROUND_FOR")
+    engine.link(ids[1], ids[2], "LED_TO", new_relation=True)
+    engine.link(ids[2], ids[3], "WORKAROUND_FOR", new_relation=True)
     engine.link(ids[3], ids[4], "CONTRADICTS")
     with engine._graph() as graph:
         graph.promote_relation("WORKAROUND_FOR")
@@ -97,7 +97,7 @@ def test_a_fresh_snapshot_needs_no_step_lock_and_a_write_makes_it_stale(demo_hom
         finally:
             done.set()
             worker.join()
-        engine.link(ids[5], ids[6], "BLOCKED_BY")
+        engine.link(ids[5], ids[6], "BLOCKED_BY", new_relation=True)
         assert engine._resident.current() is None
         through_database = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
         assert blocked_by(through_database) == [ids[6]]
@@ -116,7 +116,7 @@ def test_without_a_snapshot_a_recall_beside_a_long_step_reads_through_its_own_co
 
         def long_step() -> None:
             with engine._graph():
-                engine.link(ids[5], ids[6], "BLOCKED_BY")
+                engine.link(ids[5], ids[6], "BLOCKED_BY", new_relation=True)
                 stepping.set()
                 done.wait(30)
 

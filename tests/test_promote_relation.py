@@ -31,7 +31,7 @@ def busy_template(demo_template, tmp_path_factory) -> Path:
         for number in range(USES):
             source = ids[number % len(ids)]
             target = ids[(number + 1 + number // len(ids)) % len(ids)]
-            engine.link(source, target, "led to", f"link {number}")
+            engine.link(source, target, "led to", f"link {number}", new_relation=True)
     return home
 
 

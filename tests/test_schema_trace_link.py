@@ -41,7 +41,8 @@ def test_trace_of_an_unknown_card_is_a_clear_error(demo_cli):
 
 def test_link_custom_relation_is_journaled_embedded_and_counted(demo_cli, demo_home):
     first, second = gateway_cards(demo_home)[:2]
-    result = demo_cli("link", first, second, "--rel", "led to", "--reason", "the outage led to the checklist", "--json")
+    result = demo_cli("link", first, second, "--rel", "led to", "--reason", "the outage led to the checklist",
+                      "--new-relation", "--json")
     assert result.exit_code == 0, result.stderr
     assert [link["relation"] for link in result.json()["links"]] == ["LED_TO"]
     journal = "".join(path.read_text() for path in (demo_home / "raw/journal").glob("*.jsonl"))
@@ -55,7 +56,7 @@ def test_link_custom_relation_is_journaled_embedded_and_counted(demo_cli, demo_h
 
 def test_a_chinese_relation_name_is_kept_and_navigable(demo_cli, demo_home):
     first, second = gateway_cards(demo_home)[:2]
-    result = demo_cli("link", first, second, "--rel", "导致", "--json")
+    result = demo_cli("link", first, second, "--rel", "导致", "--new-relation", "--json")
     assert result.exit_code == 0, result.stderr
     assert [link["relation"] for link in result.json()["links"]] == ["导致"]
     assert any(r["name"] == "导致" for r in demo_cli("schema", "--relations", "--json").json()["relations"]["custom"])

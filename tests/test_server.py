@@ -83,7 +83,7 @@ def test_the_server_keeps_a_graph_snapshot_that_a_write_never_leaves_stale_for_r
 
     seeds = recall_ids({"text": "gateway restart"})
     assert wait_for(lambda: snapshot_state() == "fresh")
-    assert alaya(served, "link", seeds[0], seeds[1], "--rel", "BLOCKED_BY").returncode == 0
+    assert alaya(served, "link", seeds[0], seeds[1], "--rel", "BLOCKED_BY", "--new-relation").returncode == 0
     assert recall_ids({"from_nodes": [seeds[0]], "relations": ["BLOCKED_BY"]}) == [seeds[1]]
     assert wait_for(lambda: snapshot_state() == "fresh")
     assert recall_ids({"from_nodes": [seeds[0]], "relations": ["BLOCKED_BY"]}) == [seeds[1]]

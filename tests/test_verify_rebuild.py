@@ -221,8 +221,8 @@ def test_replay_reproduces_links_merges_forgetting_restoring_and_relation_merges
     """Every journaled change, applied live, then the store rebuilt from L3 alone: the same graph."""
     engine = Engine.open(demo_home)
     first, second, third, fourth = sorted(engine.vectors().vector_ids())[:4]
-    engine.link(first, second, "LED_TO", "the first led to the second")
-    engine.link(third, fourth, "RESULTED_IN", "same idea, other words")
+    engine.link(first, second, "LED_TO", "the first led to the second", new_relation=True)
+    engine.link(third, fourth, "RESULTED_IN", "same idea, other words", new_relation=True)
     engine.link(second, third, "SIMILAR_TO")
     with engine._graph() as graph:
         journal, now = Journal(engine.layout.journal), millis_now()

@@ -42,7 +42,7 @@ class SessionOutcome:
     session_id: str
     status: str
     """``distilled``, ``resumed`` (an L3 record replayed), ``skipped`` (nothing to extract), ``failed``,
-    ``up_to_date`` or, with ``--dry-run``, ``would_distill``."""
+    ``up_to_date`` or, with ``--dry-run``, ``would_distill`` or ``would_skip`` (nothing to extract)."""
     cards: list[dict] = field(default_factory=list)
     links: list[dict] = field(default_factory=list)
     dropped_links: int = 0
@@ -180,7 +180,7 @@ class DistillPipeline:
             return SessionOutcome(session_id, "failed", reason=error.message)
         record, vectors = self._record(session, content_hash, distillation)
         if dry_run:
-            return _outcome(record, "would_distill")
+            return _outcome(record, "would_distill" if record.cards else "would_skip")
         with self.step():
             previous = self.records.read(session_id)
             if _current(previous, content_hash, force):

@@ -191,7 +191,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         description=(
             "Record a relation you have established between two cards, e.g. that one DEPENDS_ON the other. Use a "
             f"core relation ({CORE_NAMES}) or a custom UPPER_SNAKE_CASE name, and say why in `reason`. SIMILAR_TO "
-            "and CONTRADICTS are stored in both directions."
+            "and CONTRADICTS are stored in both directions. A name the store does not know yet is refused with the "
+            "nearest known one (usually a typo); set new_relation=true to create it."
         ),
         input_schema=_object({
             "source": {"type": "string", "minLength": 1, "description": "Card id the edge starts from."},
@@ -200,11 +201,14 @@ TOOLS: tuple[ToolSpec, ...] = (
                          "description": "Relation type (default RELATES_TO)."},
             "reason": {"type": "string", "default": "", "description": "Why the two cards are related."},
             "weight": {"type": "number", "minimum": 0, "maximum": 1, "default": 1.0, "description": "Strength, 0–1."},
+            "new_relation": {"type": "boolean", "default": False,
+                             "description": "Create the relation if the store does not know it yet."},
         }, ("source", "target")),
         method="link",
         params=lambda arguments: {"source": arguments["source"], "target": arguments["target"],
                                   "relation": arguments.get("relation", "RELATES_TO"),
-                                  "reason": arguments.get("reason", ""), "weight": arguments.get("weight", 1.0)},
+                                  "reason": arguments.get("reason", ""), "weight": arguments.get("weight", 1.0),
+                                  "new_relation": arguments.get("new_relation", False)},
         read_only=False,
     ),
     ToolSpec(
@@ -213,9 +217,9 @@ TOOLS: tuple[ToolSpec, ...] = (
         description=(
             "Store a session in long-term memory. Call it when a session ends. Give `path` (an absolute path to "
             "a session JSON file, an OpenClaw .jsonl transcript, or a folder of them) or `session` (the session "
-            "itself: a seed-format session object, or the text of a session file). Set distill=true to turn it "
-            "into knowledge cards at once. Storing the same session again changes nothing; a session whose "
-            "content changed needs replace=true."
+            "itself: a session object in Alaya's session JSON format, or the text of a session file). "
+            "Set distill=true to turn it into knowledge cards at once. Storing the same session again changes "
+            "nothing; a session whose content changed needs replace=true."
         ),
         input_schema=_object({
             "path": {"type": "string", "minLength": 1, "description": "Absolute path of a session file or folder."},

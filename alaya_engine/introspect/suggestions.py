@@ -19,6 +19,8 @@ from ..errors import AlayaError
 
 KINDS = ("merge_cards", "similar_to", "merge_relations", "promote_relation", "split_relation")
 STATUSES = ("pending", "approved", "rejected")
+CARD_KINDS = frozenset({"merge_cards", "similar_to"})
+"""Kinds whose subjects are card ids; the others name relations."""
 
 
 @dataclass

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -191,6 +192,9 @@ def _vault_root(directory: str) -> Path:
     if not directory:
         raise AlayaError("bad_request", "give the memex cards folder, e.g. alaya import-memex ~/.memex/cards")
     path = Path(directory).expanduser()
+    if path.is_file():
+        raise AlayaError("bad_request", f"{path} is a file; import-memex reads a whole vault (links between cards "
+                                        f"need their neighbours): give the vault folder, e.g. {path.parent}")
     if not path.is_dir():
         raise AlayaError("not_found", f"no folder {path}; give the memex cards folder, e.g. ~/.memex/cards")
     return path.resolve()
@@ -269,6 +273,21 @@ def _write(engine: "Engine", root: Path, events: list[_Plan], existing: dict, pr
         with engine._graph() as graph:
             vectors.set_relation_frequencies(graph.counts()["links_by_relation"])
             vectors.refresh_full_text_index()
+
+
+def source_file(journal: Journal, card_id: str) -> dict | None:
+    """Where a memex card was last imported from, for ``alaya trace``: the file's path, and its modification time
+    now (``None`` when the file is gone since). A memex card has no session to trace back to; its file is the
+    source a person can open. ``None`` for a card no import wrote."""
+    event = _read_history(journal).last_import.get(card_id)
+    if event is None:
+        return None
+    path = Path(event["origin"]["vault"]) / event["origin"]["file"]
+    try:
+        modified = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+    except OSError:
+        modified = None
+    return {"path": str(path), "modified_at": modified}
 
 
 def _read_history(journal: Journal) -> _History:

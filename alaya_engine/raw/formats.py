@@ -76,8 +76,8 @@ def check_session_id(session_id: Any) -> str:
 
 
 def parse_session_json(document: Any, stored: bool = False) -> Session:
-    """Validate a seed-format session document. Producers may give epoch seconds; a ``stored`` one (an L3 file)
-    holds milliseconds only, so a time before March 1973 reads back as it was written, not as seconds."""
+    """Validate a session document in Alaya's JSON format. Producers may give epoch seconds; a ``stored`` one (an L3
+    file) holds milliseconds only, so a time before March 1973 reads back as it was written, not as seconds."""
     if not isinstance(document, dict):
         raise refuse(f"expected a JSON object with 'id' and 'turns', got {type(document).__name__}")
     for name in ("id", "turns"):

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field
 
 CLOSE_ENOUGH = 0.15
 """A result whose best unit's h-distance is below this is close to the target: on the dev sets its top 5 held an
-evidence turn for ~90% of LoCoMo questions and all MemoryBank ones (calibration: docs/recall.md)."""
+evidence turn for 85% of such LoCoMo questions and all such MemoryBank Chinese ones (calibration: docs/recall.md)."""
 GETTING_CLOSER = 0.22
 """Below this (and not close) the result is getting closer; above it, far from the target."""
 
@@ -90,8 +90,8 @@ class RecallResult:
     @property
     def verdict(self) -> str:
         """What the best unit's distance says and what to do next. The best h, not the average: on the dev sets
-        the average told questions whose answer was found from the rest no better than chance (AUC 0.50 on
-        LoCoMo), the best h did (0.73; 0.91 on MemoryBank). Following a relation is advised only when one is
+        the average told questions whose answer was found from the rest no better than chance (AUC 0.51 on
+        LoCoMo), the best h did (0.68; 0.94 on MemoryBank Chinese). Following a relation is advised only when one is
         explorable, and the best one is named (the first: explorable is sorted by similarity to the query)."""
         best_h = self.h_distance_best
         if best_h is None:
@@ -107,6 +107,23 @@ class RecallResult:
         return f"far from target: rephrase the concepts or follow {best}" if best else \
             "far from target: rephrase the concepts"
 
+    @property
+    def next_request(self) -> dict | None:
+        """The request that follows the best explorable relation (the list is sorted best first): one hop from the
+        cards it leads on from, with the same goal, so the next result is still measured against what was asked.
+        None when nothing is explorable. Every face offers it as the next step (the CLI as a command line)."""
+        if not self.explorable:
+            return None
+        best = self.explorable[0]
+        request: dict = {"from_nodes": best.from_nodes, "relations": [best.rel], "depth": 1}
+        if self.query.get("text"):
+            request["text"] = self.query["text"]
+        elif self.query.get("concepts"):
+            request["concepts"] = self.query["concepts"]
+        if self.query.get("types"):
+            request["types"] = self.query["types"]
+        return request
+
     def to_json(self) -> dict:
         return {
             "nodes": [node.to_json() for node in self.nodes],
@@ -114,6 +131,7 @@ class RecallResult:
             "h_distance_avg": self.h_distance_avg,
             "h_distance_best": self.h_distance_best,
             "verdict": self.verdict,
+            "next_request": self.next_request,
             "reason": self.reason,
             "goal": self.goal,
             "query": self.query,

@@ -1,4 +1,5 @@
-"""JSON Schemas of the stable ``--json`` contracts, shipped in the package."""
+"""JSON Schemas shipped in the package: the stable ``--json`` contracts (recall) and the session files ``alaya
+ingest`` accepts (session), so producers can check their output before handing it over."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from importlib.resources import files
 
 from ..errors import AlayaError
 
-CONTRACTS = ("recall",)
+CONTRACTS = ("recall", "session")
 
 
 def json_schema(name: str) -> dict:

@@ -1,0 +1,116 @@
+"""Navigation a person can act on: recall ends with the command of the next step and never advises navigating
+when nothing is explorable; ``alaya link`` catches a mistyped relation and says when a link already existed."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import jsonschema
+
+from alaya_engine.engine import Engine
+from alaya_engine.schemas import json_schema
+
+SCHEMA = json_schema("recall")
+QUESTION = "nginx 502 after deploy"
+
+
+def test_recall_ends_with_the_command_that_follows_the_best_relation(demo_cli, demo_home):
+    document = demo_cli("recall", QUESTION, "--json").json()
+    jsonschema.validate(document, SCHEMA)
+    best = document["explorable"][0]
+    assert document["next_request"] == {"from_nodes": best["from_nodes"], "relations": [best["rel"]], "depth": 1,
+                                        "text": QUESTION}
+    human = demo_cli("recall", QUESTION).stdout.rstrip().splitlines()
+    assert human[-1].startswith(f"Next step: alaya --home {demo_home} recall --from-nodes ")
+    words = shlex.split(human[-1].removeprefix("Next step: "))
+    assert words[-1] == QUESTION and words[words.index("--rel") + 1] == best["rel"]
+    followed = demo_cli(*words[3:], "--json")  # the pasted command, without "alaya --home H"
+    assert followed.exit_code == 0, followed.stderr
+    assert followed.json()["query"]["from_nodes"] == best["from_nodes"]
+    assert {node["via"] for node in followed.json()["nodes"] if node["kind"] == "card"} <= set(best["from_nodes"])
+
+
+def test_nothing_explorable_means_no_advice_to_navigate(cli, tmp_path):
+    session = tmp_path / "first.json"
+    session.write_text(json.dumps({"id": "lonely", "timestamp": 1764547200000, "turns": [
+        {"role": "user", "content": "Our nginx returns 502 after every deploy. Why?"},
+        {"role": "assistant", "content": "The cause is proxy_read_timeout: the upstream restarts slower than 60 s."}]}))
+    assert cli("ingest", str(session), "--distill").exit_code == 0
+    document = cli("recall", "upstream restart", "--json").json()
+    jsonschema.validate(document, SCHEMA)
+    assert document["nodes"] and document["explorable"] == [] and document["next_request"] is None
+    assert "navigate" not in document["verdict"] and "follow" not in document["verdict"]
+    human = cli("recall", "upstream restart").stdout
+    assert "navigate" not in human and "Next step" not in human and "Explorable" not in human
+
+
+def two_cards(demo_cli) -> tuple[str, str]:
+    nodes = [node for node in demo_cli("recall", "gateway restart telegram", "--json").json()["nodes"]
+             if node["kind"] == "card"]
+    return nodes[0]["card_id"], nodes[1]["card_id"]
+
+
+def test_a_mistyped_relation_is_refused_with_the_nearest_known_one(demo_cli, demo_home):
+    first, second = two_cards(demo_cli)
+    before = sorted((demo_home / "raw").rglob("*"))
+    typo = demo_cli("link", first, second, "--rel", "CAUSD_BY")
+    assert typo.exit_code == 2 and typo.stdout == ""
+    assert typo.stderr.count("\n") == 1 and "did you mean CAUSED_BY?" in typo.stderr and "--new-relation" in typo.stderr
+    as_json = demo_cli("link", first, second, "--rel", "CAUSD_BY", "--json")
+    assert as_json.exit_code == 2 and as_json.json()["error"]["code"] == "new_relation"
+    assert sorted((demo_home / "raw").rglob("*")) == before, "a refused link writes nothing"
+    created = demo_cli("link", first, second, "--rel", "CAUSD_BY", "--new-relation")
+    assert created.exit_code == 0, created.stderr
+    assert "New relation: CAUSD_BY" in created.stdout and "Created link" in created.stdout
+    again = demo_cli("link", second, first, "--rel", "CAUSD_BY", "--json")
+    assert again.exit_code == 0 and again.json()["new_relation"] is False, "a relation exists once created"
+
+
+def test_linking_an_existing_pair_says_so(demo_cli, demo_home):
+    first, second = two_cards(demo_cli)
+    created = demo_cli("link", first, second, "--rel", "DEPENDS_ON")
+    assert created.exit_code == 0 and f"Created link: {first} DEPENDS_ON {second}" in created.stdout
+    again = demo_cli("link", first, second, "--rel", "DEPENDS_ON", "--reason", "checked twice")
+    assert again.exit_code == 0 and "Created" not in again.stdout
+    assert f"Already linked: {first} DEPENDS_ON {second}" in again.stdout
+    assert demo_cli("link", first, second, "--rel", "DEPENDS_ON", "--json").json()["created"] is False
+    with Engine.open(demo_home)._graph() as graph:
+        edges = [edge for edge in graph.edges_of(first)["outgoing"]
+                 if edge["relation"] == "DEPENDS_ON" and edge["card_id"] == second]
+    assert len(edges) == 1, "the same edge, updated, not a second one"
+
+
+def test_on_a_terminal_a_new_relation_is_created_after_a_yes(demo_cli, demo_home):
+    """A person at a terminal is asked instead of refused; the answer is typed into a real pseudo-terminal."""
+    import os
+    import pty
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    first, second = two_cards(demo_cli)
+    command = shutil.which("alaya", path=os.path.dirname(sys.executable))
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([command, "--home", str(demo_home), "link", first, second, "--rel", "SUPERSEDES"],
+                               stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
+                               env={**os.environ, "ALAYA_NO_SERVER": "1"})
+    os.close(terminal)
+    seen, answered, deadline = b"", False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            chunk = os.read(controller, 4096)
+        except OSError:  # EIO: the command ended and its terminal closed
+            break
+        if not chunk:
+            break
+        seen += chunk
+        if not answered and b"Create it anyway? [y/N]" in seen:
+            os.write(controller, b"y\n")
+            answered = True
+    process.wait(timeout=60)
+    os.close(controller)
+    text = seen.decode(errors="replace")
+    assert answered and "SUPERSEDES would be a new relation" in text, text
+    assert process.returncode == 0 and "New relation: SUPERSEDES" in text and "Created link" in text, text
