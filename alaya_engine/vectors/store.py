@@ -270,7 +270,7 @@ class VectorStore:
         table = self.table(CARD_VECTORS)
         names, relations = self.relation_vectors()
         return {CARD_VECTORS: unusable_rows(table.search().select(["id", "vector"]).limit(None).to_batches(),
-                                            self.dimension),
+                                            table.schema.field("vector").type.list_size),
                 RELATIONS: [name for name, bad in zip(names, unusable_mask(relations)) if bad]}
 
     def meta_index(self) -> dict[str, tuple[str, str]]:
@@ -390,7 +390,8 @@ def read_matrix(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndar
 
 def unusable_rows(batches, dimension: int) -> list[str]:
     """Ids of the rows of ``batches`` (``id``, ``vector``) whose vector is not finite or all zero (read batch by
-    batch, so verify never holds every vector at once)."""
+    batch, so verify never holds every vector at once). ``dimension``: the stored width, which verify also checks
+    against the store's."""
     bad: list[str] = []
     for batch in batches:
         ids = batch.column("id").to_pylist()
