@@ -119,7 +119,8 @@ class GraphStore:
     def close(self) -> None:
         if self.write_failed:
             _abandon(self._db, self._conn)
-            _OPEN_PATHS.discard(self.path)
+            if not self._is_reader:
+                _OPEN_PATHS.discard(self.path)
             return
         if self._is_reader:
             self._conn.close()

@@ -271,7 +271,7 @@ class VectorStore:
         table = self.table(CARD_VECTORS)
         names, relations = self.relation_vectors()
         return {CARD_VECTORS: unusable_rows(table.search().select(["id", "vector"]).limit(None).to_batches(),
-                                            self.dimension),
+                                            table.schema.field("vector").type.list_size),
                 RELATIONS: [name for name, bad in zip(names, unusable_mask(relations)) if bad]}
 
     def meta_index(self) -> dict[str, tuple[str, str]]:
@@ -396,12 +396,12 @@ def read_matrix(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndar
 
 def unusable_rows(batches, dimension: int) -> list[str]:
     """Ids of the rows of ``batches`` (``id``, ``vector``) whose vector is not finite or all zero (read batch by
-    batch, so verify never holds every vector at once)."""
+    batch, so verify never holds every vector at once). ``dimension``: the stored width, which verify also checks
+    against the store's."""
     bad: list[str] = []
     for batch in batches:
-        ids, vectors = batch.column("id").to_pylist(), batch.column("vector")
-        width = getattr(vectors.type, "list_size", dimension)  # a table of another width is verify's wrong_dimension
-        bad.extend(ids[row] for row in unusable_mask(float_rows(vectors, width)).nonzero()[0])
+        ids = batch.column("id").to_pylist()
+        bad.extend(ids[row] for row in unusable_mask(float_rows(batch.column("vector"), dimension)).nonzero()[0])
     return bad
 
 

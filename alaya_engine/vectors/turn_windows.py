@@ -203,8 +203,9 @@ class TurnWindowStore:
         """Embedded windows whose vector is not finite or all zero."""
         if not self.exists():
             return []
-        return unusable_rows(self.table().search().where("embedded").select(["id", "vector"]).limit(None)
-                             .to_batches(), self.dimension)
+        table = self.table()
+        return unusable_rows(table.search().where("embedded").select(["id", "vector"]).limit(None).to_batches(),
+                             table.schema.field("vector").type.list_size)
 
     def windows(self, ids: list[str]) -> dict[str, dict[str, Any]]:
         """The rows (without vector and terms) of these windows."""
