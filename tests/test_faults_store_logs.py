@@ -51,7 +51,7 @@ def test_damaged_journal_lines_are_reported_and_never_fail_verify_or_rebuild(dem
         handle.write(b'{"op": "link.add", "at": 5, "links": [}\n')  # bad JSON in the middle
         handle.write(b'{"op": "link.add", "at": 6, "links": []}\xff\xfe\n')  # invalid UTF-8
         handle.write(b'[1, 2]\n{"op": "link.add", "at": "soon"}\n')  # valid JSON, not an event
-    assert demo_cli("link", first, second, "--rel", "LED_TO").exit_code == 0
+    assert demo_cli("link", first, second, "--rel", "LED_TO", "--new-relation").exit_code == 0
 
     result = demo_cli("verify", "--json")
     assert result.exit_code == 1 and "Traceback" not in result.stderr

@@ -12,11 +12,15 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 from typer.testing import CliRunner
 
+import alaya_engine.demo
 from alaya_engine.cli import parse_fast_call
 from alaya_engine.commands import app
+
+SHIPPED_SESSIONS = len(list((Path(alaya_engine.demo.__file__).parent / "sessions").glob("*.json*")))
 
 
 def invoke(*args: str):
@@ -29,7 +33,7 @@ def test_home_and_json_are_accepted_on_either_side_of_the_command(demo_home):
                  ["--json", "status", f"--home={home}"], ["status", "--json", "--no-server", "--home", home]):
         result = invoke(*args)
         assert result.exit_code == 0, (args, result.output)
-        assert json.loads(result.stdout)["l3"]["sessions"] == 16, args
+        assert json.loads(result.stdout)["l3"]["sessions"] == SHIPPED_SESSIONS, args
     recalled = invoke("--json", "recall", "nginx 502", "--home", home)
     assert recalled.exit_code == 0 and json.loads(recalled.stdout)["nodes"]
     nested = invoke("--json", "review", "list", "--home", home)

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import typer
-from conftest import write_problem_session
+from conftest import demo_session_id, write_problem_session
 from typer.testing import CliRunner
 
 from alaya_engine.commands import app
@@ -56,8 +56,9 @@ def session(folder: Path, session_id: str, *turns: str) -> Path:
     return path
 
 
-def test_a_dry_run_never_says_created(demo_cli):
-    distill = demo_cli("distill", "--force", "--dry-run", "--session", "session-20260309-013000")
+def test_a_dry_run_never_says_created(demo_cli, demo_home):
+    session_id = demo_session_id(demo_home, "session-20260309-013000")
+    distill = demo_cli("distill", "--force", "--dry-run", "--session", session_id)
     assert distill.exit_code == 0, distill.stderr
     assert "Created" not in distill.stdout and "created" not in distill.stdout
     assert "Would create" in distill.stdout

@@ -265,7 +265,7 @@ def demo_results() -> list[tuple[str, Session, object]]:
 
 def test_demo_sessions_give_cards_of_every_type_with_short_unique_titles():
     results = demo_results()
-    assert len(results) == 16
+    assert len(results) == len(list(DEMO_SESSIONS.iterdir())) >= 16
     types = set()
     for name, session, result in results:
         if session.tokens < 200:
