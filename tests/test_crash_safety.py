@@ -20,7 +20,7 @@ it runs ``ingest --distill`` or ``introspect`` for a client
 (``ALAYA_SERVER_CRASH_TRIALS``, one per command in CI), and a full disk at a
 random moment of an ingest — the store is copied onto a small tmpfs whose free
 space is cut to a seeded random amount below what the ingest writes
-(``ALAYA_ENOSPC_TRIALS``, two in CI): the command must then fail as one line,
+(``ALAYA_ENOSPC_TRIALS``, one in CI): the command must then fail as one line,
 and once space is freed, re-running it (after the repair verify names) must give
 the reference store. ``ALAYA_CRASH_SEED`` picks another reproducible sequence of
 kill times and fill levels.
@@ -53,7 +53,7 @@ COMMANDS = ("ingest", "distill", "introspect", "cooldown", "approve_merge", "lin
 TRIALS = max(len(COMMANDS), int(os.environ.get("ALAYA_CRASH_TRIALS", str(len(COMMANDS)))))
 SERVER_COMMANDS = ("ingest_distill", "introspect")
 SERVER_TRIALS = max(len(SERVER_COMMANDS), int(os.environ.get("ALAYA_SERVER_CRASH_TRIALS", "2")))
-ENOSPC_TRIALS = int(os.environ.get("ALAYA_ENOSPC_TRIALS", "2"))
+ENOSPC_TRIALS = int(os.environ.get("ALAYA_ENOSPC_TRIALS", "1"))
 
 
 @dataclass
