@@ -72,6 +72,8 @@ def test_card_with_its_trace(pinned_demo_home, snap_compare, size):
         await pilot.press("t")  # the first result, its trace shown
         await settle(pilot.app, pilot)
         assert isinstance(pilot.app.screen, CardScreen) and pilot.app.screen.trace_document is not None
+        await pilot.wait_for_scheduled_animations()  # the trace scrolls to the cited turns: let it arrive
+        await pilot.pause()
 
     assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=trace)
 
