@@ -21,17 +21,20 @@ def overwrite_vector(table, row_id: str, vector: list[float]) -> None:
 
 
 def damage_vector_bytes(folder, vector: np.ndarray) -> None:
-    """Overwrite the first float of ``vector`` with a NaN in the data file that holds it, as random bytes in a
-    fragment do (LanceDB itself refuses to write a NaN)."""
+    """Overwrite the first float of ``vector`` with a NaN wherever a data file holds it, as random bytes in a
+    fragment do (LanceDB itself refuses to write a NaN). Every copy: older fragments of the table may hold the same
+    vector, and which one a read uses depends on the store's history."""
     needle = vector.astype(np.float32).tobytes()[:64]
+    damaged = 0
     for path in folder.glob("data/*.lance"):
         data = bytearray(path.read_bytes())
         at = data.find(needle)
-        if at >= 0:
+        while at >= 0:
             data[at:at + 4] = np.array([np.nan], np.float32).tobytes()
-            path.write_bytes(bytes(data))
-            return
-    raise AssertionError("the vector's bytes are in no data file")
+            damaged += 1
+            at = data.find(needle, at + 4)
+        path.write_bytes(bytes(data))
+    assert damaged, "the vector's bytes are in no data file"
 
 
 def test_non_finite_and_zero_vectors_are_found_and_rebuild_l1_repairs_them(demo_home, demo_cli):
