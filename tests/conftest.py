@@ -209,7 +209,15 @@ def fill(disk: Path, leave_kb: int) -> Path:
     return filler
 
 
-LONGEST_FILES = ("test_crash_safety.py", "test_concurrency.py")
+@pytest.fixture(scope="session")
+def prepared(demo_template, tmp_path_factory):
+    """The crash trials' starting store (see ``crash_trials.py``), shared by the crash-trial files of a worker."""
+    from crash_trials import prepare
+
+    return prepare(demo_template, tmp_path_factory.mktemp("crash"))
+
+
+LONGEST_FILES = ("test_crash_safety.py", "test_crash_safety_more.py", "test_concurrency.py")
 """Two to three minutes each (measured): started first of all."""
 
 
