@@ -43,7 +43,7 @@ def generate_sessions(folder: Path, count: int, seed: int = 7) -> list[str]:
 
 
 def run(plan: Plan) -> list[Row]:
-    count = plan.pick(50, 1000)
+    count = plan.pick(20, 1000)
     with plan.stores.empty() as home, tempfile.TemporaryDirectory(prefix="alaya-bench-sessions-") as sessions:
         paths = generate_sessions(Path(sessions), count)
         engine = Engine.open(home)

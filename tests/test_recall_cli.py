@@ -84,7 +84,7 @@ def test_schema_command_prints_the_contract(cli):
 
 @pytest.mark.slow
 def test_concurrent_recalls_lose_no_access_count(demo_home):
-    """8 processes × 25 recalls at once: every returned card is counted exactly once per return."""
+    """4 processes × 25 recalls at once: every returned card is counted exactly once per return."""
     config_file = demo_home / "config.json"
     config = json.loads(config_file.read_text())
     config["lock"]["wait_seconds"] = 120.0  # COLD demo cards are embedded under the lock: slow on 2 shared cores
@@ -101,7 +101,7 @@ def test_concurrent_recalls_lose_no_access_count(demo_home):
         print(json.dumps(returned))
     """)
     workers = [subprocess.Popen([sys.executable, "-c", script, str(n)], stdout=subprocess.PIPE, text=True)
-               for n in range(8)]
+               for n in range(4)]
     expected = Counter()
     for worker in workers:
         out, _ = worker.communicate(timeout=600)
