@@ -1,9 +1,8 @@
-"""The engine API as named methods over JSON documents.
+"""The method table: each request name ("recall", "ingest", …) mapped to an engine call and its JSON document.
 
-The CLI (in-process or through the owner server), the server itself and the
-MCP server all call :func:`call`, so every face of Alaya gets the very same
-document for the same request: what ``--json`` prints is what a person's
-screen is rendered from.
+Every face reaches the store through :func:`call` — the CLI and the explorer through a backend (the owner
+server or in-process), the MCP server and the OpenClaw plugin through the server — so each gets the very same
+document for the same request: what ``--json`` prints is what a person's screen is rendered from.
 """
 
 from __future__ import annotations
@@ -14,8 +13,8 @@ import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .disk import disk_full, is_disk_full
-from .errors import AlayaError
+from .foundations.disk import disk_full, is_disk_full
+from .foundations.errors import AlayaError
 
 if TYPE_CHECKING:
     from .engine import Engine

@@ -1,11 +1,10 @@
-"""Engine: the one API every face of Alaya (CLI, TUI, server, MCP) calls.
+"""The engine: the facade over one open store, which every method of :mod:`.api` runs on.
 
-Methods return plain dataclasses whose ``to_json`` is exactly what
-``--json`` prints. Writes go L3 → L2 → L1, so a failure after the
-L3 write leaves a store that re-running the same command (or a rebuild)
-completes. The graph database is opened only inside :meth:`_graph`, under the
-store lock, and closed again as soon as the call is done: it is never held
-open read-write while idle.
+It opens the layers (L3 raw, L2 graph, L1 vectors, the embedder) and hands them to the capabilities (distill,
+recall, introspect, maintenance, memex), which do the work; it keeps the order of writes — L3 → L2 → L1, so a
+failure after the L3 write leaves a store that re-running the same command (or a rebuild) completes. The graph
+database is opened only inside :meth:`Engine.hold` / :meth:`Engine.step`, under the store lock, and closed again
+as soon as the call is done: it is never held open read-write while idle.
 """
 
 from __future__ import annotations
@@ -21,21 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import __version__
-from .atomic import atomic_write_json, atomic_write_text
-from .config import default_config, ingest_limit, load_config
-from .disk import is_disk_full
-from .domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
 from .embedding import embedder_identity, make_embedder
-from .errors import RUNTIME, AlayaError
-from .graph.resident import ResidentGraph
-from .graph.store import GraphStore
-from .lock import StoreLock
-from .logs import setup_logging
-from .paths import Layout, disk_usage, resolve_home
-from .privacy import create_privately, refuse_shared_home, tighten_home
-from .raw.formats import parse_session_bytes
-from .raw.store import RawStore
-from .relations import (
+from .foundations.atomic import atomic_write_json, atomic_write_text
+from .foundations.config import default_config, ingest_limit, load_config
+from .foundations.disk import is_disk_full
+from .foundations.domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
+from .foundations.errors import RUNTIME, AlayaError
+from .foundations.lock import StoreLock
+from .foundations.logs import setup_logging
+from .foundations.paths import Layout, disk_usage, resolve_home
+from .foundations.privacy import create_privately, refuse_shared_home, tighten_home
+from .foundations.relations import (
     CORE_RELATIONS,
     check_new_relation,
     directed,
@@ -43,28 +38,32 @@ from .relations import (
     normalise_relation,
     relation_embedding_text,
 )
-from .sources import SessionSource, expand_sources
+from .graph.resident import ResidentGraph
+from .graph.store import GraphStore
+from .raw.formats import parse_session_bytes
+from .raw.sources import SessionSource, expand_sources
+from .raw.store import RawStore
+from .store_parts import ProgressCallback
 
 if TYPE_CHECKING:
     from .distill.pipeline import DistillReport
-    from .domain import Session
+    from .foundations.domain import Session
+    from .graph.reader import GraphReader
+    from .graph.schema_info import NodeTypesReport, RelationsReport
     from .graph.snapshot import GraphSnapshot
     from .introspect.apply import MergedText
     from .introspect.confirm import MergeConfirmation
-    from .maintenance.backup import BackupReport
+    from .maintenance.backup import BackupReport, RestoreReport
     from .maintenance.rebuild import RebuildReport
     from .maintenance.verify import VerifyReport
     from .recall.result import RecallResult
+    from .recall.trace import TraceReport
     from .recall.turns import TurnSearch
-    from .schema_info import NodeTypesReport, RelationsReport
-    from .trace import TraceReport
 
 STORE_FORMAT = 1
 INTROSPECT_STEPS = ("distill", "consolidate", "cooldown", "forget")
 log = logging.getLogger(__name__)
 
-ProgressCallback = Callable[[int, int], None]
-"""Called with (done, total) as a long command advances."""
 
 
 @dataclass
@@ -157,7 +156,7 @@ class Engine:
             "embedding": {"name": name, "dimension": dimension},
         }
         engine = cls(layout, config, manifest)
-        with engine._graph() as graph:
+        with engine.step() as graph:
             graph.create_schema()
             steps.append(f"Initialized {manifest['graph_engine']} graph DB at {layout.graph_dir}")
             engine._init_vectors()
@@ -184,7 +183,7 @@ class Engine:
         builder._embedder = self.embedder()
         for folder in (layout.graph_dir, layout.vectors_dir):
             folder.mkdir(parents=True, exist_ok=True)
-        with builder._graph() as graph:
+        with builder.step() as graph:
             graph.create_schema()
         builder._init_vectors()
         return builder
@@ -258,7 +257,7 @@ class Engine:
         return resident.current() if resident is not None else None
 
     @contextmanager
-    def _graph_view(self) -> Iterator["GraphStore | GraphSnapshot"]:
+    def _graph_view(self) -> Iterator["GraphReader"]:
         """What recall reads: the resident snapshot while it is fresh (memory: no step lock needed); else the
         graph itself as one step; or, while another thread's step runs (a long job on the owner server), the
         graph through this thread's own connection, so the recall does not wait for that step to end."""
@@ -283,7 +282,7 @@ class Engine:
             return reader
 
     @contextmanager
-    def _graph(self) -> Iterator[GraphStore]:
+    def step(self) -> Iterator[GraphStore]:
         """One step of work on the graph: the store held, and this process's other threads kept out.
 
         Long jobs take this per step, so in the owner server recalls from other clients are answered
@@ -302,7 +301,7 @@ class Engine:
         budget, indexed = INGEST_EMBED_BUDGET, False
         with self.hold():
             for done, source in enumerate(sources, start=1):
-                with self._graph() as graph:
+                with self.step() as graph:
                     stored: list[tuple[str, Session]] = []
                     outcomes.append(self._ingest_one(graph, source, max_bytes, replace, stored))
                     for status, session in stored:
@@ -312,7 +311,7 @@ class Engine:
                 if progress:
                     progress(done, len(sources))
             if indexed:
-                with self._graph():
+                with self.step():
                     self.turn_windows().refresh_full_text_index()
         return IngestReport(outcomes)
 
@@ -382,7 +381,7 @@ class Engine:
         from .raw.journal import Journal
 
         with self.hold() as graph:
-            with self._graph():
+            with self.step():
                 rows = graph.sessions_for_distill()
             if session_ids:
                 known = {row[0]: row for row in rows}
@@ -405,7 +404,7 @@ class Engine:
                 embedder=self.embedder(),
                 distiller=distiller,
                 similar_threshold=self.config["distill"]["similar_threshold"],
-                step=self._graph,
+                step=self.step,
                 journal=Journal(self.layout.journal),
                 clock=clock,
             )
@@ -418,7 +417,7 @@ class Engine:
         store = self.turn_windows()
         if not store.pending():
             return 0
-        with self._graph():
+        with self.step():
             return store.embed_pending(self.embedder().embed, progress)
 
     def vectors(self):
@@ -534,15 +533,15 @@ class Engine:
                 "distill": lambda: self.distill(dry_run=dry_run, progress=progress).to_json(),
                 "consolidate": lambda: consolidate(
                     vectors=self.vectors(), graph=graph, store=SuggestionStore(self.layout.review),
-                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self._graph,
+                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self.step,
                     confirmation=self._merge_confirmation()).to_json(),
                 "cooldown": lambda: cool_down(
                     vectors=self.vectors(), graph=graph, embedder=self.embedder(),
                     access_log=AccessLog(self.layout.access_log), settings=self.config["temperature"],
-                    now=now, dry_run=dry_run, step=self._graph).to_json(),
+                    now=now, dry_run=dry_run, step=self.step).to_json(),
                 "forget": lambda: forget(
                     vectors=self.vectors(), graph=graph, journal=Journal(self.layout.journal),
-                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self._graph).to_json(),
+                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self.step).to_json(),
             }
             for name in INTROSPECT_STEPS:
                 if name in chosen:
@@ -554,7 +553,7 @@ class Engine:
                 # search the index alone (VectorStore.full_text_behind). After forget, which only deletes rows:
                 # at 100k cards the refresh took 7.5 s there, 11.5 s before forget.
                 step_started = time.perf_counter()
-                with self._graph():
+                with self.step():
                     self.vectors().refresh_full_text_index()
                 report["step_seconds"]["full_text_index"] = round(time.perf_counter() - step_started, 2)
         report["elapsed_s"] = round(time.perf_counter() - started, 2)
@@ -572,14 +571,9 @@ class Engine:
                                  limit=self.config["introspect"]["llm_merges_per_run"])
 
     def _merge_cards(self, first: str, second: str, text: "MergedText | None" = None) -> dict:
-        """The one card merge: what approving a suggestion and an LLM-confirmed merge both run."""
-        from .introspect import apply
-        from .raw.journal import Journal
+        from .introspect.review import merge_cards
 
-        with self._graph() as graph:
-            return apply.merge_cards(first=first, second=second, graph=graph, vectors=self.vectors(),
-                                     embedder=self.embedder(), journal=Journal(self.layout.journal),
-                                     aliases=apply.Aliases(self.layout.aliases), now=millis_now(), text=text)
+        return merge_cards(self, first, second, text)
 
     def resolve_card(self, card_id: str) -> str:
         """A merged-away id stands for the card that absorbed it."""
@@ -588,98 +582,41 @@ class Engine:
         return Aliases(self.layout.aliases).resolve(card_id)
 
     def review_list(self, status: str | None = None) -> dict:
-        """Suggestions (of one status, or all) with their subjects' titles (``titles``: a card's title, ``None`` for
-        a card gone since, a relation's name), so a list reads without one more call per suggestion."""
-        from .introspect.suggestions import CARD_KINDS, STATUSES, SuggestionStore
+        from .introspect.review import review_list
 
-        if status is not None and status not in STATUSES:
-            raise AlayaError("bad_status", f"unknown status '{status}'; use one of {', '.join(STATUSES)}")
-        suggestions = [s.to_json() for s in SuggestionStore(self.layout.review).all(status)]
-        card_ids = sorted({subject for s in suggestions if s["kind"] in CARD_KINDS for subject in s["subjects"]})
-        cards: dict = {}
-        if card_ids:
-            with self._graph() as graph:
-                cards = graph.cards(card_ids)
-        for suggestion in suggestions:
-            suggestion["titles"] = ([cards[i]["title"] if i in cards else None for i in suggestion["subjects"]]
-                                    if suggestion["kind"] in CARD_KINDS else list(suggestion["subjects"]))
-        return {"suggestions": suggestions, "count": len(suggestions)}
+        return review_list(self, status)
 
     def review_show(self, suggestion_id: str) -> dict:
-        from .introspect.suggestions import CARD_KINDS, SuggestionStore
+        from .introspect.review import review_show
 
-        suggestion = SuggestionStore(self.layout.review).get(suggestion_id).to_json()
-        if suggestion["kind"] in CARD_KINDS:
-            with self._graph() as graph:
-                cards = graph.cards(suggestion["subjects"])
-            suggestion["cards"] = [{"id": c["id"], "title": c["title"], "type": c["type"], "content": c["content"]}
-                                   for c in (cards.get(i) for i in suggestion["subjects"]) if c]
-        return suggestion
+        return review_show(self, suggestion_id)
 
     def review_decide(self, suggestion_ids: list[str], approve: bool) -> dict:
-        """Approve (apply) or reject suggestions; each is decided on its own, in order.
+        from .introspect.review import review_decide
 
-        Deciding a suggestion the way it was already decided is reported (``already``) and changes nothing, so
-        re-running an ``approve`` that was interrupted finishes it; reversing a decision is refused.
-        """
-        from .introspect import apply
-        from .introspect.suggestions import SuggestionStore
-        from .raw.journal import Journal
-
-        store = SuggestionStore(self.layout.review)
-        journal = Journal(self.layout.journal)
-        decided = []
-        for suggestion_id in suggestion_ids:
-            suggestion = store.get(suggestion_id)
-            wanted = "approved" if approve else "rejected"
-            if suggestion.status == wanted:
-                decided.append({"id": suggestion.id, "kind": suggestion.kind, "status": wanted, "already": True})
-                continue
-            if suggestion.status != "pending":
-                raise AlayaError("already_decided", f"suggestion {suggestion_id} is already {suggestion.status}")
-            outcome: dict = {}
-            if approve:
-                now = millis_now()
-                with self._graph() as graph:
-                    if suggestion.kind == "merge_cards":
-                        outcome = self._merge_cards(suggestion.subjects[0], suggestion.subjects[1])
-                    elif suggestion.kind == "similar_to":
-                        outcome = apply.link_similar(first=suggestion.subjects[0], second=suggestion.subjects[1],
-                                                     similarity=suggestion.evidence["similarity"], graph=graph,
-                                                     journal=journal, now=now)
-                    elif suggestion.kind == "merge_relations":
-                        outcome = apply.merge_relations(keep=suggestion.subjects[0], drop=suggestion.subjects[1],
-                                                        graph=graph, journal=journal, now=now)
-                    elif suggestion.kind == "promote_relation":
-                        outcome = apply.promote_relation(name=suggestion.subjects[0], graph=graph,
-                                                         vectors=self.vectors(), journal=journal, now=now)
-            suggestion.status = wanted
-            suggestion.updated_at = millis_now()
-            store.save()
-            decided.append({"id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, **outcome})
-        return {"decided": decided}
+        return review_decide(self, suggestion_ids, approve)
 
     def restore(self, card_id: str) -> dict:
         """Bring back a card that introspect forgot (it stays recorded in the L3 journal)."""
         from .introspect.forget import restore
         from .raw.journal import Journal
 
-        with self._graph() as graph:
+        with self.step() as graph:
             return restore(card_id=card_id, vectors=self.vectors(), graph=graph, journal=Journal(self.layout.journal),
                            embedder=self.embedder(), now=millis_now())
 
     def schema_relations(self) -> "RelationsReport":
-        from .schema_info import relations_report
+        from .graph.schema_info import relations_report
 
-        with self._graph() as graph:
+        with self.step() as graph:
             links, promoted = graph.counts()["links_by_relation"], graph.promoted_relations()
         return relations_report(links, [name for name in self.vectors().relation_names() if not is_core(name)],
                                 promoted)
 
     def schema_node_types(self) -> "NodeTypesReport":
-        from .schema_info import NodeTypesReport
+        from .graph.schema_info import NodeTypesReport
 
-        with self._graph() as graph:
+        with self.step() as graph:
             counts = graph.counts()
         return NodeTypesReport(cards_by_type=counts["cards_by_type"], sessions=counts["sessions"])
 
@@ -691,7 +628,7 @@ class Engine:
         if parse_window_id(card_id) is not None:
             return {"card": self._window(card_id)[0], "outgoing": [], "incoming": []}
         card_id = self.resolve_card(card_id)
-        with self._graph() as graph:
+        with self.step() as graph:
             card = graph.cards([card_id]).get(card_id)
             if card is None:
                 raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
@@ -704,13 +641,13 @@ class Engine:
     def trace(self, card_id: str) -> "TraceReport":
         """A card, its source sessions and the turns it came from."""
         from .raw.windows import parse_window_id
-        from .trace import TraceReport, read_context
+        from .recall.trace import TraceReport, read_context
 
         if parse_window_id(card_id) is not None:
             card, sessions, turns = self._window(card_id)
             return TraceReport(card=card, sessions=sessions, context_turns=turns)
         card_id = self.resolve_card(card_id)
-        with self._graph() as graph:
+        with self.step() as graph:
             card = graph.cards([card_id]).get(card_id)
             if card is None:
                 raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
@@ -734,7 +671,7 @@ class Engine:
         from .raw.windows import parse_window_id, window_at, window_heading
 
         session_id, first, last = parse_window_id(window_id)
-        with self._graph() as graph:
+        with self.step() as graph:
             sessions = graph.sessions([session_id])
         path = self.raw.find(session_id) if sessions else None
         if path is None:
@@ -775,7 +712,7 @@ class Engine:
         if not new_relation:
             check_new_relation(name, known_relations)
         embedder = self.embedder() if not is_core(name) else None
-        with self._graph() as graph:
+        with self.step() as graph:
             known = graph.cards([source, target])
             for card_id in (source, target):
                 if card_id not in known:
@@ -802,6 +739,15 @@ class Engine:
             raise AlayaError("bad_layer", f"unknown layer {unknown[0] if unknown else '(none)'}; choose from l1, l2")
         return rebuild(self, set(layers), progress)
 
+    @classmethod
+    def restore_backup(cls, archive: Path, home: str | os.PathLike | None, force: bool) -> "RestoreReport":
+        """Unpack a backup into ``home`` (see :func:`~.maintenance.backup.restore_backup`), then verify it."""
+        from .maintenance.backup import restore_backup
+
+        report = restore_backup(archive, Layout(resolve_home(home)).home, force)
+        report.verify = cls.open(report.home).verify().to_json()
+        return report
+
     def backup(self, out: str | None = None) -> "BackupReport":
         """A consistent ``.tar.gz`` of the store, taken in one step while other clients go on."""
         from .maintenance.backup import backup
@@ -821,7 +767,7 @@ class Engine:
         from .vectors.store import read_stats
 
         raw = self.raw.stats()
-        with self._graph() as graph:
+        with self.step() as graph:
             l2 = graph.counts()
             histogram = graph.temperature_histogram()
         oldest, newest = l2.pop("oldest_session"), l2.pop("newest_session")

@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
 
-from alaya_engine.backend import Backend, LocalBackend, open_backend
+from alaya_engine.server.backend import Backend, LocalBackend, open_backend
 
 from .errors import describe
 from .palette import AlayaCommands, CardCommands

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.errors import AlayaError
 
 
 def describe(error: BaseException) -> str:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from alaya_engine.backend import Backend
 from alaya_engine.engine import INTROSPECT_STEPS
+from alaya_engine.server.backend import Backend
 
 STEP_PURPOSES = {
     "distill": "distill the sessions not distilled yet",

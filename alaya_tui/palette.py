@@ -13,7 +13,7 @@ from pathlib import Path
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from alaya_engine.paths import Layout, resolve_home
+from alaya_engine.foundations.paths import Layout, resolve_home
 
 from .errors import describe
 

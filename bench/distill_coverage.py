@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from alaya_engine.distill.offline import OfflineDistiller
-from alaya_engine.domain import Session
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.domain import Session
+from alaya_engine.foundations.errors import AlayaError
 
 from .distill_speed import LOCOMO
 from .plan import Plan

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _SCRIPT = Path(sys.executable).with_name("alaya")
-ALAYA = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "alaya_engine.cli"]
-"""``alaya`` as an agent runs it: the console script installed beside this Python. ``python -m alaya_engine.cli``
+ALAYA = [str(_SCRIPT)] if _SCRIPT.is_file() else [sys.executable, "-m", "alaya_cli"]
+"""``alaya`` as an agent runs it: the console script installed beside this Python. ``python -m alaya_cli``
 (the fallback) runs the same ``main`` but starts 30–50 ms slower here (runpy, and the module run as ``__main__``)."""
 
 

@@ -144,8 +144,8 @@ def _client_import_row(runs: int) -> Row:
     """What the warm-server recall path imports cost beyond starting Python (the bare client; the regular one,
     which takes over for autostart, errors and stdin, loads ``json``, ``socket`` and ``pathlib`` too).
     The three are measured in turn, run after run, so a slow moment of the machine falls on all of them."""
-    codes = {"floor": "pass", "bare": "import alaya_engine.cli, alaya_engine.server.bare_client",
-             "regular": "import alaya_engine.cli, alaya_engine.server.client, alaya_engine.recall_request"}
+    codes = {"floor": "pass", "bare": "import alaya_cli.main, alaya_engine.server.bare_client",
+             "regular": "import alaya_cli.main, alaya_engine.server.client, alaya_cli.recall_request"}
     samples: dict[str, list[float]] = {name: [] for name in codes}
     for _ in range(runs):
         for name, code in codes.items():

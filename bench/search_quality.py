@@ -33,8 +33,8 @@ from pathlib import Path
 
 import numpy as np
 
-from alaya_engine.config import default_config
 from alaya_engine.embedding.local import LocalEmbedder
+from alaya_engine.foundations.config import default_config
 from alaya_engine.recall import index as card_index
 from alaya_engine.recall.query import build_query
 

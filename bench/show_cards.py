@@ -15,7 +15,7 @@ from pathlib import Path
 
 from alaya_engine.distill.base import Distillation
 from alaya_engine.distill.offline import OfflineDistiller
-from alaya_engine.domain import Session
+from alaya_engine.foundations.domain import Session
 from alaya_engine.raw.formats import parse_session_bytes
 
 

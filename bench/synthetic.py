@@ -1,7 +1,7 @@
 """A seeded, realistic synthetic store of any size, for benchmarks that need many cards.
 
 ``build_store(home, cards)`` initialises ``home`` and fills it through
-:func:`alaya_engine.bulk.bulk_load`:
+:func:`alaya_engine.maintenance.bulk.bulk_load`:
 
 - **cards** in the four types, Chinese, English and mixed devops/coding text
   built from template phrases, with realistic lengths (title 20–70
@@ -49,10 +49,10 @@ import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from alaya_engine.bulk import bulk_load
-from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
-from alaya_engine.paths import disk_usage
+from alaya_engine.foundations.domain import Card, Link
+from alaya_engine.foundations.paths import disk_usage
+from alaya_engine.maintenance.bulk import bulk_load
 
 START = int(datetime(2024, 6, 1, tzinfo=timezone.utc).timestamp() * 1000)
 SPAN = 730 * 86_400_000

@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from alaya_engine.commands import app
+from alaya_cli.app import app
 from alaya_engine.engine import Engine
 
 FIXTURES = Path(__file__).parent / "fixtures"

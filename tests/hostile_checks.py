@@ -69,7 +69,7 @@ def raw_files(home: Path) -> dict[str, str]:
 def graph_state(home: Path) -> dict:
     """Sessions, cards and edges in L2, read through the engine."""
     engine = Engine.open(home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         counts = graph.counts()
         sessions = sorted(row[0] for row in graph.query("MATCH (s:Session) RETURN s.id"))
         cards = sorted(row[0] for row in graph.query("MATCH (c:Card) RETURN c.id"))

@@ -53,7 +53,7 @@ def test_ruff_finds_nothing():
 def test_help_lists_every_command_in_the_order_of_a_memorys_life():
     from typer.main import get_command
 
-    from alaya_engine.commands import COMMAND_ORDER, app
+    from alaya_cli.app import COMMAND_ORDER, app
 
     group = get_command(app)
     listed = group.list_commands(None)

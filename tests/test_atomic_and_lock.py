@@ -11,10 +11,10 @@ import time
 
 import pytest
 
-from alaya_engine import atomic
-from alaya_engine.atomic import atomic_write_bytes
-from alaya_engine.errors import AlayaError
-from alaya_engine.lock import StoreLock
+from alaya_engine.foundations import atomic
+from alaya_engine.foundations.atomic import atomic_write_bytes
+from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.foundations.lock import StoreLock
 
 
 def test_interrupted_write_leaves_no_partial_file(tmp_path, monkeypatch):

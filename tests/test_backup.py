@@ -111,7 +111,7 @@ def test_a_backup_taken_while_another_process_ingests_restores_clean(demo_home, 
         write_session(incoming, f"session-20260401-{number:06d}", timestamp=1775000000000 + number * 60_000,
                       turns=[{"role": "user", "content": f"question {number} about pgbouncer pool size"},
                              {"role": "assistant", "content": f"answer {number}: raise default_pool_size"}])
-    alaya = [sys.executable, "-m", "alaya_engine.cli", "--home", str(demo_home)]
+    alaya = [sys.executable, "-m", "alaya_cli", "--home", str(demo_home)]
     try:
         ingest = subprocess.Popen([*alaya, "ingest", str(incoming), "--distill", "--json"], env=server_env(),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alaya_engine.bulk import bulk_load
-from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.domain import Card, Link
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.graph.store import from_millis
+from alaya_engine.maintenance.bulk import bulk_load
 from alaya_engine.vectors.store import read_stats
 
 TYPES = ("concept", "pattern", "gotcha", "decision")
@@ -68,7 +68,7 @@ def test_bulk_load_reads_back_like_the_pipeline_wrote_it(home):
               timings=timings)
     assert {"graph cards", "graph links", "vectors", "full-text index"} <= set(timings)
 
-    with engine._graph() as graph:
+    with engine.step() as graph:
         counts = graph.counts()
         stored = graph.cards(["card-0001", "card-special"])
         session = graph.sessions(["s-000"])
@@ -112,7 +112,7 @@ def test_bulk_load_refuses_a_store_with_cards_and_bad_links(home):
     with pytest.raises(AlayaError) as error:
         bulk_load(engine, cards, links, vectors[:10], sessions=sessions)
     assert error.value.code == "bad_vectors"
-    with engine._graph() as graph:
+    with engine.step() as graph:
         assert graph.counts()["cards"] == 0 and graph.counts()["sessions"] == 0
 
     bulk_load(engine, cards, links, vectors, sessions=sessions)

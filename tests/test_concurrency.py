@@ -100,7 +100,7 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def test_everything_at_once_loses_nothing(demo_home, tmp_path):
-    alaya = [sys.executable, "-m", "alaya_engine.cli", "--home", str(demo_home)]
+    alaya = [sys.executable, "-m", "alaya_cli", "--home", str(demo_home)]
     folders = []
     for writer in range(WRITERS):
         folder = tmp_path / f"writer-{writer}"

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.domain import Card, Link
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.introspect import apply
 from alaya_engine.raw.journal import Journal
 
@@ -35,7 +35,7 @@ def store(home):
              card("F"), card("X")]
     vectors = [unit((0, 1.0)), unit((0, 1.0), (1, 0.25)), unit((2, 1.0)), unit((2, 1.0), (3, 0.75)),
                unit((4, 1.0)), unit((4, 1.0), (5, 0.75)), unit((9, 1.0))]
-    with engine._graph() as graph:
+    with engine.step() as graph:
         for item in cards:
             graph.upsert_card(item)
         for source, relation, target in (("E", "SIMILAR_TO", "F"), ("X", "DEPENDS_ON", "B"), ("B", "CAUSED_BY", "C"),
@@ -83,7 +83,7 @@ def test_approving_a_merge_repoints_edges_and_keeps_the_old_id_as_an_alias(store
     merge = suggestions(store)[("A", "B")]
     decided = store.review_decide([merge["id"]], approve=True)["decided"][0]
     assert decided["kept"] == "A" and decided["merged"] == "B"
-    with store._graph() as graph:
+    with store.step() as graph:
         assert "B" not in graph.cards(["A", "B"])
         assert graph.query("MATCH (:Card {id: 'X'})-[:DEPENDS_ON]->(c:Card) RETURN c.id") == [["A"]]
         assert graph.query("MATCH (:Card {id: 'A'})-[:CAUSED_BY]->(c:Card) RETURN c.id") == [["C"]]
@@ -104,7 +104,7 @@ def test_approving_similar_and_relation_merge_and_rejecting(store):
     result = store.review_decide([relation_merge["id"]], approve=True)["decided"][0]
     keep, drop = relation_merge["subjects"]
     assert result["edges_renamed"] == 1
-    with store._graph() as graph:
+    with store.step() as graph:
         assert graph.query("MATCH (:Card {id: 'C'})-[:SIMILAR_TO]->(d:Card) RETURN d.id") == [["D"]]
         assert graph.query("MATCH (:Card {id: 'D'})-[:SIMILAR_TO]->(c:Card) RETURN c.id") == [["C"]]
         names = {row[0] for row in graph.query("MATCH ()-[r:CUSTOM]->() RETURN DISTINCT r.type")}
@@ -115,7 +115,7 @@ def test_approving_similar_and_relation_merge_and_rejecting(store):
 
 
 def test_promotion_is_approved_and_the_promoted_relation_is_then_left_alone(store, cli):
-    with store._graph() as graph:
+    with store.step() as graph:
         for _ in range(101):
             graph.query("MATCH (a:Card {id: 'X'}), (b:Card {id: 'A'}) CREATE (a)-[:CUSTOM {type: 'RELATES_TO'}]->(b)")
     store.introspect(["consolidate"])
@@ -125,7 +125,7 @@ def test_promotion_is_approved_and_the_promoted_relation_is_then_left_alone(stor
     promote = suggestions(store)["LED_TO"]
     result = cli("review", "approve", promote["id"], "--json")
     assert result.exit_code == 0 and result.json()["decided"][0]["edges_moved"] == 101
-    with store._graph() as graph:
+    with store.step() as graph:
         assert graph.promoted_relations() == {"LED_TO"}
         with pytest.raises(AlayaError) as refused:
             apply.merge_relations(keep="INSPIRED_BY", drop="LED_TO", graph=graph, journal=Journal(store.layout.journal),

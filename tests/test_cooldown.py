@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from alaya_engine.config import DEFAULTS
 from alaya_engine.demo import sample_sessions_dir
-from alaya_engine.domain import millis_now
 from alaya_engine.engine import Engine
+from alaya_engine.foundations.config import DEFAULTS
+from alaya_engine.foundations.domain import millis_now
 from alaya_engine.introspect.temperature import DAY_MS, CardHeat, assign_tiers, temperature
 from alaya_engine.recall.access import AccessLog
 
@@ -62,7 +62,7 @@ def test_cold_cards_lose_their_vectors_and_get_them_back_when_recalled(home):
     report = engine.introspect(["cooldown"], now=later)["steps"]["cooldown"]
     assert report["by_tier"] == {"HOT": 0, "WARM": 0, "COLD": len(cards)} and report["newly_archived"] == len(cards)
     assert engine.vectors().vector_ids() == set()
-    with engine._graph() as graph:
+    with engine.step() as graph:
         assert {row[0] for row in graph.query("MATCH (c:Card) RETURN c.tier")} == {"COLD"}
     AccessLog(engine.layout.access_log).record(later, [(cards[0], 0.9)])
     report = engine.introspect(["cooldown"], now=later + DAY_MS)["steps"]["cooldown"]
@@ -146,21 +146,21 @@ def test_forget_keeps_the_card_in_l3_and_restore_brings_it_back(cli, home):
     engine = distilled_engine(home)
     cards = sorted(tiers(engine))
     later = millis_now() + 200 * DAY_MS
-    with engine._graph() as graph:
+    with engine.step() as graph:
         depended = {row[0] for row in graph.query("MATCH (:Card)-[:DEPENDS_ON]->(b:Card) RETURN b.id")}
     dry = engine.introspect(["cooldown", "forget"], dry_run=True, now=later)["steps"]["forget"]
     assert dry["count"] == 0, "a dry run does not cool cards, so none is COLD yet"
     report = engine.introspect(["cooldown", "forget"], now=later)["steps"]["forget"]
     assert sorted(report["forgotten"]) == sorted(set(cards) - depended) and report["count"] > 0
     gone = report["forgotten"][0]
-    with engine._graph() as graph:
+    with engine.step() as graph:
         assert not graph.cards([gone])
     assert gone not in tiers(engine)
     assert (home / f"raw/contexts/{gone}-context.json").exists()
     restored = cli("restore", gone, "--json")
     assert restored.exit_code == 0, restored.stderr
     assert restored.json()["card_id"] == gone
-    with engine._graph() as graph:
+    with engine.step() as graph:
         assert graph.cards([gone])[gone]["tier"] == "WARM"
         assert graph.query("MATCH (c:Card {id: $id})-[:EXTRACTED_FROM]->(s:Session) RETURN s.id", {"id": gone})
     assert tiers(engine)[gone] == "WARM" and gone in engine.vectors().vector_ids()

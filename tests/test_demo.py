@@ -11,10 +11,10 @@ from datetime import date
 from conftest import DEMO_NOW
 from typer.testing import CliRunner
 
-from alaya_engine.backend import LocalBackend
-from alaya_engine.commands import app
+from alaya_cli.app import app
 from alaya_engine.demo import FIRST_QUERY, build_demo, sample_sessions_dir
 from alaya_engine.demo.timeline import DAY_MS, SHIFT_FILE, shift_days, shifted_text
+from alaya_engine.server.backend import LocalBackend
 
 
 def run_demo(*args: str):

@@ -24,7 +24,7 @@ def ingest_demo(engine: Engine, *ids: str) -> None:
 
 
 def graph_rows(engine: Engine, cypher: str) -> list:
-    with engine._graph() as graph:
+    with engine.step() as graph:
         return graph.query(cypher)
 
 

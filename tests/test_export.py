@@ -14,10 +14,10 @@ import pytest
 import yaml
 from conftest import cli_for, write_session
 
-from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
 from alaya_engine.export.folder import MARKER
 from alaya_engine.export.graphml import xml_safe
+from alaya_engine.foundations.domain import Card, Link
 
 SECRET = "sk-test-do-not-export-4242"
 CARDS = [
@@ -54,7 +54,7 @@ def store(template_home, tmp_path_factory) -> Path:
     shutil.copytree(template_home, home)
     engine = Engine.open(home)
     engine.ingest([str(write_session(root / "in", "session-a")), str(write_session(root / "in", "session-b"))])
-    with engine._graph() as graph:
+    with engine.step() as graph:
         for card in CARDS:
             graph.upsert_card(card)
         for link in LINKS:
@@ -86,7 +86,7 @@ def store_contents(home: Path) -> tuple[dict, dict, set]:
     """What the store holds, read straight from the graph and card_meta (not through the exporter)."""
     engine = Engine.open(home)
     heat = {row["id"]: row for row in engine.vectors().heat_rows()}
-    with engine._graph() as graph:
+    with engine.step() as graph:
         cards = {row[0]: dict(zip(("id", "title", "content", "type", "tags", "tier", "source", "temperature",
                                    "source_sessions", "importance", "created_at", "updated_at"), row))
                  for row in graph.query("MATCH (c:Card) RETURN c.id, c.title, c.content, c.type, c.tags, c.tier, "

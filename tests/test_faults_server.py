@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from test_server import alive, server_env, wait_for
 
-from alaya_engine.paths import Layout
+from alaya_engine.foundations.paths import Layout
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +28,7 @@ def run(home: Path, *args: str | bytes, timeout: float = 90, env: dict | None = 
         input: str | None = None) -> subprocess.CompletedProcess:
     """``alaya --home HOME ARGS`` through the owner server; ``.elapsed`` is how long it took."""
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args], input=input,
+    result = subprocess.run([sys.executable, "-m", "alaya_cli", "--home", str(home), *args], input=input,
                             capture_output=True, text=True, timeout=timeout, env=env or server_env())
     result.elapsed = time.monotonic() - started
     return result
@@ -260,7 +260,7 @@ def test_a_server_whose_home_is_deleted_or_replaced_exits(store, loss):
 
 def test_300_concurrent_clients_are_all_answered_or_refused_and_the_server_survives(store):
     """Through the real client (which asks a busy server again for up to ``connect_timeout``)."""
-    from alaya_engine.errors import AlayaError
+    from alaya_engine.foundations.errors import AlayaError
     from alaya_engine.server.client import ServerClient
 
     pid = started(store)
@@ -403,7 +403,7 @@ def test_mcp_answers_malformed_lines_with_json_rpc_errors(store):
                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                              "clientInfo": {"name": "faults", "version": "1"}}}
     lines = "not json\n" + '{"a": 1}\n' + json.dumps(initialize) + "\n"
-    result = subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(store), "mcp"], input=lines,
+    result = subprocess.run([sys.executable, "-m", "alaya_cli", "--home", str(store), "mcp"], input=lines,
                             capture_output=True, text=True, timeout=60, env=server_env(ALAYA_NO_SERVER="1"))
     replies = [json.loads(line) for line in result.stdout.splitlines()]
     assert [reply.get("error", {}).get("code") for reply in replies] == [-32700, -32600, None], replies
@@ -423,7 +423,7 @@ def test_demo_runs_again_while_its_server_is_up(store, fresh):
 
 
 def test_the_clients_default_timeouts_are_the_configs():
-    from alaya_engine.config import DEFAULTS
+    from alaya_engine.foundations.config import DEFAULTS
     from alaya_engine.server import protocol
 
     assert (protocol.CONNECT_TIMEOUT, protocol.REQUEST_TIMEOUT) == (DEFAULTS["server"]["connect_timeout"],
@@ -445,7 +445,7 @@ def test_any_recall_request_through_the_server_is_an_answer_or_a_clean_refusal(l
     from hypothesis import HealthCheck, given, settings
     from test_hostile_recall_config import recall_requests
 
-    from alaya_engine.errors import AlayaError
+    from alaya_engine.foundations.errors import AlayaError
 
     @settings(max_examples=120, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
     @given(recall_requests)

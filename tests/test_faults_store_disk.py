@@ -23,7 +23,7 @@ def alaya(home: Path, *args: str, server: bool = False) -> subprocess.CompletedP
     env = {key: value for key, value in os.environ.items() if key != "ALAYA_NO_SERVER"}
     if not server:
         env["ALAYA_NO_SERVER"] = "1"
-    return subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args], env=env,
+    return subprocess.run([sys.executable, "-m", "alaya_cli", "--home", str(home), *args], env=env,
                           capture_output=True, text=True, timeout=300)
 
 

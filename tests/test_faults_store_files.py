@@ -36,7 +36,7 @@ def alaya(home, *args: str, server: bool = False, umask: int = 0o022, input: byt
     env = {key: value for key, value in os.environ.items() if key != "ALAYA_NO_SERVER"}
     if not server:
         env["ALAYA_NO_SERVER"] = "1"
-    return subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args], env=env,
+    return subprocess.run([sys.executable, "-m", "alaya_cli", "--home", str(home), *args], env=env,
                           capture_output=True, timeout=300, input=input, preexec_fn=lambda: os.umask(umask))
 
 

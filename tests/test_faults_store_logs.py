@@ -15,13 +15,13 @@ def journal_file(home):
 
 
 def two_cards(home) -> tuple[str, str]:
-    with Engine.open(home)._graph() as graph:
+    with Engine.open(home).step() as graph:
         first, second = sorted(card.id for card in graph.all_cards())[:2]
     return first, second
 
 
 def links_of(home, relation: str) -> set[tuple[str, str]]:
-    with Engine.open(home)._graph() as graph:
+    with Engine.open(home).step() as graph:
         return {(link.source, link.target) for link in graph.all_links() if link.relation == relation}
 
 

@@ -16,7 +16,7 @@ QUESTIONS = [{"text": "plugins.allow"}, {"text": "docker container memory limit"
 
 
 def card_ids(engine: Engine) -> list[str]:
-    with engine._graph() as graph:
+    with engine.step() as graph:
         return sorted(card.id for card in graph.all_cards())
 
 
@@ -32,7 +32,7 @@ def link_every_kind(engine: Engine, ids: list[str]) -> None:
     engine.link(ids[1], ids[2], "LED_TO", new_relation=True)
     engine.link(ids[2], ids[3], "WORKAROUND_FOR", new_relation=True)
     engine.link(ids[3], ids[4], "CONTRADICTS")
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.promote_relation("WORKAROUND_FOR")
 
 
@@ -85,7 +85,7 @@ def test_a_fresh_snapshot_needs_no_step_lock_and_a_write_makes_it_stale(demo_hom
         stepping, done = threading.Event(), threading.Event()
 
         def long_step() -> None:
-            with engine._graph():
+            with engine.step():
                 stepping.set()
                 done.wait(30)
 
@@ -115,7 +115,7 @@ def test_without_a_snapshot_a_recall_beside_a_long_step_reads_through_its_own_co
         stepping, done = threading.Event(), threading.Event()
 
         def long_step() -> None:
-            with engine._graph():
+            with engine.step():
                 engine.link(ids[5], ids[6], "BLOCKED_BY", new_relation=True)
                 stepping.set()
                 done.wait(30)

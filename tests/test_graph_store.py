@@ -13,11 +13,11 @@ import sys
 
 import pytest
 
-from alaya_engine.domain import Session, Turn
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.domain import Session, Turn
+from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.foundations.relations import CORE_RELATIONS
 from alaya_engine.graph.engines import available_engines
 from alaya_engine.graph.store import GraphStore
-from alaya_engine.relations import CORE_RELATIONS
 
 ENGINE = os.environ.get("ALAYA_GRAPH_ENGINE", "ladybug")
 

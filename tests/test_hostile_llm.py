@@ -23,9 +23,9 @@ from test_llm_distiller import FakeLLM, answer, make_handler
 
 from alaya_engine.demo import sample_sessions_dir
 from alaya_engine.distill.parse import UnparseableOutput, parse_distillation
-from alaya_engine.domain import CARD_TYPES, Link
 from alaya_engine.engine import Engine
-from alaya_engine.relations import CARD_TO_SESSION, normalise_relation
+from alaya_engine.foundations.domain import CARD_TYPES, Link
+from alaya_engine.foundations.relations import CARD_TO_SESSION, normalise_relation
 
 CYPHER_RELATION = "X]->() DETACH DELETE n //"
 CYPHER_TITLE = "x'}) DETACH DELETE c //"
@@ -196,7 +196,7 @@ def hostile_store(template_home, tmp_path_factory) -> dict:
 def test_hostile_answer_becomes_plain_cards_with_generated_ids(hostile_store):
     assert hostile_store["report"]["cards_created"] == 3 and len(hostile_store["requests"]) == 1
     engine = Engine.open(hostile_store["home"])
-    with engine._graph() as graph:
+    with engine.step() as graph:
         rows = graph.query("MATCH (c:Card) RETURN c.id, c.title, c.type, c.content, c.source_sessions, c.tags")
     by_title = {
         title: (card_id, kind, content, sessions, tags) for card_id, title, kind, content, sessions, tags in rows
@@ -242,7 +242,7 @@ def hostile_cli(hostile_store, tmp_path):
 
 def card_ids(home: Path) -> dict[str, str]:
     engine = Engine.open(home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         return {title: card_id for card_id, title in graph.query("MATCH (c:Card) RETURN c.id, c.title")}
 
 
@@ -306,7 +306,7 @@ def test_graph_store_binds_an_unnormalised_relation_name_as_data(hostile_cli):
     ids = card_ids(home)
     before = graph_state(home)
     engine = Engine.open(home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.merge_link(
             Link(
                 ids[CYPHER_TITLE],

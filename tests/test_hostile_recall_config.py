@@ -14,17 +14,17 @@ from hostile_checks import NO_DEADLINE, assert_json_error, json_values
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from alaya_engine.config import DEFAULTS, MAXIMUMS, MINIMUMS, OPTIONAL_STRINGS, load_config, validate_config
-from alaya_engine.errors import AlayaError, report_error
+from alaya_cli.recall_request import request_from_stdin
+from alaya_engine.foundations.config import DEFAULTS, MAXIMUMS, MINIMUMS, OPTIONAL_STRINGS, load_config, validate_config
+from alaya_engine.foundations.errors import AlayaError, report_error
 from alaya_engine.recall.query import CARD_TYPES, MAX_DEPTH, MAX_ITEMS, MAX_TEXT_CHARS, RecallQuery, build_query
-from alaya_engine.recall_request import request_from_stdin
 
 RECALL_DEFAULTS = DEFAULTS["recall"]
 values = json_values()
 
 def alaya(home: Path, *args: str | bytes, input: bytes | None = None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args],
+        [sys.executable, "-m", "alaya_cli", "--home", str(home), *args],
         input=input,
         capture_output=True,
         timeout=120,
@@ -171,7 +171,7 @@ def test_recall_stdin_that_is_not_utf8_is_bad_input(cli, home):
 
 def test_real_process_with_strict_stdin_decoding_shows_no_traceback(home):
     completed = subprocess.run(
-        [sys.executable, "-m", "alaya_engine.cli", "--home", str(home), "recall", "--json"],
+        [sys.executable, "-m", "alaya_cli", "--home", str(home), "recall", "--json"],
         input=b'{"concepts": ["caf\xe9"]}',
         capture_output=True,
         timeout=120,

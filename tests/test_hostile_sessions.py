@@ -27,7 +27,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from alaya_engine.engine import Engine
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.graph.store import from_millis
 from alaya_engine.raw.formats import parse_session_bytes, parse_session_json
 from alaya_engine.raw.store import RawStore
@@ -392,7 +392,7 @@ def test_escaped_nul_characters_are_kept_as_data(cli, home, tmp_path):
     stored = (home / "raw/sessions/2026-03/session-nul-data.json").read_bytes()
     assert b"\x00" not in stored and json.loads(stored)["turns"][0]["content"] == "before\x00after"
     engine = Engine.open(home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         assert graph.query("MATCH (s:Session {id: 'nul-data'}) RETURN s.channel") == [["tele\x00gram"]]
 
 
@@ -441,7 +441,7 @@ def test_100k_turns_over_the_size_limit_are_refused_fast(cli, home, tmp_path):
 def alaya(home: Path, *args: str, input: bytes | None = None) -> subprocess.CompletedProcess:
     env = {**os.environ, "ALAYA_NO_SERVER": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args],
+        [sys.executable, "-m", "alaya_cli", "--home", str(home), *args],
         input=input,
         capture_output=True,
         timeout=120,

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES, cli_for
 
-from alaya_engine.domain import card_id_for, millis_now
 from alaya_engine.engine import Engine
+from alaya_engine.foundations.domain import card_id_for, millis_now
 from alaya_engine.memex.importer import REASON, apply_import_event
 from alaya_engine.memex.note import infer_type, parse_note, parse_time, wikilink_targets
 from alaya_engine.raw.journal import Journal
@@ -32,12 +32,12 @@ def cid(slug: str) -> str:
 
 
 def memex_cards(home: Path) -> dict[str, dict]:
-    with Engine.open(home)._graph() as graph:
+    with Engine.open(home).step() as graph:
         return graph.cards([row[0] for row in graph.query("MATCH (c:Card) WHERE c.source = 'memex' RETURN c.id")])
 
 
 def wikilink_edges(home: Path) -> set[tuple[str, str]]:
-    with Engine.open(home)._graph() as graph:
+    with Engine.open(home).step() as graph:
         rows = graph.query("MATCH (a:Card)-[r:CUSTOM]->(b:Card) WHERE r.type = 'RELATES_TO' "
                            "RETURN a.id, b.id, r.reason")
     assert {reason for _, _, reason in rows} <= {REASON}
@@ -107,7 +107,7 @@ def test_each_card_is_journaled_and_replaying_the_journal_rebuilds_the_graph(imp
                                     (VAULT / "docker-memory-limit.md").read_bytes()).hexdigest()}
     assert [(link["target"], link["relation"], link["reason"]) for link in docker["links"]] == [
         (cid("gateway-restart"), "RELATES_TO", REASON)]
-    with Engine.open(home)._graph() as graph:
+    with Engine.open(home).step() as graph:
         for event in events:
             apply_import_event(graph, event)
     assert wikilink_edges(home) == wikilink_edges(source_home)
@@ -166,7 +166,7 @@ def test_forgotten_cards_stay_forgotten_until_edited_and_a_lost_graph_write_is_r
     cli("import-memex", str(vault))
     engine = Engine.open(home)
     forgotten, lost = cid("use-lancedb"), cid("telegram-plugin")
-    with engine._graph() as graph:
+    with engine.step() as graph:
         Journal(engine.layout.journal).append("card.forget", millis_now(), card={"id": forgotten})
         graph.delete_cards([forgotten, lost])   # ``lost``: journaled, but as if the graph write never happened
     report = cli("import-memex", str(vault), "--json").json()
@@ -179,7 +179,7 @@ def test_forgotten_cards_stay_forgotten_until_edited_and_a_lost_graph_write_is_r
 
     cold = cid("docker-memory-limit")
     vectors = engine.vectors()
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.set_heat_columns([cold], [0.1], ["COLD"])
     vectors.update_heat([{**vectors.heat_row(cold), "temperature": 0.1, "tier": "COLD"}])
     vectors.drop_vectors([cold])

@@ -19,7 +19,7 @@ def stored_files(home):
 
 def session_nodes(home):
     engine = Engine.open(home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         return {row[0]: row[1] for row in graph.query("MATCH (s:Session) RETURN s.id, s.channel")}
 
 

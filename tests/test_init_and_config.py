@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from alaya_engine.config import validate_config
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.config import validate_config
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.graph.engines import available_engines
 from alaya_engine.vectors.store import VectorStore
 
@@ -46,7 +46,7 @@ def test_init_honours_a_config_written_beforehand(tmp_path):
     home = tmp_path / "kuzu-home"
     home.mkdir()
     (home / "config.json").write_text(json.dumps({"graph": {"engine": "kuzu"}}))
-    alaya = [sys.executable, "-m", "alaya_engine.cli", "--home", str(home)]
+    alaya = [sys.executable, "-m", "alaya_cli", "--home", str(home)]
     init = subprocess.run([*alaya, "init", "--json"], capture_output=True, text=True, timeout=120)
     assert init.returncode == 0, init.stderr
     assert json.loads(init.stdout)["graph_engine"] == "kuzu"

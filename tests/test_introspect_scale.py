@@ -7,10 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from alaya_engine.config import validate_config
-from alaya_engine.domain import Card, Link, millis_now
 from alaya_engine.engine import Engine
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.config import validate_config
+from alaya_engine.foundations.domain import Card, Link, millis_now
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.graph.store import GraphStore
 from alaya_engine.introspect.consolidate import MAX_PAIRS_PER_CARD, LinkedPairs, _groups, _pairs_within
 from alaya_engine.introspect.suggestions import Suggestion, _document
@@ -81,7 +81,7 @@ def small_store(home, cards: int = 6) -> Engine:
     made = [Card(id=f"k{n}", title=f"card {n}", content=f"content about topic {n}", type="concept", tags=[],
                  importance=0.5, source_sessions=[], created_at=millis_now() - n * 40 * DAY_MS, updated_at=0)
             for n in range(cards)]
-    with engine._graph() as graph:
+    with engine.step() as graph:
         for card in made:
             graph.upsert_card(card)
         graph.merge_link(Link("k1", "k0", "CAUSED_BY", 1.0, "", 0))
@@ -92,7 +92,7 @@ def small_store(home, cards: int = 6) -> Engine:
 
 def test_linked_pairs_know_edges_either_way_among_the_given_cards(home):
     engine = small_store(home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         linked = LinkedPairs(graph, ["k0", "k1", "k2", "k0"])
     assert ("k0", "k1") in linked and ("k1", "k0") in linked
     assert ("k0", "k2") not in linked and ("k0", "gone") not in linked

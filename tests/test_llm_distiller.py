@@ -24,9 +24,9 @@ from alaya_engine.distill.base import Distillation
 from alaya_engine.distill.llm import LLMDistiller
 from alaya_engine.distill.parse import UnparseableOutput, parse_distillation
 from alaya_engine.distill.prompt import load_prompt, render_turns
-from alaya_engine.domain import Session, Turn
-from alaya_engine.errors import RUNTIME, USAGE, AlayaError
-from alaya_engine.relations import is_core
+from alaya_engine.foundations.domain import Session, Turn
+from alaya_engine.foundations.errors import RUNTIME, USAGE, AlayaError
+from alaya_engine.foundations.relations import is_core
 
 PROMPT = Path(alaya_engine.__file__).parent / "prompts" / "distill.txt"
 KEY_ENV = "ALAYA_TEST_LLM_KEY"
@@ -633,7 +633,7 @@ def test_configured_llm_distills_into_the_store_with_a_custom_relation(llm: Fake
     llm.queue(answer(answer_document))
     report = engine.distill().to_json()
     assert report["distiller"] == "openai:test-chat" and report["cards_created"] == 2
-    with engine._graph() as graph:
+    with engine.step() as graph:
         assert graph.query("MATCH (a:Card)-[r:CUSTOM]->(b:Card) RETURN a.title, r.type, b.title") == [
             ["plugins.allow gates channels", "LED_TO", "Check the allow list first"]]
     assert "LED_TO" in engine.vectors().relation_names()

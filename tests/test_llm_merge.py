@@ -98,7 +98,7 @@ def configured(template: Path, tmp_path: Path, url: str, **introspect) -> Engine
 
 def pairs(engine: Engine) -> dict[str, tuple[str, str]]:
     """Title → (card id from the first session, its twin from the second)."""
-    with engine._graph() as graph:
+    with engine.step() as graph:
         cards = graph.all_cards()
     by_title: dict[str, list] = {}
     for card in sorted(cards, key=lambda c: c.source_sessions):
@@ -151,7 +151,7 @@ def test_confirmed_pairs_merge_rejected_ones_are_never_asked_again_garbage_stays
 
     kept = engine.resolve_card(twins[merged_with_text][1])
     dropped = next(card_id for card_id in twins[merged_with_text] if card_id != kept)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         remaining = [card.title for card in graph.all_cards()]
         card = graph.cards([kept])[kept]
         assert not graph.cards([dropped])
@@ -181,7 +181,7 @@ def test_confirmed_pairs_merge_rejected_ones_are_never_asked_again_garbage_stays
     shutil.rmtree(engine.layout.vectors_dir)
     assert cli("rebuild", "--all", "--json").exit_code == 0
     rebuilt = Engine.open(engine.layout.home)
-    with rebuilt._graph() as graph:
+    with rebuilt.step() as graph:
         card = graph.cards([kept])[kept]
         assert card["title"] == MERGED_TITLE and card["content"] == MERGED_CONTENT
         assert not graph.cards([dropped])
@@ -190,7 +190,7 @@ def test_confirmed_pairs_merge_rejected_ones_are_never_asked_again_garbage_stays
 
 def _edges(engine: Engine, card_ids: tuple[str, ...]) -> set[tuple[str, str]]:
     """(relation, other end) of every card-to-card edge leaving or reaching these cards, other than each other."""
-    with engine._graph() as graph:
+    with engine.step() as graph:
         found = graph.edges_of_many(list(card_ids))
     return {(edge["relation"], edge["card_id"]) for card_id in card_ids
             for direction in ("outgoing", "incoming") for edge in found[card_id][direction]

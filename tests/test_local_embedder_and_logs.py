@@ -6,9 +6,9 @@ import logging
 
 import numpy as np
 
-from alaya_engine.config import validate_config
 from alaya_engine.embedding.local import LocalEmbedder
-from alaya_engine.logs import setup_logging
+from alaya_engine.foundations.config import validate_config
+from alaya_engine.foundations.logs import setup_logging
 
 
 def test_local_model_is_offline_normalised_and_cross_lingual(tmp_path):

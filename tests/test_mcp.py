@@ -20,9 +20,9 @@ from conftest import cli_for
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from alaya_engine.integrations.mcp_tools import MAX_RESULTS_MAX, TOOLS, TOP_K_MAX, recall_request_schema
 from alaya_engine.recall.query import _KEYS, CARD_TYPES, MAX_DEPTH, build_query
 from alaya_engine.schemas import json_schema
+from alaya_mcp.tools import MAX_RESULTS_MAX, TOOLS, TOP_K_MAX, recall_request_schema
 
 DEMO_TRANSCRIPT = files("alaya_engine.demo").joinpath("sessions", "3b7e2c91-5d4a-4f08-9c6e-1a2f8d0b47e5.jsonl")
 RECALL = {"concepts": ["crontab timezone", "CRON_TZ"], "relations": ["CAUSED_BY"], "depth": 1, "max_results": 5}
@@ -37,7 +37,7 @@ async def _session_script(home: Path, errlog) -> dict:
         if isinstance(message, Exception):
             transport_errors.append(repr(message))
 
-    server = StdioServerParameters(command=sys.executable, args=["-m", "alaya_engine.cli", "--home", str(home), "mcp"],
+    server = StdioServerParameters(command=sys.executable, args=["-m", "alaya_cli", "--home", str(home), "mcp"],
                                    env={"ALAYA_NO_SERVER": "1"})
     seen: dict = {"transport_errors": transport_errors}
     async with stdio_client(server, errlog=errlog) as (read, write), \

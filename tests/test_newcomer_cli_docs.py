@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from alaya_engine.commands import app
+from alaya_cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]

@@ -8,7 +8,7 @@ import shutil
 
 from conftest import FIXTURES
 
-from alaya_engine.domain import card_id_for
+from alaya_engine.foundations.domain import card_id_for
 
 CARD = card_id_for("memex", "docker-memory-limit")
 

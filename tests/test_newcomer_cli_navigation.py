@@ -75,7 +75,7 @@ def test_linking_an_existing_pair_says_so(demo_cli, demo_home):
     assert again.exit_code == 0 and "Created" not in again.stdout
     assert f"Already linked: {first} DEPENDS_ON {second}" in again.stdout
     assert demo_cli("link", first, second, "--rel", "DEPENDS_ON", "--json").json()["created"] is False
-    with Engine.open(demo_home)._graph() as graph:
+    with Engine.open(demo_home).step() as graph:
         edges = [edge for edge in graph.edges_of(first)["outgoing"]
                  if edge["relation"] == "DEPENDS_ON" and edge["card_id"] == second]
     assert len(edges) == 1, "the same edge, updated, not a second one"

@@ -17,8 +17,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 import alaya_engine.demo
-from alaya_engine.cli import parse_fast_call
-from alaya_engine.commands import app
+from alaya_cli.app import app
+from alaya_cli.main import parse_fast_call
 
 SHIPPED_SESSIONS = len(list((Path(alaya_engine.demo.__file__).parent / "sessions").glob("*.json*")))
 

@@ -8,7 +8,7 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from alaya_engine.commands import app
+from alaya_cli.app import app
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from conftest import FIXTURES, write_session
 
 from alaya_engine.demo import sample_sessions_dir
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.raw.formats import SAFE_ID, parse_session_bytes
 
 DEMO = sorted(sample_sessions_dir().iterdir())
@@ -24,7 +24,7 @@ OPENCLAW_FIXTURES = sorted(path for path in FIXTURES.rglob("*.jsonl*")
 def schema(tmp_path_factory) -> dict:
     from typer.testing import CliRunner
 
-    from alaya_engine.commands import app
+    from alaya_cli.app import app
 
     result = CliRunner().invoke(app, ["schema", "--json-schema", "session"])
     assert result.exit_code == 0, result.output

@@ -11,7 +11,7 @@ import typer
 from conftest import demo_session_id, write_problem_session
 from typer.testing import CliRunner
 
-from alaya_engine.commands import app
+from alaya_cli.app import app
 
 ROOT = Path(__file__).resolve().parent.parent
 DESIGN_WORDS = re.compile(r"\bseed|\bsection \d|§\s*\d", re.IGNORECASE)
@@ -36,7 +36,7 @@ def test_no_help_text_doc_or_agent_text_cites_the_design_document():
         assert result.exit_code == 0, (path, result.output)
         offenders += [f"alaya {' '.join(path)} --help: {line.strip()}" for line in result.output.splitlines()
                       if DESIGN_WORDS.search(line)]
-    from alaya_engine.integrations.mcp_tools import INSTRUCTIONS, TOOLS
+    from alaya_mcp.tools import INSTRUCTIONS, TOOLS
 
     agent_text = json.dumps([INSTRUCTIONS, *[(tool.description, tool.input_schema) for tool in TOOLS]])
     offenders += [f"MCP tools: {match.group(0)}" for match in DESIGN_WORDS.finditer(agent_text)]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from alaya_engine.distill.offline import OfflineDistiller, text
-from alaya_engine.domain import CARD_TYPES, Session, Turn
+from alaya_engine.foundations.domain import CARD_TYPES, Session, Turn
 from alaya_engine.raw.formats import parse_session_bytes
 
 DEMO_SESSIONS = Path(__file__).parents[1] / "alaya_engine" / "demo" / "sessions"

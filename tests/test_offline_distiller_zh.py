@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from alaya_engine.distill.offline import OfflineDistiller, text
-from alaya_engine.domain import Session, Turn
+from alaya_engine.foundations.domain import Session, Turn
 from alaya_engine.raw.formats import parse_session_bytes
 
 APRIL_27_2023 = 1682553600000  # a Thursday, 00:00 UTC

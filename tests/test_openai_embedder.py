@@ -25,7 +25,7 @@ import pytest
 from conftest import local_http_server
 
 from alaya_engine.embedding.openai_provider import OpenAIEmbedder
-from alaya_engine.errors import RUNTIME, USAGE, AlayaError
+from alaya_engine.foundations.errors import RUNTIME, USAGE, AlayaError
 
 DIM = 8
 KEY_ENV = "ALAYA_TEST_EMBED_KEY"

@@ -17,9 +17,9 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURES
 
+from alaya_engine.foundations.lock import StoreLock
+from alaya_engine.foundations.paths import Layout
 from alaya_engine.integrations import openclaw_sync
-from alaya_engine.lock import StoreLock
-from alaya_engine.paths import Layout
 
 MAIN_DONE = "main/sessions/1a0c7f52-6d1e-4b8a-9f3c-0e2d4b6a8c10.jsonl"
 MAIN_GROWING = "main/sessions/2b7e4a10-3c5d-4e6f-8a9b-1c2d3e4f5a6b.jsonl"
@@ -87,7 +87,7 @@ def test_nothing_changed_means_stat_only(cli, home, state, monkeypatch):
         raise AssertionError("an unchanged run must not read transcripts or open a backend")
 
     monkeypatch.setattr(openclaw_sync, "read_content", tripwire)
-    monkeypatch.setattr("alaya_engine.backend.open_backend", tripwire)
+    monkeypatch.setattr("alaya_engine.server.backend.open_backend", tripwire)
     code, document = sync(cli, state)
     assert code == 0 and document["changes"] == [] and document["unchanged"] == 4
     assert state_file.stat().st_mtime_ns == written, "nothing changed, so the bookkeeping is not rewritten"
@@ -96,7 +96,7 @@ def test_nothing_changed_means_stat_only(cli, home, state, monkeypatch):
 def test_a_touched_file_is_hashed_but_not_ingested_again(cli, state, monkeypatch):
     sync(cli, state)
     os.utime(state / "agents" / MAIN_DONE, (HOUR_AGO - 60, HOUR_AGO - 60))
-    monkeypatch.setattr("alaya_engine.backend.open_backend", lambda *a: pytest.fail("same content: no ingest"))
+    monkeypatch.setattr("alaya_engine.server.backend.open_backend", lambda *a: pytest.fail("same content: no ingest"))
     code, document = sync(cli, state)
     assert code == 0 and document["changes"] == [] and document["unchanged"] == 4
 

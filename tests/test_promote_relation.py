@@ -11,10 +11,10 @@ import pytest
 from conftest import cli_for
 
 from alaya_engine.engine import Engine
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.foundations.relations import check_promotable
 from alaya_engine.introspect.suggestions import Suggestion, suggestion_id
 from alaya_engine.raw.journal import Journal
-from alaya_engine.relations import check_promotable
 from alaya_engine.vectors.store import RELATIONS
 
 USES = 101
@@ -44,7 +44,7 @@ def busy(busy_template, tmp_path) -> Path:
 
 def edge_counts(engine: Engine, name: str) -> tuple[int | None, int]:
     """(edges in the relation's own table, or None without one; its edges left in CUSTOM)."""
-    with engine._graph() as graph:
+    with engine.step() as graph:
         tables = {row[0] for row in graph.query("CALL show_tables() RETURN name")}
         own = graph.query(f"MATCH ()-[r:{name}]->() RETURN count(r)")[0][0] if name in tables else None
         custom = graph.query("MATCH ()-[r:CUSTOM {type: $name}]->() RETURN count(r)", {"name": name})[0][0]
@@ -121,13 +121,13 @@ def test_hostile_names_are_refused_before_anything_is_written(home, name):
     hostile = Suggestion(suggestion_id("promote_relation", [name]), "promote_relation", [name], {"uses": 500})
     engine.layout.review.mkdir(parents=True, exist_ok=True)
     (engine.layout.review / "suggestions.json").write_text(json.dumps({hostile.id: hostile.to_json()}))
-    with engine._graph() as graph:
+    with engine.step() as graph:
         tables_before = sorted(row[0] for row in graph.query("CALL show_tables() RETURN name"))
 
     result = cli_for(home)("review", "approve", hostile.id, "--json")
 
     assert result.exit_code == 2 and result.json()["error"]["code"] == "bad_relation", result.stdout
-    with engine._graph() as graph:
+    with engine.step() as graph:
         assert sorted(row[0] for row in graph.query("CALL show_tables() RETURN name")) == tables_before
     assert list(Journal(engine.layout.journal).events("relation.promote")) == []
     assert engine.review_list("pending")["suggestions"][0]["id"] == hostile.id
@@ -135,7 +135,7 @@ def test_hostile_names_are_refused_before_anything_is_written(home, name):
 
 def test_a_name_taken_by_another_table_is_refused(home):
     engine = Engine.open(home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.query("CREATE NODE TABLE FOO_BAR(id STRING, PRIMARY KEY(id))")
         with pytest.raises(AlayaError, match="a table of that name exists"):
             graph.promote_relation("FOO_BAR")
@@ -148,5 +148,5 @@ def test_a_hostile_promotion_in_the_journal_is_reported_and_not_replayed(home):
     problems = engine.verify().to_json()["problems"]
     assert [p["kind"] for p in problems] == ["l3_unreadable"] and "relation.promote" in json.dumps(problems)
     assert cli_for(home)("rebuild", "--l2", "--json").exit_code == 0
-    with Engine.open(home)._graph() as graph:
+    with Engine.open(home).step() as graph:
         assert graph.promoted_relations() == frozenset()

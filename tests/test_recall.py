@@ -7,9 +7,9 @@ import jsonschema
 import numpy as np
 import pytest
 
-from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.domain import Card, Link
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.recall.index import ResidentIndex
 from alaya_engine.recall.lexical import LexicalFusion
 from alaya_engine.recall.query import build_query
@@ -48,7 +48,7 @@ def memory(home):
     cards = {"A": card("A"), "B": card("B"), "C": card("C"), "D": card("D"),
              "E": card("E", tier="COLD"), "F": card("F", "decision")}
     cards["E"].content = "Docker 容器内存溢出 because no memory limit was set"
-    with engine._graph() as graph:
+    with engine.step() as graph:
         for item in cards.values():
             graph.upsert_card(item)
         for source, relation, target in (("A", "CAUSED_BY", "B"), ("B", "DEPENDS_ON", "C"), ("A", "LED_TO", "D"),
@@ -70,7 +70,7 @@ def recall(engine: Engine, queries: np.ndarray, **request) -> dict:
     names, relation_vectors = engine.vectors().relation_vectors()
     index = ResidentIndex(engine.vectors())
     index.refresh()
-    with engine._graph() as graph:
+    with engine.step() as graph:
         result = run_recall(query, queries, graph=graph, index=index,
                             space=RelationSpace(names, relation_vectors), embedder=engine.embedder(),
                             settings=SETTINGS)
@@ -196,7 +196,7 @@ def near_the_start(memory):
     """G lies beside B (cosine 0.9) and far from A's direction; B ─DEPENDS_ON→ G."""
     vector = 0.9 * basis(1) + np.sqrt(1 - 0.81) * basis(7)
     memory.vectors().upsert_cards([card("G")], vector[None, :].astype(np.float32))
-    with memory._graph() as graph:
+    with memory.step() as graph:
         graph.upsert_card(card("G"))
         graph.merge_link(Link("B", "G", "DEPENDS_ON", 1.0, "test", 0))
     return memory

@@ -15,7 +15,7 @@ GATEWAY = "session-20260309-013000"
 
 def gateway_cards(demo_home):
     engine = Engine.open(demo_home)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         rows = graph.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id, c.title ORDER BY c.id",
                            {"id": demo_session_id(demo_home, GATEWAY)})
     return [row[0] for row in rows]

@@ -17,7 +17,7 @@ from test_llm_distiller import FakeLLM, Reply, answer, make_handler
 
 from alaya_engine.demo import sample_sessions_dir
 from alaya_engine.engine import Engine
-from alaya_engine.errors import AlayaError, report_error
+from alaya_engine.foundations.errors import AlayaError, report_error
 
 KEY_ENV = "ALAYA_HOSTILE_TEST_KEY"
 SECRET = "sk-hostile-" + "7f3a9c" * 4
@@ -92,7 +92,7 @@ def test_a_key_in_any_error_message_is_redacted_once_the_store_is_open(keyed_hom
 
 def test_a_key_in_a_logged_traceback_is_redacted(keyed_home):
     Engine.open(keyed_home)
-    log = logging.getLogger("alaya_engine.commands")
+    log = logging.getLogger("alaya_cli.app")
     try:
         raise RuntimeError(f"header was Authorization: Bearer {SECRET}")
     except RuntimeError:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from alaya_engine.paths import Layout
+from alaya_engine.foundations.paths import Layout
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ def server_env(**extra: str) -> dict:
 
 
 def alaya(home: Path, *args: str, env: dict | None = None, input: str | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "alaya_engine.cli", "--home", str(home), *args],
+    return subprocess.run([sys.executable, "-m", "alaya_cli", "--home", str(home), *args],
                           capture_output=True, text=True, timeout=180, env=env or server_env(), input=input)
 
 
@@ -92,7 +92,7 @@ def test_the_server_keeps_a_graph_snapshot_that_a_write_never_leaves_stale_for_r
 def test_two_clients_at_once_and_a_bad_request_does_not_stop_the_server(served):
     assert alaya(served, "status", "--json").returncode == 0
     pid = server_pid(served)
-    clients = [subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "recall", "--json",
+    clients = [subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "recall", "--json",
                                  query], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
                for query in ("docker oom", "nginx 502", "pgbouncer pool")]
     for client in clients:
@@ -108,7 +108,7 @@ def test_two_clients_at_once_and_a_bad_request_does_not_stop_the_server(served):
 def test_a_client_killed_mid_request_leaves_the_server_serving(served):
     assert alaya(served, "status", "--json").returncode == 0
     pid = server_pid(served)
-    job = subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "distill", "--force",
+    job = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "distill", "--force",
                             "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env())
     time.sleep(1.0)
     job.kill()
@@ -181,7 +181,7 @@ def test_a_home_writable_by_others_is_refused(served):
 def fast_path(served, *arguments: str) -> tuple[set[str], dict]:
     """The modules ``alaya ARGUMENTS`` imports against the warm server, and the document it prints."""
     assert alaya(served, "status", "--json").returncode == 0
-    command = [sys.executable, "-X", "importtime", "-c", "from alaya_engine.cli import main; main()",
+    command = [sys.executable, "-X", "importtime", "-c", "from alaya_cli.main import main; main()",
                "--home", str(served), *arguments]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120, env=server_env())
     assert result.returncode == 0, result.stderr
@@ -224,7 +224,7 @@ def test_a_recall_error_through_the_warm_server_is_reported_by_the_regular_clien
 
 
 def test_the_bare_client_finds_the_home_as_the_engine_does(monkeypatch, tmp_path):
-    from alaya_engine import paths
+    from alaya_engine.foundations import paths
     from alaya_engine.server import bare_client
 
     assert (bare_client.HOME_ENV, bare_client.DEFAULT_HOME) == (paths.HOME_ENV, paths.DEFAULT_HOME)
@@ -233,9 +233,9 @@ def test_the_bare_client_finds_the_home_as_the_engine_does(monkeypatch, tmp_path
 def test_introspect_while_other_processes_recall(served):
     """Cron's introspect and an agent's recalls at once, through the owner server: no errors on either side."""
     assert alaya(served, "status", "--json").returncode == 0
-    job = subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "introspect", "--json"],
+    job = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "introspect", "--json"],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
-    recalls = [subprocess.Popen([sys.executable, "-m", "alaya_engine.cli", "--home", str(served), "recall", "--json",
+    recalls = [subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "recall", "--json",
                                  query], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=server_env())
                for query in ("docker oom", "nginx 502", "pgbouncer", "gateway restart", "cron timezone", "certbot")]
     outputs = []

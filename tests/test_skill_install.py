@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from alaya_engine.commands import app
+from alaya_cli.app import app
 from alaya_engine.skills import skill_text
 
 

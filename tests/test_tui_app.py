@@ -25,8 +25,8 @@ from textual.widgets import Markdown
 from textual.widgets._footer import FooterKey
 from tui_store import SIZE, review_fixtures, settle
 
-from alaya_engine.backend import LocalBackend
 from alaya_engine.demo import FIRST_QUERY
+from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import MODE_SCREENS, AlayaApp
 from alaya_tui.screens.card import CardScreen
 from alaya_tui.screens.explore import ExploreScreen
@@ -108,7 +108,7 @@ async def test_agents_and_cron_keep_working_while_the_explorer_is_open(review_ho
     config = json.loads(config_file.read_text())
     config["lock"]["wait_seconds"] = 2.0  # a lock held by the app would fail them in 2 s, not hang them
     config_file.write_text(json.dumps(config))
-    alaya = [sys.executable, "-m", "alaya_engine.cli", "--home", str(review_home)]
+    alaya = [sys.executable, "-m", "alaya_cli", "--home", str(review_home)]
     app = AlayaApp(LocalBackend(review_home))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape", "3")
@@ -161,7 +161,7 @@ def run_on_a_terminal(args: list[str], wait_for: bytes, keys: bytes, timeout: fl
 
 @pytest.mark.slow
 def test_demo_opens_the_explorer_on_a_terminal_and_never_when_piped(demo_home):
-    alaya = [sys.executable, "-m", "alaya_engine.cli", "demo", "--demo-home", str(demo_home)]
+    alaya = [sys.executable, "-m", "alaya_cli", "demo", "--demo-home", str(demo_home)]
     piped = subprocess.run(alaya, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
     assert piped.returncode == 0 and "Alaya demo at" in piped.stdout and "\x1b[?1049h" not in piped.stdout
 

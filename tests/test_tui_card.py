@@ -7,8 +7,8 @@ from pathlib import Path
 
 from textual.widgets import Input, Markdown, Static
 
-from alaya_engine.backend import LocalBackend
 from alaya_engine.memex.importer import memex_card_id
+from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.card_markdown import card_markdown
 from alaya_tui.screens.card import CardScreen

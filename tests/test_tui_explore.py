@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from textual.widgets import Input, Static
 
-from alaya_engine.backend import LocalBackend
 from alaya_engine.demo import FIRST_QUERY
+from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.formatting import closeness, h_bar
 from alaya_tui.query import QuerySyntaxError, format_query, parse_query

@@ -9,8 +9,8 @@ import pytest
 from textual.widgets import SelectionList
 from tui_store import SIZE, review_fixtures, settle
 
-from alaya_engine.backend import LocalBackend
 from alaya_engine.engine import INTROSPECT_STEPS
+from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.introspect_job import STEP_PURPOSES, run_introspect
 from alaya_tui.screens.card import CardScreen
@@ -80,7 +80,7 @@ async def test_approving_a_card_merge_changes_the_engine_and_opens_the_merged_ca
         assert isinstance(card, CardScreen) and card.card_id == "card-restart"
         assert ("card-config", "DEPENDS_ON") in {(e["card_id"], e["relation"]) for e in card.document["incoming"]}
 
-        with backend.engine._graph() as graph:
+        with backend.engine.step() as graph:
             assert list(graph.cards(["card-restart", "card-restart-dup"])) == ["card-restart"]
             assert graph.query("MATCH (:Card {id: 'card-config'})-[:DEPENDS_ON]->(c:Card) RETURN c.id") == [
                 ["card-restart"]]
@@ -130,7 +130,7 @@ async def test_skip_reject_a_promotion_and_approve_all_of_a_kind(review_home):
         await settle(app, pilot)
         assert sorted(s["kind"] for s in pending(backend).values()) == [
             "merge_cards", "merge_relations", "split_relation"]
-        with backend.engine._graph() as graph:
+        with backend.engine.step() as graph:
             linked = graph.query("MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")
         assert ("card-launchd", "card-systemd") in {tuple(row) for row in linked}
 

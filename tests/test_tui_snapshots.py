@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from tui_store import settle
 
-from alaya_engine.backend import LocalBackend
 from alaya_engine.demo import FIRST_QUERY
+from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.screens.card import CardScreen
 from alaya_tui.widgets.trace_view import TraceView

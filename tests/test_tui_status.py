@@ -6,7 +6,7 @@ from conftest import write_session
 from rich.cells import cell_len
 from textual.widgets import Static
 
-from alaya_engine.backend import LocalBackend
+from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.screens.status import StatusScreen
 from alaya_tui.widgets.layer_panel import LayerPanel

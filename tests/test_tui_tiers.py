@@ -9,7 +9,7 @@ import pytest
 from conftest import cli_for
 from tui_store import SIZE, review_fixtures, settle
 
-from alaya_engine.backend import LocalBackend
+from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.screens.tiers import TiersScreen
 from alaya_tui.widgets.bar_chart import BarChart

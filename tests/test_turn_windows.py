@@ -13,12 +13,12 @@ import jsonschema
 import pytest
 from conftest import cli_for
 
-from alaya_engine.domain import Session, Turn
 from alaya_engine.engine import Engine
+from alaya_engine.foundations.domain import Session, Turn
+from alaya_engine.foundations.terms import term_list
 from alaya_engine.raw.windows import parse_window_id, session_windows, window_id
 from alaya_engine.recall.access import AccessLog
 from alaya_engine.schemas import json_schema
-from alaya_engine.terms import term_list
 
 DAY = 1682553600000  # 2023-04-27 00:00 UTC
 CHAT = [

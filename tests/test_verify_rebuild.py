@@ -11,8 +11,8 @@ import pytest
 from conftest import cli_for, write_session
 
 from alaya_engine.demo import sample_sessions_dir
-from alaya_engine.domain import Card, Link, millis_now
 from alaya_engine.engine import Engine
+from alaya_engine.foundations.domain import Card, Link, millis_now
 from alaya_engine.introspect import apply
 from alaya_engine.raw.journal import Journal
 from alaya_engine.vectors.store import CARD_META, CARD_VECTORS
@@ -27,14 +27,14 @@ def kinds(engine: Engine) -> set[str]:
 def some_card(engine: Engine, position: int) -> Card:
     """A different card with a vector (COLD cards have none) for each kind of damage, so several can be combined."""
     with_vector = set(engine.vectors().vector_ids())
-    with engine._graph() as graph:
+    with engine.step() as graph:
         cards = [card for card in graph.all_cards() if card.id in with_vector]
     return sorted(cards, key=lambda card: card.id)[position]
 
 
 def graph_snapshot(engine: Engine) -> tuple[dict, set]:
     """Cards (the fields L3 decides) and edges, to compare a store with its rebuild."""
-    with engine._graph() as graph:
+    with engine.step() as graph:
         cards = {c.id: (c.title, c.content, c.type, tuple(c.tags), tuple(c.source_sessions), c.source)
                  for c in graph.all_cards()}
         links = {(link.source, link.target, link.relation, round(link.weight, 4)) for link in graph.all_links()}
@@ -66,12 +66,12 @@ def break_unreadable_record(engine: Engine) -> None:
 
 
 def break_card_without_l3(engine: Engine) -> None:
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.upsert_card(Card("card-stray", "stray", "made by no L3 record", "concept", [], 0.5, [], 0, 0))
 
 
 def break_card_missing_from_l2(engine: Engine) -> None:
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.delete_cards([some_card(engine, 0).id])
 
 
@@ -89,12 +89,12 @@ def break_session_missing_from_l2(engine: Engine) -> None:
 
 def break_link_without_l3(engine: Engine) -> None:
     first, second = sorted(engine.vectors().vector_ids())[:2]
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.merge_link(Link(first, second, "DEPENDS_ON", 1.0, "not journaled", 0))
 
 
 def break_link_missing_from_l2(engine: Engine) -> None:
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.query("MATCH (:Card)-[r:EXTRACTED_FROM]->(:Session) WITH r LIMIT 1 DELETE r")
 
 
@@ -121,7 +121,7 @@ def break_wrong_dimension(engine: Engine) -> None:
 def break_stale_vector(engine: Engine) -> None:
     card = some_card(engine, 3)
     card.content += " (edited behind L1's back)"
-    with engine._graph() as graph:
+    with engine.step() as graph:
         graph.upsert_card(card)
 
 
@@ -224,7 +224,7 @@ def test_replay_reproduces_links_merges_forgetting_restoring_and_relation_merges
     engine.link(first, second, "LED_TO", "the first led to the second", new_relation=True)
     engine.link(third, fourth, "RESULTED_IN", "same idea, other words", new_relation=True)
     engine.link(second, third, "SIMILAR_TO")
-    with engine._graph() as graph:
+    with engine.step() as graph:
         journal, now = Journal(engine.layout.journal), millis_now()
         apply.merge_relations(keep="LED_TO", drop="RESULTED_IN", graph=graph, journal=journal, now=now)
         apply.merge_cards(first=first, second=second, graph=graph, vectors=engine.vectors(),
@@ -234,7 +234,7 @@ def test_replay_reproduces_links_merges_forgetting_restoring_and_relation_merges
     forgotten = engine.introspect(["cooldown", "forget"], now=far_future)["steps"]["forget"]["forgotten"]
     assert len(forgotten) >= 2
     engine.restore(forgotten[0])
-    with engine._graph() as graph:  # every card is COLD by now: any card still in the graph
+    with engine.step() as graph:  # every card is COLD by now: any card still in the graph
         survivor = next(card.id for card in sorted(graph.all_cards(), key=lambda card: card.id)
                         if card.id != forgotten[0])
     engine.link(forgotten[0], survivor, "DEPENDS_ON", "restored cards can be linked again")

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from alaya_engine.domain import Card, Link
 from alaya_engine.engine import Engine
+from alaya_engine.foundations.domain import Card, Link
 
 SIZE = (120, 36)
 """The terminal size of every explorer test here (and of the snapshots)."""
@@ -87,7 +87,7 @@ def build_review_store(home: Path) -> None:
                   importance=importance, source_sessions=[], created_at=CREATED, updated_at=CREATED,
                   temperature=temperature, tier=tier)
              for card_id, title, kind, importance, tier, temperature, content, _ in CARDS]
-    with engine._graph() as graph:
+    with engine.step() as graph:
         for card in cards:
             graph.upsert_card(card)
         for source, relation, target in EDGES:

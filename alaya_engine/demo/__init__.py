@@ -15,8 +15,8 @@ from importlib.resources import files
 from pathlib import Path
 
 from ..distill.pipeline import DistillReport
-from ..domain import IngestReport, InitReport, Session, millis_now
 from ..engine import Engine, StatusReport
+from ..foundations.domain import IngestReport, InitReport, Session, millis_now
 from .timeline import record_shift, shift_days, shifted_copies
 
 FIRST_QUERY = "gateway restart telegram"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from ..domain import Session
+from ..foundations.domain import Session
 
 
 @dataclass

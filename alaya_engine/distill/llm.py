@@ -20,10 +20,10 @@ from typing import Any
 
 import httpx
 
-from ..atomic import atomic_write_json
-from ..domain import Session
-from ..errors import RUNTIME, USAGE, AlayaError
-from ..http_common import (
+from ..foundations.atomic import atomic_write_json
+from ..foundations.domain import Session
+from ..foundations.errors import RUNTIME, USAGE, AlayaError
+from ..foundations.http_common import (
     TRANSIENT_ERRORS,
     LazyClient,
     backoff_delay,

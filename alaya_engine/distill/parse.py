@@ -12,10 +12,10 @@ import math
 import re
 from typing import Any
 
-from ..domain import CARD_TYPES
-from ..errors import AlayaError
-from ..json_input import JsonInputError, decode_at, load_json, without_lone_surrogates
-from ..relations import CARD_TO_SESSION, normalise_relation
+from ..foundations.domain import CARD_TYPES
+from ..foundations.errors import AlayaError
+from ..foundations.json_input import JsonInputError, decode_at, load_json, without_lone_surrogates
+from ..foundations.relations import CARD_TO_SESSION, normalise_relation
 from .base import CardDraft, Distillation, LinkDraft
 
 DEFAULT_IMPORTANCE = 0.5

@@ -15,12 +15,12 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..domain import Card, Link, Session, card_id_for, millis_now
-from ..errors import AlayaError
+from ..foundations.domain import Card, Link, Session, card_id_for, millis_now
+from ..foundations.errors import AlayaError
+from ..foundations.relations import directed, is_core, relation_embedding_text
 from ..raw.distilled import DistilledRecord, DistilledStore
 from ..raw.journal import Journal
 from ..raw.store import RawStore
-from ..relations import directed, is_core, relation_embedding_text
 from .base import Distillation, Distiller
 
 if TYPE_CHECKING:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..domain import Session, Turn
-from ..errors import USAGE, AlayaError
+from ..foundations.domain import Session, Turn
+from ..foundations.errors import USAGE, AlayaError
 
 SYSTEM_MARKER = "=== SYSTEM ==="
 USER_MARKER = "=== USER ==="

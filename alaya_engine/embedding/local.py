@@ -18,7 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import atomic_write_text
+from ..foundations.atomic import atomic_write_text
 from .base import normalise_rows
 
 if TYPE_CHECKING:

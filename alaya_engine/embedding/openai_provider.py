@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 import httpx
 
 from alaya_engine.embedding.base import normalise_rows
-from alaya_engine.errors import RUNTIME, USAGE, AlayaError
-from alaya_engine.http_common import (
+
+from ..foundations.errors import RUNTIME, USAGE, AlayaError
+from ..foundations.http_common import (
     TRANSIENT_ERRORS,
     LazyClient,
     backoff_delay,

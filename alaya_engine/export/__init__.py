@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
-from ..domain import CARD_TYPES
+from ..foundations.domain import CARD_TYPES
 from .folder import check_replaceable, replace_folder
 from .graphml import build_graph, write_graphml
 from .markdown import card_document, file_stem, index_document, type_folder
@@ -30,7 +30,7 @@ def export_store(engine: "Engine", out: str | None = None, progress=None) -> dic
     """Write the export into ``out`` (default ``<home>/export``), replacing an earlier export there."""
     target = Path(out).expanduser().resolve() if out else engine.layout.home / "export"
     check_replaceable(target)
-    with engine._graph() as graph:
+    with engine.step() as graph:
         snapshot = read_snapshot(graph, engine.vectors().heat_rows())
     exported_at = datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     summary = _summary(snapshot)

@@ -16,7 +16,7 @@ import uuid
 from collections.abc import Callable
 from pathlib import Path
 
-from ..errors import RUNTIME, AlayaError
+from ..foundations.errors import RUNTIME, AlayaError
 
 MARKER = ".alaya-export"
 

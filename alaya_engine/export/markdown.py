@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..domain import CARD_TYPES
+from ..foundations.domain import CARD_TYPES
 
 FRONT_MATTER_FIELDS = ("id", "title", "type", "tags", "aliases", "temperature", "tier", "importance", "source",
                        "source_sessions", "created", "updated", "access_count", "last_accessed")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..relations import CARD_TO_SESSION
+from ..foundations.relations import CARD_TO_SESSION
 
 if TYPE_CHECKING:
     from ..graph.store import GraphStore

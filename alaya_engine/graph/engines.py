@@ -13,7 +13,7 @@ import importlib
 import importlib.util
 from types import ModuleType
 
-from ..errors import AlayaError
+from ..foundations.errors import AlayaError
 
 ENGINES = ("ladybug", "kuzu")
 

@@ -20,9 +20,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..domain import CARD_TYPES, Card, Link, Session
-from ..errors import RUNTIME, AlayaError
-from ..relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, check_promotable, is_core
+from ..foundations.domain import CARD_TYPES, Card, Link, Session
+from ..foundations.errors import RUNTIME, AlayaError
+from ..foundations.relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, check_promotable, is_core
 from .engines import load_engine
 
 TEMPERATURE_BANDS = ((0.9, 1.0), (0.7, 0.9), (0.5, 0.7), (0.3, 0.5), (0.0, 0.3))

@@ -31,11 +31,11 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
-from ..atomic import atomic_write_json
-from ..config import load_config
-from ..errors import AlayaError
-from ..lock import StoreLock
-from ..paths import Layout, resolve_home
+from ..foundations.atomic import atomic_write_json
+from ..foundations.config import load_config
+from ..foundations.errors import AlayaError
+from ..foundations.lock import StoreLock
+from ..foundations.paths import Layout, resolve_home
 
 STATE_DIR_ENV = "OPENCLAW_STATE_DIR"
 DEFAULT_STATE_DIR = "~/.openclaw"
@@ -229,7 +229,7 @@ class Sync:
 
     def _ingest(self, steps: list[tuple[Found, str, Content]], distill: bool, report: SyncReport) -> dict | None:
         """One ingest call for every file that needs it; the file is the source of truth, so ``replace``."""
-        from ..backend import open_backend
+        from ..server.backend import open_backend
 
         backend = open_backend(self.layout.home, self.no_server)
         document = backend.call("ingest", {"paths": [str(item.path) for item, _, _ in steps], "replace": True,

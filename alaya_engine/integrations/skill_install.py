@@ -12,8 +12,8 @@ from __future__ import annotations
 import os
 from dataclasses import asdict, dataclass
 
-from ..atomic import atomic_write_text
-from ..errors import AlayaError
+from ..foundations.atomic import atomic_write_text
+from ..foundations.errors import AlayaError
 from ..skills import skill_text
 from .openclaw_sync import resolve_state_dir
 

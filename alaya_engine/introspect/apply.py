@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import atomic_write_json
-from ..domain import Card, Link
-from ..errors import AlayaError
+from ..foundations.atomic import atomic_write_json
+from ..foundations.domain import Card, Link
+from ..foundations.errors import AlayaError
+from ..foundations.relations import CUSTOM_TABLE, directed
 from ..graph.store import to_millis
 from ..raw.journal import Journal
-from ..relations import CUSTOM_TABLE, directed
 
 if TYPE_CHECKING:
     from ..embedding.base import Embedder

@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import AlayaError
+from ..foundations.errors import AlayaError
 from .apply import MergedText
 from .merge_judge import JudgeUnavailable, MergeJudge, UnusableAnswer
 from .suggestions import Suggestion, SuggestionStore

@@ -15,9 +15,9 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
-from ..errors import AlayaError
-from ..relations import CUSTOM_TABLE, GENERIC_NAMES, check_promotable, is_core
-from ..schema_info import PROMOTE_AT
+from ..foundations.errors import AlayaError
+from ..foundations.relations import CUSTOM_TABLE, GENERIC_NAMES, check_promotable, is_core
+from ..graph.schema_info import PROMOTE_AT
 from .suggestions import SuggestionStore
 
 if TYPE_CHECKING:

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import atomic_write_text
+from ..foundations.atomic import atomic_write_text
 from ..recall.access import AccessLog
 from .temperature import CardHeat, assign_tiers
 

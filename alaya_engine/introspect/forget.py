@@ -20,7 +20,7 @@ from ..raw.journal import Journal
 from .temperature import DAY_MS
 
 if TYPE_CHECKING:
-    from ..domain import Card, Link
+    from ..foundations.domain import Card, Link
     from ..graph.store import GraphStore
     from ..vectors.store import VectorStore
 
@@ -84,7 +84,7 @@ def _plain(card: dict) -> dict:
 def restore(*, card_id: str, vectors: "VectorStore", graph: "GraphStore", journal: Journal, embedder, now: int) -> dict:
     """Bring a forgotten card back from the journal: the card, its metadata, its vector and the edges whose
     other end still exists. It comes back WARM; the next introspect re-tiers it."""
-    from ..errors import AlayaError
+    from ..foundations.errors import AlayaError
 
     if graph.cards([card_id]):
         raise AlayaError("card_exists", f"card '{card_id}' is in the store; nothing to restore")
@@ -117,7 +117,7 @@ def card_from_forget_event(event: dict, now: int) -> tuple["Card", list["Link"]]
     """The card a ``card.forget`` event saved (WARM again) and every edge it had; what restoring means,
     shared by ``alaya restore`` and a rebuild replaying ``card.restore``. Callers keep the edges whose
     other end still exists."""
-    from ..domain import Card, Link
+    from ..foundations.domain import Card, Link
 
     saved = event["card"]
     card_id = saved["id"]

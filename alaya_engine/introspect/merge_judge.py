@@ -24,8 +24,8 @@ from typing import Any
 
 import httpx
 
-from ..errors import AlayaError
-from ..http_common import LazyClient, excerpt, read_api_key
+from ..foundations.errors import AlayaError
+from ..foundations.http_common import LazyClient, excerpt, read_api_key
 from .apply import MergedText
 
 TITLE_MAX = 200

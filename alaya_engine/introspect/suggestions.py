@@ -14,8 +14,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ..atomic import atomic_write_text
-from ..errors import AlayaError
+from ..foundations.atomic import atomic_write_text
+from ..foundations.errors import AlayaError
 
 KINDS = ("merge_cards", "similar_to", "merge_relations", "promote_relation", "split_relation")
 STATUSES = ("pending", "approved", "rejected")

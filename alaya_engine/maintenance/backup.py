@@ -30,13 +30,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import RUNTIME, USAGE, AlayaError
-from ..lock import StoreLock
-from ..paths import Layout
-from ..privacy import make_tree_private
+from ..foundations.errors import RUNTIME, USAGE, AlayaError
+from ..foundations.lock import StoreLock
+from ..foundations.paths import Layout
+from ..foundations.privacy import make_tree_private
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..store_parts import StoreParts
 
 INCLUDED = ("config.json", "store.json", "raw", "prompts", "stats", "graph", "lancedb")
 COPIED = ("graph", "raw/journal", "stats")
@@ -63,7 +63,8 @@ class RestoreReport:
     files: int
     replaced: str | None
     """Where the home that was there before now is (kept, not deleted), or None."""
-    verify: dict
+    verify: dict | None = None
+    """The restored store's verify report."""
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -74,7 +75,7 @@ def default_backup_path(layout: Layout) -> Path:
     return layout.home / "backup" / f"alaya-{stamp}.tar.gz"
 
 
-def backup(engine: "Engine", out: Path | None) -> BackupReport:
+def backup(engine: "StoreParts", out: Path | None) -> BackupReport:
     started = time.perf_counter()
     target = Path(out) if out else default_backup_path(engine.layout)
     if target.exists():
@@ -82,7 +83,7 @@ def backup(engine: "Engine", out: Path | None) -> BackupReport:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = target.parent / f".alaya-backup-{os.getpid()}-{time.monotonic_ns()}"
     try:
-        with engine._graph() as graph:
+        with engine.step() as graph:
             held = time.perf_counter()
             graph.query("CHECKPOINT")
             files = _snapshot(engine.layout.home, staging)
@@ -135,9 +136,10 @@ def _write_archive(staging: Path, target: Path) -> None:
 
 
 def restore_backup(archive: Path, home: Path, force: bool) -> RestoreReport:
-    """Unpack ``archive`` into ``home``; a non-empty home is only replaced with ``force`` (and kept aside)."""
-    from ..engine import Engine
+    """Unpack ``archive`` into ``home``; a non-empty home is only replaced with ``force`` (and kept aside).
 
+    The report's ``verify`` is left for the caller, which opens the restored store (:meth:`Engine.restore_backup`).
+    """
     archive = archive.expanduser().absolute()
     members = _checked_members(archive)
     occupied = home.exists() and any(home.iterdir())
@@ -166,9 +168,8 @@ def restore_backup(archive: Path, home: Path, force: bool) -> RestoreReport:
             replaced.rename(home)
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    report = Engine.open(home).verify().to_json()
     return RestoreReport(home=str(home), archive=str(archive), files=sum(1 for member in members if member.isfile()),
-                         replaced=str(replaced) if replaced else None, verify=report)
+                         replaced=str(replaced) if replaced else None)
 
 
 def _set_aside(home: Path) -> Path:

@@ -27,20 +27,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..atomic import atomic_write_json
-from ..domain import Card, millis_now
 from ..embedding import embedder_identity
-from ..errors import AlayaError
+from ..foundations.atomic import atomic_write_json
+from ..foundations.domain import Card, millis_now
+from ..foundations.errors import AlayaError
+from ..foundations.paths import Layout
+from ..foundations.relations import CARD_TO_SESSION
 from ..introspect.temperature import CardHeat, assign_tiers
-from ..paths import Layout
 from ..recall.access import AccessLog
-from ..relations import CARD_TO_SESSION
 from .replay import replay
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..engine import Engine, ProgressCallback
+    from ..store_parts import ProgressCallback, StoreParts
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +68,7 @@ class RebuildReport:
                 "unreadable": self.unreadable, "seconds": self.seconds}
 
 
-def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | None" = None) -> RebuildReport:
+def rebuild(engine: "StoreParts", layers: set[str], progress: "ProgressCallback | None" = None) -> RebuildReport:
     from ..introspect.cooldown import cool_down
 
     report = RebuildReport(layers=sorted(layers))
@@ -117,7 +117,7 @@ def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | No
             with engine.hold() as graph:
                 cool_down(vectors=engine.vectors(), graph=graph, embedder=engine.embedder(),
                           access_log=AccessLog(engine.layout.access_log), settings=engine.config["temperature"],
-                          now=now, dry_run=False, step=engine._graph)
+                          now=now, dry_run=False, step=engine.step)
             timed("cool-down")
     report.sessions, report.cards, report.links = len(sessions), len(cards), len(links)
     report.vectors = sum(1 for card in cards if card.tier != "COLD") if "l1" in layers else 0
@@ -128,7 +128,7 @@ def rebuild(engine: "Engine", layers: set[str], progress: "ProgressCallback | No
     return report
 
 
-def _set_heat(engine: "Engine", cards: list[Card], layers: set[str], now: int) -> None:
+def _set_heat(engine: "StoreParts", cards: list[Card], layers: set[str], now: int) -> None:
     """Temperatures and tiers: from the whole access log when L1 is rebuilt, else from L1 as it stands."""
     if "l1" not in layers:
         rows = {row["id"]: row for row in engine.vectors().heat_rows()}
@@ -148,7 +148,8 @@ def _set_heat(engine: "Engine", cards: list[Card], layers: set[str], now: int) -
         card.temperature, card.tier = tiers[card.id]
 
 
-def _embed(engine: "Engine", cards: list[Card], dimension: int, progress: "ProgressCallback | None") -> "np.ndarray":
+def _embed(engine: "StoreParts", cards: list[Card], dimension: int,
+           progress: "ProgressCallback | None") -> "np.ndarray":
     """Embeddings of the HOT and WARM cards; COLD rows stay zero (a COLD card keeps no vector)."""
     matrix = _zeros(len(cards), dimension)
     active = [position for position, card in enumerate(cards) if card.tier != "COLD"]
@@ -161,7 +162,7 @@ def _embed(engine: "Engine", cards: list[Card], dimension: int, progress: "Progr
     return matrix
 
 
-def _index_windows(engine: "Engine", scratch: Layout, dimension: int, progress: "ProgressCallback | None") -> int:
+def _index_windows(engine: "StoreParts", scratch: Layout, dimension: int, progress: "ProgressCallback | None") -> int:
     """Every readable L3 session's windows of raw turns, into the new L1 (unreadable ones replay reported)."""
     from ..raw.store import RawStore
     from ..vectors.turn_windows import TurnWindowStore
@@ -181,7 +182,7 @@ def _zeros(rows: int, dimension: int) -> "np.ndarray":
     return np.zeros((rows, dimension), dtype=np.float32)
 
 
-def _new_manifest(engine: "Engine", layers: set[str]) -> dict:
+def _new_manifest(engine: "StoreParts", layers: set[str]) -> dict:
     """The manifest after the rebuild: a rebuilt L1 takes the configured model, a rebuilt L2 the configured
     graph engine (this is how a store switches either); a layer kept as it is must still match the config."""
     name, dimension = embedder_identity(engine.config["embedding"])
@@ -193,11 +194,11 @@ def _new_manifest(engine: "Engine", layers: set[str]) -> dict:
     return {**engine.manifest, **wanted}
 
 
-def _build(engine: "Engine", manifest: dict, cards: list[Card], links: list, sessions: list[dict],
+def _build(engine: "StoreParts", manifest: dict, cards: list[Card], links: list, sessions: list[dict],
            matrix: "np.ndarray", promoted: set[str]) -> Layout:
     """Both layers, fresh, in the scratch folder; the caller swaps in the ones it wants.
     ``promoted``: the relations the journal promoted, which get rel tables of their own."""
-    from ..bulk import bulk_load
+    from .bulk import bulk_load
 
     scratch = Layout(engine.layout.home / SCRATCH)
     shutil.rmtree(scratch.home, ignore_errors=True)

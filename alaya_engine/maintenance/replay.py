@@ -41,18 +41,18 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from ..domain import Card, Link
-from ..errors import AlayaError
+from ..foundations.domain import Card, Link
+from ..foundations.errors import AlayaError
+from ..foundations.jsonl import LogLine
+from ..foundations.paths import Layout
+from ..foundations.relations import CARD_TO_SESSION, check_promotable, is_core
 from ..introspect.forget import card_from_forget_event
-from ..jsonl import LogLine
 from ..memex.importer import REASON as MEMEX_LINK_REASON
 from ..memex.importer import RELATION as MEMEX_LINK_RELATION
-from ..paths import Layout
 from ..raw.distilled import DistilledRecord
 from ..raw.journal import Journal
 from ..raw.store import RawStore
 from ..raw.windows import session_windows
-from ..relations import CARD_TO_SESSION, check_promotable, is_core
 
 log = logging.getLogger(__name__)
 

@@ -45,7 +45,7 @@ from ..recall.access import AccessLog
 from .replay import replay
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..store_parts import StoreParts
 
 REPAIR = {
     "l3_unreadable": "restore the file from a backup (alaya restore FILE) or delete it if it is junk",
@@ -97,7 +97,7 @@ class VerifyReport:
                 "problems": [problem.to_json() for problem in self.problems]}
 
 
-def verify(engine: "Engine") -> VerifyReport:
+def verify(engine: "StoreParts") -> VerifyReport:
     report = VerifyReport()
     expected = replay(engine.layout)
     for problem in expected.unreadable:
@@ -107,7 +107,7 @@ def verify(engine: "Engine") -> VerifyReport:
         for line in lines:
             if line.document is None:
                 report.add(kind, [str(line.path), str(line.number)], line.describe())
-    with engine._graph() as graph:
+    with engine.step() as graph:
         cards = {card.id: card for card in graph.all_cards()}
         links = {link.key for link in graph.all_links()}
         sessions = graph.session_ids()
@@ -140,7 +140,7 @@ def _compare(report: VerifyReport, noun: str, in_l2: set[str], in_l3: set[str]) 
         report.add(f"{noun}_missing_from_l2", [item], f"{noun} {item} is recorded in L3 but missing from the graph")
 
 
-def _check_vectors(report: VerifyReport, engine: "Engine", cards: dict, vector_ids: list[str], width: int,
+def _check_vectors(report: VerifyReport, engine: "StoreParts", cards: dict, vector_ids: list[str], width: int,
                    meta: dict[str, tuple[str, str]]) -> None:
     dimension = engine.manifest["embedding"]["dimension"]
     if width != dimension:
@@ -169,7 +169,7 @@ def _check_values(report: VerifyReport, unusable: dict[str, list[str]]) -> None:
                                                     "all zero")
 
 
-def _check_contexts(report: VerifyReport, engine: "Engine", cards: dict, record_cards: set[str],
+def _check_contexts(report: VerifyReport, engine: "StoreParts", cards: dict, record_cards: set[str],
                     sessions: set[str]) -> None:
     contexts = engine.layout.contexts
     for card_id in sorted(record_cards & set(cards)):
@@ -185,7 +185,7 @@ def _check_contexts(report: VerifyReport, engine: "Engine", cards: dict, record_
             report.add("orphan_context", [path.name], f"{path.name} belongs to session {session_id}, not in L3")
 
 
-def _check_windows(report: VerifyReport, engine: "Engine", expected: dict[str, int]) -> None:
+def _check_windows(report: VerifyReport, engine: "StoreParts", expected: dict[str, int]) -> None:
     """``expected``: windows per readable L3 session, as the replay counted them."""
     stored = engine.turn_windows().session_counts()
     report.checked["windows"] = sum(stored.values())

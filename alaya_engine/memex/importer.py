@@ -31,17 +31,17 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..config import ingest_limit
-from ..domain import Card, Link, card_id_for, millis_now
-from ..errors import AlayaError
+from ..foundations.config import ingest_limit
+from ..foundations.domain import Card, Link, card_id_for, millis_now
+from ..foundations.errors import AlayaError
+from ..foundations.relations import CUSTOM_TABLE, relation_embedding_text
 from ..graph.store import to_millis
 from ..raw.journal import Journal
-from ..relations import CUSTOM_TABLE, relation_embedding_text
 from .vault import VaultNote, VaultScan, scan_vault
 
 if TYPE_CHECKING:
-    from ..engine import Engine
     from ..graph.store import GraphStore
+    from ..store_parts import StoreParts
 
 log = logging.getLogger(__name__)
 
@@ -144,7 +144,7 @@ class _Snapshot:
         return plans, outcomes, skipped
 
 
-def import_memex(engine: "Engine", directory: str, progress=None) -> dict:
+def import_memex(engine: "StoreParts", directory: str, progress=None) -> dict:
     """Import (or re-import) a memex folder; returns the report ``--json`` prints."""
     root = _vault_root(directory)
     scan = scan_vault(root, ingest_limit(engine.config))
@@ -153,7 +153,7 @@ def import_memex(engine: "Engine", directory: str, progress=None) -> dict:
     earlier = [card_id for card_id, event in history.last_import.items()
                if event["origin"]["vault"] == str(root) and card_id not in ids.values()]
     with engine.hold():
-        with engine._graph() as graph:
+        with engine.step() as graph:
             snapshot = _snapshot(engine, graph, scan, ids, history)
             missing = sorted(_existing_ids(graph, earlier))
         plans, outcomes, skipped = snapshot.decide(scan.notes, millis_now())
@@ -177,7 +177,7 @@ def import_memex(engine: "Engine", directory: str, progress=None) -> dict:
     return report
 
 
-def _snapshot(engine: "Engine", graph: "GraphStore", scan: VaultScan, ids: dict[str, str],
+def _snapshot(engine: "StoreParts", graph: "GraphStore", scan: VaultScan, ids: dict[str, str],
               history: _History) -> _Snapshot:
     from ..introspect.apply import Aliases
 
@@ -244,7 +244,7 @@ def _ordered_events(plans: list[_Plan], existing: dict) -> list[_Plan]:
     return plans + repeats
 
 
-def _write(engine: "Engine", root: Path, events: list[_Plan], existing: dict, progress) -> None:
+def _write(engine: "StoreParts", root: Path, events: list[_Plan], existing: dict, progress) -> None:
     """Per batch: embed (outside the store step), then journal → graph → vectors; a repeated event (a card
     linking forward) touches the graph only."""
     journal = Journal(engine.layout.journal)
@@ -259,7 +259,7 @@ def _write(engine: "Engine", root: Path, events: list[_Plan], existing: dict, pr
         embedded_ids.update(plan.card.id for plan in fresh)
         embedded = engine.embedder().embed([plan.card.embedding_text() for plan in fresh]) if fresh else None
         payloads = [plan.payload(root) for plan in batch]
-        with engine._graph() as graph:
+        with engine.step() as graph:
             journal.append_many(IMPORT_OP, millis_now(), payloads)
             for payload in payloads:
                 apply_import_event(graph, payload)
@@ -270,7 +270,7 @@ def _write(engine: "Engine", root: Path, events: list[_Plan], existing: dict, pr
         if progress:
             progress(min(start + BATCH, len(events)), len(events))
     if events:
-        with engine._graph() as graph:
+        with engine.step() as graph:
             vectors.set_relation_frequencies(graph.counts()["links_by_relation"])
             vectors.refresh_full_text_index()
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, timezone
 from typing import Any
 
-from ..domain import CARD_TYPES
+from ..foundations.domain import CARD_TYPES
 
 TYPE_KEYWORDS: dict[str, tuple[str, ...]] = {
     "gotcha": ("gotcha", "pitfall", "bug", "error", "trap", "troubleshoot", "incident", "fix", "坑", "报错",

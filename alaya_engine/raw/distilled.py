@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import atomic_write_json
-from ..domain import Card, Link, Session
+from ..foundations.atomic import atomic_write_json
+from ..foundations.domain import Card, Link, Session
 from .store import session_file_stem
 
 RECORD_FORMAT = 1

@@ -1,4 +1,4 @@
-"""Parse every accepted input into a :class:`~alaya_engine.domain.Session`.
+"""Parse every accepted input into a :class:`~alaya_engine.foundations.domain.Session`.
 
 Two formats are understood: Alaya's session JSON and
 OpenClaw's transcript JSONL (a ``{"type":"session"}`` header line followed by
@@ -13,9 +13,9 @@ import re
 from datetime import datetime, timezone
 from typing import Any
 
-from ..domain import Session, Turn, estimate_tokens
-from ..errors import AlayaError
-from ..json_input import JsonInputError, load_json
+from ..foundations.domain import Session, Turn, estimate_tokens
+from ..foundations.errors import AlayaError
+from ..foundations.json_input import JsonInputError, load_json
 
 SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 TURN_KEYS = frozenset({"role", "content", "timestamp", "tool_calls", "tool_name"})

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from datetime import datetime, timezone
 from pathlib import Path
 
-from ..jsonl import LogLine, append_lines, read_lines
+from ..foundations.jsonl import LogLine, append_lines, read_lines
 
 
 def is_event(document: dict) -> bool:

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..atomic import atomic_write_json, atomic_write_text
-from ..domain import Session
-from ..errors import RUNTIME, AlayaError
-from ..paths import disk_usage
+from ..foundations.atomic import atomic_write_json, atomic_write_text
+from ..foundations.domain import Session
+from ..foundations.errors import RUNTIME, AlayaError
+from ..foundations.paths import disk_usage
 from .formats import parse_session_json
 from .summary import session_markdown
 

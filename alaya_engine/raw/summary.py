@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 
-from ..domain import Session, Turn
+from ..foundations.domain import Session, Turn
 
 
 def session_markdown(session: Session) -> str:

@@ -22,7 +22,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..domain import Session
+    from ..foundations.domain import Session
 
 WINDOW_TURNS = 3
 WINDOW_STRIDE = 2

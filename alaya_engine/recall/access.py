@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..jsonl import LogLine, append_lines, read_lines
+from ..foundations.jsonl import LogLine, append_lines, read_lines
 
 
 @dataclass

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..terms import term_list
+from ..foundations.terms import term_list
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..graph.snapshot import GraphSnapshot
-    from ..graph.store import GraphStore
+    from ..graph.reader import GraphReader
     from .relation_space import RelationSpace
 
 
@@ -30,7 +29,7 @@ class Reach:
     rel_similarity: float | None = None
 
 
-def expand(graph: "GraphStore | GraphSnapshot", starts: list[str], depth: int, relations: list[str],
+def expand(graph: "GraphReader", starts: list[str], depth: int, relations: list[str],
            space: "RelationSpace", min_rel_similarity: float) -> dict[str, Reach]:
     """Breadth-first from ``starts``; each card keeps its shallowest, best-matching way in.
 

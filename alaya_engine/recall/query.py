@@ -14,10 +14,10 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..domain import CARD_TYPES
-from ..errors import AlayaError
-from ..json_input import has_lone_surrogate
-from ..relations import normalise_relation
+from ..foundations.domain import CARD_TYPES
+from ..foundations.errors import AlayaError
+from ..foundations.json_input import has_lone_surrogate
+from ..foundations.relations import normalise_relation
 
 MAX_DEPTH = 3
 MAX_CONCEPTS = 8

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from typing import TYPE_CHECKING
 
-from ..errors import AlayaError
+from ..foundations.errors import AlayaError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AlayaError
+from ..foundations.errors import AlayaError
 from ..raw.windows import parse_window_id
 from .lexical import LexicalFusion
 from .navigate import Reach, expand, h_distance
@@ -30,13 +30,12 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..embedding.base import Embedder
-    from ..graph.snapshot import GraphSnapshot
-    from ..graph.store import GraphStore
+    from ..graph.reader import GraphReader
     from .index import ResidentIndex
     from .relation_space import RelationSpace
 
 
-def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphStore | GraphSnapshot",
+def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader",
                index: "ResidentIndex", space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
                full_text: "Future[dict[str, float]] | None" = None,
                turns: TurnSearch | None = None) -> RecallResult:
@@ -108,7 +107,7 @@ def _rank(candidates: list[Reach], distances: dict[str, float], settings: dict[s
 
 
 def _merge(cards: list[_Scored], window_distances: dict[str, float], settings: dict[str, Any], limit: int,
-           graph: "GraphStore | GraphSnapshot", turns: TurnSearch | None) -> list[RecallNode]:
+           graph: "GraphReader", turns: TurnSearch | None) -> list[RecallNode]:
     """Cards and windows in one ranking by h (a window is a seed: h = α · concept distance); a window sharing a
     turn with a better one is skipped, so the budget is not spent twice on a turn. Only the units that make the
     cut are read."""
@@ -144,7 +143,7 @@ def _overlaps(span: tuple[str, int, int], other: tuple[str, int, int]) -> bool:
     return span[0] == other[0] and span[1] <= other[2] and other[1] <= span[2]
 
 
-def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: "GraphStore | GraphSnapshot",
+def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: "GraphReader",
                        index: "ResidentIndex", embedder: "Embedder") -> dict[str, float]:
     """Cosine distance to the nearest concept of every reached card, in one matrix product.
 
@@ -169,7 +168,7 @@ def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: 
     return distances
 
 
-def _nodes(scored: list[_Scored], graph: "GraphStore | GraphSnapshot") -> list[RecallNode]:
+def _nodes(scored: list[_Scored], graph: "GraphReader") -> list[RecallNode]:
     cards = graph.cards([item.reach.card_id for item in scored])
     nodes = []
     for item in scored:
@@ -182,7 +181,7 @@ def _nodes(scored: list[_Scored], graph: "GraphStore | GraphSnapshot") -> list[R
     return nodes
 
 
-def _vectors_for(card_ids: list[str], graph: "GraphStore | GraphSnapshot", index: "ResidentIndex",
+def _vectors_for(card_ids: list[str], graph: "GraphReader", index: "ResidentIndex",
                  embedder: "Embedder") -> "np.ndarray":
     """Resident vectors where L1 has them; COLD cards embedded from their titles (read for them alone)."""
     import numpy as np
@@ -198,7 +197,7 @@ def _vectors_for(card_ids: list[str], graph: "GraphStore | GraphSnapshot", index
     return np.vstack(vectors) if vectors else np.zeros((0, embedder.dimension), np.float32)
 
 
-def _explorable(graph: "GraphStore | GraphSnapshot", nodes: list[RecallNode], query: RecallQuery,
+def _explorable(graph: "GraphReader", nodes: list[RecallNode], query: RecallQuery,
                 space: "RelationSpace", queries: "np.ndarray") -> list[Explorable]:
     """Relations leading one step beyond the returned cards, with how many cards wait there."""
     shown = {node.card_id for node in nodes} | set(query.from_nodes)

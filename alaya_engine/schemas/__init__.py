@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from importlib.resources import files
 
-from ..errors import AlayaError
+from ..foundations.errors import AlayaError
 
 CONTRACTS = ("recall", "session")
 

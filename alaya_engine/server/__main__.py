@@ -13,8 +13,8 @@ import logging
 import os
 import sys
 
-from ..errors import RUNTIME, AlayaError
-from ..paths import resolve_home
+from ..foundations.errors import RUNTIME, AlayaError
+from ..foundations.paths import resolve_home
 from .service import OwnerServer
 
 log = logging.getLogger("alaya_engine.server")

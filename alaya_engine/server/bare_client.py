@@ -9,7 +9,7 @@ document already rendered as ``--json`` prints it (``"as_text"``, see :mod:`.pro
 
 It answers only the plain case: a server that is up and replies with a document. Anything else — no server
 yet, an error, a different version, input on stdin — returns None, and the regular client
-(:func:`alaya_engine.cli.fast_call`, or the full command line) takes over with its autostart, restarts and error
+(:func:`alaya_cli.main.fast_call`, or the full command line) takes over with its autostart, restarts and error
 reports. A recall that failed has recorded nothing, and status records nothing, so asking again is safe.
 The exception is a server that accepted the request and then fell silent for ``server.request_timeout`` (stopped,
 wedged): that is reported here, since asking again would only wait as long once more. The timeouts are set on
@@ -22,12 +22,13 @@ import os
 import sys
 
 from .. import __version__
-from ..socket_address import socket_path
+from ..foundations.socket_address import socket_path
 from .protocol import CONNECT_TIMEOUT, PROTOCOL_VERSION, REQUEST_TIMEOUT
 
 NO_SERVER_ENV = "ALAYA_NO_SERVER"
 HOME_ENV, DEFAULT_HOME = "ALAYA_HOME", "~/.alaya"
-"""As in :mod:`alaya_engine.paths` (which imports ``pathlib``); ``tests/test_server.py`` checks they agree."""
+"""As in :mod:`alaya_engine.foundations.paths` (which imports ``pathlib``); ``tests/test_server.py`` checks
+they agree."""
 
 
 def server_disabled() -> bool:
@@ -61,7 +62,7 @@ def bare_call(home: str | None, method: str, params: dict) -> int | None:
         connection.sendall(line)
         document = _read_reply(connection, scan)
     except TimeoutError:
-        from ..errors import report_error
+        from ..foundations.errors import report_error
         from .client import unresponsive
 
         return report_error(unresponsive(chosen, request_timeout), wants_json=True)

@@ -19,8 +19,8 @@ import time
 from pathlib import Path
 
 from .. import __version__
-from ..errors import RUNTIME, AlayaError
-from ..paths import Layout
+from ..foundations.errors import RUNTIME, AlayaError
+from ..foundations.paths import Layout
 from .protocol import CONNECT_TIMEOUT, PROTOCOL_VERSION, REQUEST_TIMEOUT, encode, read_message
 
 TYPE_CHECKING = False
@@ -244,7 +244,7 @@ def call_with_restart(client: ServerClient, method: str, params: dict, progress,
 
 def owner_pid(home: Path) -> int | None:
     """The pid of the owner server holding the store, found through the lock (even if its socket is gone)."""
-    from ..lock import held_by, is_owner_server
+    from ..foundations.lock import held_by, is_owner_server
 
     holder = held_by(Layout(home).lock_file)
     if holder is None or not is_owner_server(holder) or not isinstance(holder.get("pid"), int):

@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from ..errors import RUNTIME, AlayaError
+from ..foundations.errors import RUNTIME, AlayaError
 from .protocol import HEARTBEAT_SECONDS, MAX_LINE, PROTOCOL_VERSION, decode, encode, error_reply, request_id
 
 log = logging.getLogger(__name__)

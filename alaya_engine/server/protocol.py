@@ -87,6 +87,6 @@ def request_id(request: dict[str, Any]) -> int | str | None:
 
 
 def error_reply(identifier: int | str | None, error) -> dict[str, Any]:
-    """The response carrying an :class:`~alaya_engine.errors.AlayaError` (not imported here: see above)."""
+    """The response carrying an :class:`~alaya_engine.foundations.errors.AlayaError` (not imported here: see above)."""
     return {"v": PROTOCOL_VERSION, "id": identifier,
             "error": {"code": error.code, "message": error.message, "exit_code": error.exit_code}}

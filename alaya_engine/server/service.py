@@ -26,13 +26,13 @@ from pathlib import Path
 
 from .. import __version__
 from ..api import WRITES, call
-from ..atomic import atomic_write_json
-from ..config import ingest_limit
 from ..engine import Engine
-from ..errors import RUNTIME, AlayaError
-from ..lock import OWNER_SERVER
-from ..paths import Layout
-from ..socket_address import short_socket_dir
+from ..foundations.atomic import atomic_write_json
+from ..foundations.config import ingest_limit
+from ..foundations.errors import RUNTIME, AlayaError
+from ..foundations.lock import OWNER_SERVER
+from ..foundations.paths import Layout
+from ..foundations.socket_address import short_socket_dir
 from .dispatch import LISTEN_BACKLOG, Dispatcher, Route
 from .protocol import PROTOCOL_VERSION, error_reply, frame_limit, render, request_id
 

@@ -19,16 +19,16 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..atomic import atomic_write_json
-from ..domain import TIERS
-from ..errors import RUNTIME, AlayaError
+from ..foundations.atomic import atomic_write_json
+from ..foundations.domain import TIERS
+from ..foundations.errors import RUNTIME, AlayaError
 from .async_table import AsyncTable
 from .versions import TableVersions
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from ..domain import Card
+    from ..foundations.domain import Card
 
 CARD_VECTORS = "card_vectors"
 CARD_META = "card_meta"

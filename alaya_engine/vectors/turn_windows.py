@@ -9,7 +9,7 @@ zero vector, found by full-text search meanwhile, and embedded by the next
 ``distill`` (which ``introspect`` and ``ingest --distill`` run).
 
 Full-text search runs over the ``terms`` column
-(:func:`alaya_engine.terms.search_terms`) with LanceDB's whitespace tokenizer
+(:func:`alaya_engine.foundations.terms.search_terms`) with LanceDB's whitespace tokenizer
 and English stemming; rows added since the index was last folded are scanned,
 so a window is searchable as soon as ingest returns.
 """
@@ -21,7 +21,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..terms import search_terms
+from ..foundations.terms import search_terms
 from .async_table import AsyncTable
 from .store import read_matrix, unusable_rows
 from .versions import TableVersions
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-    from ..domain import Session
+    from ..foundations.domain import Session
     from ..raw.windows import TurnWindow
 
     Embed = Callable[[list[str]], np.ndarray]

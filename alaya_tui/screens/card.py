@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static, Tree
 
-from alaya_engine.backend import Backend
 from alaya_engine.memex.importer import memex_card_id
+from alaya_engine.server.backend import Backend
 
 from ..card_markdown import card_markdown, wikilink_slug
 from ..errors import call_or_report

@@ -19,7 +19,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
-from alaya_engine.backend import Backend
+from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
 from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query

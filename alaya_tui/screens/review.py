@@ -15,8 +15,8 @@ from textual.screen import Screen
 from textual.widgets import Button, DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from alaya_engine.backend import Backend
-from alaya_engine.errors import AlayaError
+from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report, describe
 from ..introspect_job import IntrospectRun, run_introspect, run_summary

@@ -15,8 +15,8 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from alaya_engine.backend import Backend
-from alaya_engine.views import human_bytes
+from alaya_cli.views import human_bytes
+from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
 from ..widgets.bar_chart import BarChart, BarRow

@@ -23,9 +23,9 @@ import json
 import shutil
 from pathlib import Path
 
-from alaya_engine.domain import estimate_tokens
 from alaya_engine.engine import Engine
-from alaya_engine.paths import Layout
+from alaya_engine.foundations.domain import estimate_tokens
+from alaya_engine.foundations.paths import Layout
 
 from .records import Turn, TurnKey
 from .units import Unit, by_session

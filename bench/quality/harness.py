@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from alaya_engine.paths import Layout
+from alaya_engine.foundations.paths import Layout
 
 from .alaya import UnitMapper, create_store
 from .baselines import METHODS, VECTORS, Baselines

@@ -2,7 +2,7 @@
 
 ``tokenize``: runs of CJK ideographs are split into words by jieba's search mode (a compound and its parts:
 百年孤独 → 百年 孤独 百年孤独), everything else into lower-case ``[a-z0-9]+`` runs; no stop words, no stemming.
-It is the harness's own, not the engine's (``alaya_engine.terms``), so the yardstick does not move when the
+It is the harness's own, not the engine's (``alaya_engine.foundations.terms``), so the yardstick does not move when the
 engine's full-text search changes.
 """
 

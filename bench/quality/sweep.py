@@ -22,13 +22,13 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from alaya_engine.domain import estimate_tokens
-from alaya_engine.paths import Layout
+from alaya_engine.foundations.domain import estimate_tokens
+from alaya_engine.foundations.paths import Layout
+from alaya_engine.foundations.terms import term_list
 from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.recall import run as recall_run
 from alaya_engine.recall.lexical import LexicalFusion
 from alaya_engine.recall.run import take_units
-from alaya_engine.terms import term_list
 
 from . import locomo, memorybank
 from .alaya import UnitMapper, create_store
@@ -55,7 +55,7 @@ class Captured:
     question: Question
     candidates: list[Candidate] = field(default_factory=list)
     query_terms: int = 0
-    """Distinct search terms of the question (``alaya_engine.terms``)."""
+    """Distinct search terms of the question (``alaya_engine.foundations.terms``)."""
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """Units: what a method returns for a question, each the set of turns it covers and the tokens it costs.
 
-Tokens are ``alaya_engine.domain.estimate_tokens`` of the text an agent would receive: for a baseline unit its
-turns as ``"speaker: content"`` lines, for an Alaya unit the node's ``content``. Windows are the card-sized unit
-without distillation: ``WINDOW`` consecutive turns of one session, every ``STRIDE`` turns, the tail included.
+Tokens are ``alaya_engine.foundations.domain.estimate_tokens`` of the text an agent would receive: for a
+baseline unit its turns as ``"speaker: content"`` lines, for an Alaya unit the node's ``content``. Windows are
+the card-sized unit without distillation: ``WINDOW`` consecutive turns of one session, every ``STRIDE`` turns,
+the tail included.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 
-from alaya_engine.domain import estimate_tokens
+from alaya_engine.foundations.domain import estimate_tokens
 
 from .records import Turn, TurnKey
 

@@ -7,7 +7,7 @@ makes their titles unique and links them.
 
 from __future__ import annotations
 
-from ...domain import Session
+from ...foundations.domain import Session
 from ..base import Distillation
 from .agent import agent_candidates
 from .candidate import Candidate

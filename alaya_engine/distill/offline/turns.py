@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...domain import Session, Turn
+from ...foundations.domain import Session, Turn
 from .cues import AI_SPEAKERS
 
 

@@ -12,7 +12,7 @@ assistant's paragraphs. The steps, one module each:
 
 from __future__ import annotations
 
-from ....domain import Session
+from ....foundations.domain import Session
 from ..candidate import Candidate
 from .card import agent_card
 from .classify import typed_groups

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..cues import ANAPHORA, LABEL, OPTION_LEADS, PROBLEM_LEADS, TYPE_CUES
-from ..text.cue_match import find_cues, has_cue
+from ..cues import ANAPHORA, LABEL, OPTION_LEADS
+from ..text.cue_match import has_cue
 from ..text.markdown import strip_markdown
 from ..text.tags import identifiers
 from ..text.titles import title_width
 from ..turns import asks
+from .type_cues import best_type, cue_scores, lead_type
 
 if TYPE_CHECKING:
     from .transcript import Transcript, Unit
@@ -45,40 +46,20 @@ def _classify(unit: Unit) -> str | None:
     plain = strip_markdown(unit.text)
     if title_width(plain) < 24 or (ANAPHORA.match(plain) and title_width(plain) < 70):
         return None
-    scores = _cue_scores(plain)
+    scores = cue_scores(plain)
     label = LABEL.match(unit.text)
     if label:
-        label_scores = _cue_scores(label.group(0))
+        label_scores = cue_scores(label.group(0))
         scores = {name: score + 3 * bool(label_scores[name]) for name, score in scores.items()}
     if unit.lead and has_cue(unit.lead, OPTION_LEADS):
         return "gotcha" if scores["gotcha"] >= 2 else None
     if unit.lead:
-        lead_scores = _cue_scores(strip_markdown(unit.lead))
+        lead_scores = cue_scores(strip_markdown(unit.lead))
         scores = {name: score + lead_scores[name] for name, score in scores.items()}
-    return _best_type(scores)
+    return best_type(scores)
 
 
 def _answer_like(unit: Unit) -> bool:
     """A direct answer to the user's question that names something: a concept even without cues."""
     plain = strip_markdown(unit.text)
     return title_width(plain) >= 80 and bool(identifiers(unit.text) or "`" in unit.text)
-
-
-def lead_type(lead: str) -> str | None:
-    """The card type a list's lead announces ("Root cause:", "规则：", "Rules for …:"), if any."""
-    if not lead:
-        return None
-    scores = _cue_scores(strip_markdown(lead))
-    scores["gotcha"] += 2 * len(find_cues(lead, PROBLEM_LEADS))
-    return _best_type(scores)
-
-
-def _cue_scores(text: str) -> dict[str, float]:
-    """Points per card type: 2 for each strong cue, 1 for each hint."""
-    return {card_type: 2 * len(find_cues(text, cues)) + len(find_cues(text, hints))
-            for card_type, (cues, hints) in TYPE_CUES.items()}
-
-
-def _best_type(scores: dict[str, float]) -> str | None:
-    best = max(scores, key=scores.get)
-    return best if scores[best] >= 2 else None

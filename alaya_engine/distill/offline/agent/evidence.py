@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ....domain import Session
+from ....foundations.domain import Session
 from ..cues import ERROR_LINE, GOTCHA_CUES, GOTCHA_HINTS, PROBLEM_CUES, STRONG_ERROR
 from ..text.cue_match import has_cue
 from ..text.markdown import INLINE_CODE

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import date
 
-from ....domain import Session, Turn
+from ....foundations.domain import Session, Turn
 from ..cues import APPROVALS, FIX_CUES, LABEL, NARRATION_CUES, REPORT_CUES
 from ..text.chinese import is_chinese
 from ..text.cue_match import has_cue
@@ -14,7 +14,7 @@ from ..text.markdown import INLINE_CODE, split_blocks, strip_markdown
 from ..text.sentences import join_sentences, split_sentences
 from ..text.titles import title_width
 from ..turns import asks
-from .classify import lead_type
+from .type_cues import lead_type
 
 
 @dataclass

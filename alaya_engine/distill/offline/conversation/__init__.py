@@ -16,7 +16,7 @@ The steps, one module each:
 
 from __future__ import annotations
 
-from ....domain import Session
+from ....foundations.domain import Session
 from ..candidate import Candidate
 from ..turns import participants
 from .advice import advice_candidates

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from ....domain import Session
+from ....foundations.domain import Session
 from ..candidate import TITLE_LIMIT, Candidate
 from ..cues import (
     ADVICE_CUES,

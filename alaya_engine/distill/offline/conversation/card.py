@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from ....domain import Session, Turn
+from ....foundations.domain import Session, Turn
 from ..candidate import TITLE_LIMIT, Candidate
 from ..cues import ANAPHORA, DECIDED_CUES, ZH_INTERJECTION
 from ..text.chinese import is_chinese, words_of

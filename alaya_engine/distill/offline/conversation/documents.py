@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from ....domain import Session
+from ....foundations.domain import Session
 from ..candidate import TITLE_LIMIT, Candidate
 from ..cues import FIRST_PERSON, ZH_FIRST_PERSON
 from ..text.chinese import is_chinese

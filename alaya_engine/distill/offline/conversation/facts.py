@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ....domain import Session
+from ....foundations.domain import Session
 from ..cues import (
     EVENT_CUES,
     FACT_ANAPHORA,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ....domain import Session
+from ....foundations.domain import Session
 from ..text.overlap import content_words, overlap, shared_weight
 from ..text.sentences import split_sentences
 from .facts import FACT_THRESHOLD, IMAGE, Fact

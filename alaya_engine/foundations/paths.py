@@ -108,7 +108,7 @@ class Layout:
     @property
     def socket(self) -> Path:
         """The owner server's Unix socket (mode 0600): in the home unless its path would be too long
-        (:mod:`alaya_engine.socket_address`)."""
+        (:mod:`alaya_engine.foundations.socket_address`)."""
         from .socket_address import socket_path
 
         return Path(socket_path(str(self.home)))

@@ -6,8 +6,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .domain import IngestOutcome
-from .raw.formats import refuse
+from ..foundations.domain import IngestOutcome
+from .formats import refuse
 
 SESSION_SUFFIXES = (".json", ".jsonl")
 STDIN = "-"

@@ -42,16 +42,16 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from .domain import CARD_TYPES, TIERS, Card, Link
-from .errors import RUNTIME, AlayaError
-from .relations import CARD_TO_SESSION, CUSTOM_TABLE, is_core, relation_embedding_text
+from ..foundations.domain import CARD_TYPES, TIERS, Card, Link
+from ..foundations.errors import RUNTIME, AlayaError
+from ..foundations.relations import CARD_TO_SESSION, CUSTOM_TABLE, is_core, relation_embedding_text
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
-    from .engine import Engine
-    from .graph.store import GraphStore
+    from ..graph.store import GraphStore
+    from ..store_parts import StoreParts
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +60,7 @@ SESSION_COLUMNS = ("id", "timestamp", "channel", "agent", "summary", "turns", "t
 """Keys of a ``sessions`` row: the ``Session`` node columns; ``timestamp``/``distilled_at`` in epoch milliseconds."""
 
 
-def bulk_load(engine: "Engine", cards: list[Card], links: list[Link], vectors: "np.ndarray", *,
+def bulk_load(engine: "StoreParts", cards: list[Card], links: list[Link], vectors: "np.ndarray", *,
               sessions: list[dict[str, Any]] | None = None,
               access: dict[str, tuple[int, int]] | None = None,
               promoted: Iterable[str] = (),
@@ -92,7 +92,7 @@ def bulk_load(engine: "Engine", cards: list[Card], links: list[Link], vectors: "
     promoted = frozenset(promoted)
     store = engine.vectors()
     steps.lap("validate")
-    with engine._graph() as graph:
+    with engine.step() as graph:
         _refuse_non_empty(graph, store)
         _check_links(graph, cards, links, sessions)
         for name in sorted(promoted):
@@ -126,7 +126,7 @@ def _last_card_wins(cards: list[Card], matrix: "np.ndarray") -> tuple[list[Card]
 
 
 def _refuse_non_empty(graph: "GraphStore", store) -> None:
-    from .vectors.store import CARD_META, CARD_VECTORS
+    from ..vectors.store import CARD_META, CARD_VECTORS
 
     in_graph = graph.query("MATCH (c:Card) RETURN count(c)")[0][0]
     in_l1 = sum(store.table(name).count_rows() for name in (CARD_VECTORS, CARD_META))
@@ -197,7 +197,7 @@ def _copy(graph: "GraphStore", table: str, columns: dict[str, "pa.Array"], rel: 
     missing = [name for name in order if name not in columns]
     if missing:
         raise AlayaError("schema_mismatch", f"bulk load does not know how to fill {table}.{missing[0]}; "
-                                            "update alaya_engine/bulk.py for the new schema", RUNTIME)
+                                            "update alaya_engine/maintenance/bulk.py for the new schema", RUNTIME)
     arrow = pa.table({name: columns[name] for name in order})
     if arrow.num_rows:
         graph.query(f"COPY `{table}` FROM $rows", {"rows": arrow})
@@ -292,7 +292,7 @@ def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[s
     import numpy as np
     import pyarrow as pa
 
-    from .vectors.store import CARD_META, CARD_VECTORS
+    from ..vectors.store import CARD_META, CARD_VECTORS
 
     vectors_table = store.table(CARD_VECTORS)
     active = [position for position, card in enumerate(cards) if card.tier != "COLD"]

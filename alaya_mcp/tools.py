@@ -16,10 +16,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import AlayaError
-from ..recall.query import CARD_TYPES, MAX_DEPTH
-from ..relations import CORE_RELATIONS
-from ..schemas import json_schema
+from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.foundations.relations import CORE_RELATIONS
+from alaya_engine.recall.query import CARD_TYPES, MAX_DEPTH
+from alaya_engine.schemas import json_schema
 
 TOP_K_MAX = 500
 MAX_RESULTS_MAX = 200

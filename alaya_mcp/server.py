@@ -21,9 +21,10 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from .. import __version__
-from ..errors import RUNTIME, AlayaError
-from .mcp_tools import INSTRUCTIONS, TOOLS, ToolSpec, run_tool
+from alaya_engine import __version__
+from alaya_engine.foundations.errors import RUNTIME, AlayaError
+
+from .tools import INSTRUCTIONS, TOOLS, ToolSpec, run_tool
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ class LazyBackend:
     def call(self, method: str, params: dict) -> dict:
         with self._opening:
             if self._backend is None:
-                from ..backend import open_backend
+                from alaya_engine.server.backend import open_backend
 
                 self._backend = open_backend(self.home, self.no_server)
         return self._backend.call(method, params)
@@ -141,9 +142,9 @@ async def _answer_malformed_lines(lines, messages, replies) -> None:
 
 def _log_to_store(home: str | None) -> None:
     """Alaya's log file when the store exists; otherwise warnings reach stderr only (never stdout)."""
-    from ..config import load_config
-    from ..logs import setup_logging
-    from ..paths import Layout, resolve_home
+    from alaya_engine.foundations.config import load_config
+    from alaya_engine.foundations.logs import setup_logging
+    from alaya_engine.foundations.paths import Layout, resolve_home
 
     layout = Layout(resolve_home(home))
     if layout.is_initialised():

@@ -4,7 +4,7 @@ The hot paths — ``alaya recall ... --json`` and ``alaya status --json`` with a
 owner server — are answered here, before the full command line (Typer, rich) is imported: an agent calls recall
 once per task and may check status as often, and each then costs little more than starting Python
 (:mod:`alaya_engine.server.bare_client` first; for recall, the regular client when that declines). Anything else,
-or anything this small parser is unsure about, goes to :mod:`alaya_engine.commands`, which has the last word on
+or anything this small parser is unsure about, goes to :mod:`alaya_cli.app`, which has the last word on
 syntax and errors.
 """
 
@@ -95,7 +95,7 @@ def fast_call(argv: list[str]) -> int | None:
     parsed = parse_fast_call(argv)
     if parsed is None:
         return None
-    from .server.bare_client import bare_call, server_disabled
+    from alaya_engine.server.bare_client import bare_call, server_disabled
 
     home, method, params = parsed
     if params != {"request": {}}:  # a recall without arguments reads stdin, which the regular client does
@@ -104,11 +104,11 @@ def fast_call(argv: list[str]) -> int | None:
             return answered
     if method != "recall":
         return None
-    from .errors import AlayaError, report_error
-    from .paths import Layout, resolve_home
-    from .privacy import create_privately
-    from .server.client import call_with_restart, connect, read_server_settings
-    from .server.protocol import render
+    from alaya_engine.foundations.errors import AlayaError, report_error
+    from alaya_engine.foundations.paths import Layout, resolve_home
+    from alaya_engine.foundations.privacy import create_privately
+    from alaya_engine.server.client import call_with_restart, connect, read_server_settings
+    from alaya_engine.server.protocol import render
 
     request = params["request"]
     layout = Layout(resolve_home(home))
@@ -136,7 +136,7 @@ def main() -> None:
         try:
             code = fast_call(sys.argv[1:])
             if code is None:
-                from .commands import app
+                from .app import app
 
                 app()
         except SystemExit as exit_:

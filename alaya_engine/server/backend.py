@@ -11,9 +11,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
-from .paths import Layout, resolve_home
-from .server.bare_client import server_disabled
-from .server.client import ServerClient, call_with_restart, connect, read_server_settings
+from ..foundations.paths import Layout, resolve_home
+from .bare_client import server_disabled
+from .client import ServerClient, call_with_restart, connect, read_server_settings
 
 Progress = Callable[[int, int], None] | None
 
@@ -34,13 +34,13 @@ class LocalBackend:
     @property
     def engine(self):
         if self._engine is None:
-            from .engine import Engine
+            from ..engine import Engine
 
             self._engine = Engine.open(self.home)
         return self._engine
 
     def call(self, method: str, params: dict | None = None, progress: Progress = None) -> dict:
-        from .api import call
+        from ..api import call
 
         return call(self.engine, method, params or {}, progress)
 

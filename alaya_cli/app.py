@@ -20,10 +20,10 @@ from typing import Annotated, Optional
 import typer
 from typer.core import TyperGroup
 
-from . import __version__
-from .errors import RUNTIME, USAGE, AlayaError, report_error
-from .privacy import create_privately
-from .server.protocol import render
+from alaya_engine import __version__
+from alaya_engine.foundations.errors import RUNTIME, USAGE, AlayaError, report_error
+from alaya_engine.foundations.privacy import create_privately
+from alaya_engine.server.protocol import render
 
 log = logging.getLogger(__name__)
 logging.getLogger("alaya_engine").addHandler(logging.NullHandler())
@@ -46,7 +46,7 @@ class AlayaGroup(TyperGroup):
         return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
-        from .cli import place_global_options
+        from .main import place_global_options
 
         args = place_global_options(sys.argv[1:] if args is None else args)
         wants_json = "--json" in args
@@ -68,13 +68,13 @@ class AlayaGroup(TyperGroup):
         except typer.Exit as exit_:
             code = exit_.exit_code
         except BrokenPipeError:
-            raise  # stdout was closed by its reader: alaya_engine.cli.main ends quietly
+            raise  # stdout was closed by its reader: alaya_cli.main.main ends quietly
         except (typer.Abort, KeyboardInterrupt):
             print("aborted", file=sys.stderr)
             code = 130
         except Exception as error:  # the last line of defence: log the traceback, show one line
-            from .disk import disk_full, is_disk_full
-            from .paths import resolve_home
+            from alaya_engine.foundations.disk import disk_full, is_disk_full
+            from alaya_engine.foundations.paths import resolve_home
 
             home = resolve_home(_home_option(args))
             if is_disk_full(error, home):
@@ -131,7 +131,8 @@ def _global(
 def _call(ctx: typer.Context, method: str, params: dict | None = None, label: str | None = None,
           as_json: bool = False) -> dict:
     """Run one engine method through the right backend, with a progress bar for long jobs on a terminal."""
-    from .backend import open_backend
+    from alaya_engine.server.backend import open_backend
+
     from .views import progress_bar
 
     backend = open_backend(ctx.obj["home"], ctx.obj["no_server"])
@@ -144,7 +145,7 @@ def _emit(document: dict) -> None:
 
 
 def _show(document: dict, as_json: bool, view: str, **options) -> None:
-    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_engine.views` (with ``options``)."""
+    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_cli.views` (with ``options``)."""
     if as_json:
         return _emit(document)
     from rich.console import Console
@@ -163,7 +164,7 @@ def version(as_json: JsonFlag = False) -> None:
 @app.command()
 def init(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Create the store: folders, config.json, graph schema, LanceDB tables, core relation embeddings."""
-    from .engine import Engine
+    from alaya_engine.engine import Engine
 
     _show(Engine.init(ctx.obj["home"]).to_json(), as_json, "print_init")
 
@@ -196,8 +197,8 @@ def ingest(
 def _read_stdin(ctx: typer.Context) -> bytes:
     """Stdin, up to one byte past ``ingest.max_file_mb``: enough for the engine to refuse it as it refuses an
     oversized file, without reading (or sending the server) more."""
-    from .config import ingest_limit, load_config
-    from .paths import Layout, resolve_home
+    from alaya_engine.foundations.config import ingest_limit, load_config
+    from alaya_engine.foundations.paths import Layout, resolve_home
 
     layout = Layout(resolve_home(ctx.obj["home"]))
     layout.require_initialised()
@@ -301,14 +302,14 @@ def restore(
 
 
 def _restore_backup(ctx: typer.Context, archive: Path, force: bool, as_json: bool) -> None:
-    from .maintenance.backup import restore_backup
-    from .paths import Layout, resolve_home
-    from .server.client import stop_server
+    from alaya_engine.engine import Engine
+    from alaya_engine.foundations.paths import Layout, resolve_home
+    from alaya_engine.server.client import stop_server
 
     layout = Layout(resolve_home(ctx.obj["home"]))
     if layout.is_initialised() and force:
         stop_server(layout.home)
-    document = restore_backup(archive, layout.home, force).to_json()
+    document = Engine.restore_backup(archive, layout.home, force).to_json()
     _show(document, as_json, "print_restore_backup")
     if not document["verify"]["ok"]:
         raise typer.Exit(RUNTIME)
@@ -370,7 +371,7 @@ def schema(
 ) -> None:
     """Show the data model: relation types (core and emergent), node types, or a JSON Schema."""
     if json_schema:
-        from .schemas import json_schema as load_schema
+        from alaya_engine.schemas import json_schema as load_schema
 
         return _emit(load_schema(json_schema))
     _show(_call(ctx, "schema", {"relations": relations, "node_types": node_types}), as_json, "print_schema")
@@ -465,12 +466,12 @@ def demo(
     as_json: JsonFlag = False,
 ) -> None:
     """Build a demo memory from sample sessions shipped with Alaya (offline), show it, then open the explorer on it."""
-    from .demo import build_demo, resolve_demo_home
-    from .paths import Layout
+    from alaya_engine.demo import build_demo, resolve_demo_home
+    from alaya_engine.foundations.paths import Layout
 
     target = resolve_demo_home(demo_home)
     if Layout(target).is_initialised():
-        from .server.client import stop_server
+        from alaya_engine.server.client import stop_server
 
         stop_server(target)  # the demo is built in this process: a server of an earlier run lets go of it first
     report = build_demo(target, fresh=fresh).to_json()
@@ -486,9 +487,8 @@ def tui(ctx: typer.Context) -> None:
 
 
 def _open_explorer(ctx: typer.Context, home: str | None) -> None:
+    from alaya_engine.server.backend import open_backend
     from alaya_tui.app import AlayaApp
-
-    from .backend import open_backend
 
     AlayaApp(open_backend(home, ctx.obj["no_server"])).run()
 
@@ -499,15 +499,15 @@ def serve(
     foreground: Annotated[bool, typer.Option("--foreground", help="Run in this terminal instead of detached.")] = False,
 ) -> None:
     """Start the owner server for this store (it also starts on demand)."""
-    from .paths import Layout, resolve_home
+    from alaya_engine.foundations.paths import Layout, resolve_home
 
     layout = Layout(resolve_home(ctx.obj["home"]))
     layout.require_initialised()
     if foreground:
-        from .server.service import OwnerServer
+        from alaya_engine.server.service import OwnerServer
 
         raise typer.Exit(OwnerServer(layout.home).run())
-    from .server.client import connect, read_server_settings
+    from alaya_engine.server.client import connect, read_server_settings
 
     client = connect(layout.home, autostart=True, timeout=read_server_settings(layout.home)[1])
     _show_server(client.call("server.status"), as_json=False)
@@ -516,7 +516,7 @@ def serve(
 @server_app.command("status")
 def server_status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Is a server running for this store, and how is it doing."""
-    from .server.client import ServerClient, owner_pid
+    from alaya_engine.server.client import ServerClient, owner_pid
 
     client = ServerClient(_store_home(ctx))
     if client.answers():
@@ -534,7 +534,7 @@ def server_status(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 @server_app.command("stop")
 def server_stop(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Stop the server after the requests in flight (found through its lock even if its socket is gone)."""
-    from .server.client import stop_server
+    from alaya_engine.server.client import stop_server
 
     home = _store_home(ctx)
     pid = stop_server(home)
@@ -545,7 +545,7 @@ def server_stop(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 @server_app.command("restart")
 def server_restart(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     """Stop the server (if any, even a stopped or stuck one) and start a fresh one."""
-    from .server.client import ServerClient, read_server_settings, start_server, stop_server
+    from alaya_engine.server.client import ServerClient, read_server_settings, start_server, stop_server
 
     client = ServerClient(_store_home(ctx))
     stop_server(client.home)
@@ -576,8 +576,9 @@ def rebuild_l1(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 
 
 def _run_rebuild(ctx: typer.Context, layers: set[str], as_json: bool) -> None:
-    from .engine import Engine
-    from .server.client import stop_server
+    from alaya_engine.engine import Engine
+    from alaya_engine.server.client import stop_server
+
     from .views import progress_bar
 
     home = _store_home(ctx)
@@ -589,7 +590,7 @@ def _run_rebuild(ctx: typer.Context, layers: set[str], as_json: bool) -> None:
 
 
 def _store_home(ctx: typer.Context) -> Path:
-    from .paths import Layout, resolve_home
+    from alaya_engine.foundations.paths import Layout, resolve_home
 
     layout = Layout(resolve_home(ctx.obj["home"]))
     layout.require_initialised()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .relations import CORE_RELATIONS, GENERIC_NAMES
+from ..foundations.relations import CORE_RELATIONS, GENERIC_NAMES
 
 PROMOTE_AT = 100
 """Uses above which a custom relation is worth promoting to a core one."""

@@ -1,6 +1,6 @@
 """The commands that connect agents to Alaya: ``alaya mcp``, ``alaya sync openclaw`` and ``alaya skill [install]``.
 
-Registered onto the main command line (:mod:`alaya_engine.commands`); each is a thin layer over
+Registered onto the main command line (:mod:`alaya_cli.app`); each is a thin layer over
 :mod:`alaya_engine.integrations`, imported only when the command runs (``mcp`` alone costs seconds to import).
 """
 
@@ -12,8 +12,9 @@ from typing import Annotated, Optional
 
 import typer
 
-from .commands import RUNTIME_CODES, JsonFlag, _emit, app
-from .errors import RUNTIME, USAGE
+from alaya_engine.foundations.errors import RUNTIME, USAGE
+
+from .app import RUNTIME_CODES, JsonFlag, _emit, app
 
 sync_app = typer.Typer(help="Bring in sessions from agent runtimes (OpenClaw); safe to run from cron.",
                        no_args_is_help=True)
@@ -27,7 +28,7 @@ def mcp(ctx: typer.Context) -> None:
     """Serve Alaya's tools to an agent over the Model Context Protocol (stdio): recall, trace, schema, link,
     ingest, distill, status. Mount it in Claude Code, Cursor, VS Code, Codex or OpenClaw as the command
     `alaya mcp` (add --home PATH for another store)."""
-    from .integrations.mcp_server import serve
+    from alaya_mcp.server import serve
 
     raise typer.Exit(serve(ctx.obj["home"], ctx.obj["no_server"]))
 
@@ -45,7 +46,7 @@ def sync_openclaw(
     as_json: JsonFlag = False,
 ) -> None:
     """Ingest OpenClaw transcripts (agents/*/sessions/*.jsonl) that are new or changed since the last sync."""
-    from .integrations.openclaw_sync import sync_openclaw as run_sync
+    from alaya_engine.integrations.openclaw_sync import sync_openclaw as run_sync
 
     document = run_sync(ctx.obj["home"], ctx.obj["no_server"], state_dir=state_dir, agent=agent, distill=distill,
                         include_active=include_active)
@@ -63,7 +64,7 @@ def sync_openclaw(
 def skill(ctx: typer.Context) -> None:
     """Print the agent skill (SKILL.md) that teaches an agent to use Alaya; `alaya skill install` installs it."""
     if ctx.invoked_subcommand is None:
-        from .skills import skill_text
+        from alaya_engine.skills import skill_text
 
         sys.stdout.write(skill_text())
 
@@ -76,7 +77,7 @@ def skill_install(
     as_json: JsonFlag = False,
 ) -> None:
     """Copy SKILL.md where OpenClaw loads skills (a different SKILL.md already there is kept as SKILL.md.bak)."""
-    from .integrations.skill_install import install_skill
+    from alaya_engine.integrations.skill_install import install_skill
 
     outcome = install_skill(openclaw_dir).to_json()
     if as_json:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from .errors import AlayaError
-from .json_input import JsonInputError, load_json
+from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.foundations.json_input import JsonInputError, load_json
 
 
 def request_from_options(**options) -> dict:

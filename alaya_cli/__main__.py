@@ -1,0 +1,5 @@
+"""``python -m alaya_cli``: the ``alaya`` command, for a Python without the console script on its PATH."""
+
+from .main import main
+
+main()

@@ -1,0 +1,1 @@
+"""Foundations every layer stands on: domain dataclasses, errors, paths, config, atomic files, locks, logs."""

@@ -1,0 +1,21 @@
+"""The graph questions recall asks, answered alike by the live database and by a snapshot in memory."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class GraphReader(Protocol):
+    """Served by :class:`~.store.GraphStore` (a query per call) and :class:`~.snapshot.GraphSnapshot` (read
+    once, answered from memory in well under a millisecond): recall takes whichever is fresh."""
+
+    def card_count(self) -> int: ...
+
+    def cards(self, card_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """The cards with these ids (unknown ids absent), by id."""
+
+    def card_types(self, card_ids: list[str]) -> dict[str, str]:
+        """The type of each known card."""
+
+    def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
+        """Card-to-card edges around ``card_ids`` as (from, relation, to, weight)."""
