@@ -1,7 +1,9 @@
 """The commands that connect agents to Alaya: ``alaya mcp``, ``alaya sync openclaw`` and ``alaya skill [install]``.
 
-Registered onto the main command line (:mod:`alaya_cli.app`); each is a thin layer over
-:mod:`alaya_engine.integrations`, imported only when the command runs (``mcp`` alone costs seconds to import).
+Added to the command line by :mod:`alaya_cli.app`; each is a thin layer over :mod:`alaya_engine.integrations`
+(or :mod:`alaya_mcp`), imported only when the command runs (``mcp`` alone costs seconds to import). ``sync`` runs
+in the owner server when the command line is forwarded there, with the client's paths and environment; ``mcp``
+and ``skill`` run in the client.
 """
 
 from __future__ import annotations
@@ -14,20 +16,23 @@ import typer
 
 from alaya_engine.foundations.errors import RUNTIME, USAGE
 
-from .app import RUNTIME_CODES, JsonFlag, _emit, app
+from . import terminal
+from .shared import RUNTIME_CODES, JsonFlag, emit, say
 
+commands = typer.Typer()
 sync_app = typer.Typer(help="Bring in sessions from agent runtimes (OpenClaw); safe to run from cron.",
                        no_args_is_help=True)
 skill_app = typer.Typer()
-app.add_typer(sync_app, name="sync")
-app.add_typer(skill_app, name="skill")
+commands.add_typer(sync_app, name="sync")
+commands.add_typer(skill_app, name="skill")
 
 
-@app.command()
+@commands.command()
 def mcp(ctx: typer.Context) -> None:
     """Serve Alaya's tools to an agent over the Model Context Protocol (stdio): recall, trace, schema, link,
     ingest, distill, status. Mount it in Claude Code, Cursor, VS Code, Codex or OpenClaw as the command
     `alaya mcp` (add --home PATH for another store)."""
+    terminal.run_in_client()
     from alaya_mcp.server import serve
 
     raise typer.Exit(serve(ctx.obj["home"], ctx.obj["no_server"]))
@@ -46,14 +51,17 @@ def sync_openclaw(
     as_json: JsonFlag = False,
 ) -> None:
     """Ingest OpenClaw transcripts (agents/*/sessions/*.jsonl) that are new or changed since the last sync."""
+    from alaya_engine.integrations.openclaw_sync import DEFAULT_STATE_DIR, STATE_DIR_ENV
     from alaya_engine.integrations.openclaw_sync import sync_openclaw as run_sync
 
-    document = run_sync(ctx.obj["home"], ctx.obj["no_server"], state_dir=state_dir, agent=agent, distill=distill,
-                        include_active=include_active)
-    _emit(document) if as_json else print_sync(document)
+    here = terminal.current()
+    chosen = here.path(state_dir or here.env(STATE_DIR_ENV) or DEFAULT_STATE_DIR)
+    document = run_sync(ctx.obj["home"], ctx.obj["no_server"], state_dir=chosen, agent=agent, distill=distill,
+                        include_active=include_active, backend=here.backend)
+    emit(document) if as_json else print_sync(document)
     refused = [change for change in document["changes"] if change["status"] == "refused"]
     for change in refused:
-        print(f"error: {change['path']}: {change['error']['message']}", file=sys.stderr)
+        say(f"error: {change['path']}: {change['error']['message']}", error=True)
     if refused:
         raise typer.Exit(RUNTIME if {c["error"]["code"] for c in refused} <= RUNTIME_CODES else USAGE)
     if document["distill"] and document["distill"]["sessions_failed"]:
@@ -63,6 +71,7 @@ def sync_openclaw(
 @skill_app.callback(invoke_without_command=True)
 def skill(ctx: typer.Context) -> None:
     """Print the agent skill (SKILL.md) that teaches an agent to use Alaya; `alaya skill install` installs it."""
+    terminal.run_in_client()
     if ctx.invoked_subcommand is None:
         from alaya_engine.skills import skill_text
 
@@ -81,7 +90,7 @@ def skill_install(
 
     outcome = install_skill(openclaw_dir).to_json()
     if as_json:
-        return _emit(outcome)
+        return emit(outcome)
     verb = {"installed": "Installed", "updated": "Updated", "unchanged": "Already up to date:"}[outcome["status"]]
     print(f"✓ {verb} {outcome['path']}" + (f" (previous version kept as {outcome['backup']})"
                                           if outcome["backup"] else ""))

@@ -1,4 +1,4 @@
-"""Turn command-line options or stdin into a recall request document (shared by both CLI paths)."""
+"""Turn command-line options or stdin into a recall request document."""
 
 from __future__ import annotations
 
@@ -11,12 +11,16 @@ def request_from_options(**options) -> dict:
     return {key: value for key, value in options.items() if value is not None}
 
 
+STDIN_LIMIT = 64 * 1024 * 1024
+"""A request read from stdin is JSON of a few hundred bytes; this only bounds a runaway pipe."""
+
+
 def read_stdin() -> str:
     """stdin as text whatever its bytes: undecodable ones survive as surrogates that validation then refuses
     (``bad_query``, exit 2), instead of a UnicodeDecodeError before the request is even parsed."""
-    import sys
+    from . import terminal
 
-    return sys.stdin.buffer.read().decode("utf-8", "surrogateescape")
+    return terminal.current().read_stdin(STDIN_LIMIT).decode("utf-8", "surrogateescape")
 
 
 def request_from_stdin(raw: str) -> dict:

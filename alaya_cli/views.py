@@ -7,11 +7,12 @@ agent always see one result. Only the CLI imports this module.
 from __future__ import annotations
 
 import json
-import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from . import terminal
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -24,14 +25,14 @@ PREVIEW_CHARS = 160
 @contextmanager
 def progress_bar(label: str, enabled: bool = True) -> Iterator[Callable[[int, int], None] | None]:
     """A rich progress bar on a terminal; nothing at all when piped or disabled."""
-    if not (enabled and sys.stderr.isatty()):
+    here = terminal.current()
+    if not (enabled and here.stderr_is_tty()):
         yield None
         return
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                  transient=True, console=Console(stderr=True)) as progress:
+                  transient=True, console=here.console(stderr=True)) as progress:
         task = progress.add_task(label, total=None)
 
         def advance(done: int, total: int) -> None:

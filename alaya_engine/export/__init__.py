@@ -23,10 +23,10 @@ from .markdown import card_document, file_stem, index_document, type_folder
 from .snapshot import StoreSnapshot, read_snapshot
 
 if TYPE_CHECKING:
-    from ..engine import Engine
+    from ..store_parts import StoreParts
 
 
-def export_store(engine: "Engine", out: str | None = None, progress=None) -> dict:
+def export_store(engine: "StoreParts", out: str | None = None, progress=None) -> dict:
     """Write the export into ``out`` (default ``<home>/export``), replacing an earlier export there."""
     target = Path(out).expanduser().resolve() if out else engine.layout.home / "export"
     check_replaceable(target)

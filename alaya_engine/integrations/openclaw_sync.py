@@ -30,12 +30,16 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_json
 from ..foundations.config import load_config
 from ..foundations.errors import AlayaError
 from ..foundations.lock import StoreLock
 from ..foundations.paths import Layout, resolve_home
+
+if TYPE_CHECKING:
+    from ..server.backend import Backend
 
 STATE_DIR_ENV = "OPENCLAW_STATE_DIR"
 DEFAULT_STATE_DIR = "~/.openclaw"
@@ -140,8 +144,10 @@ class SyncReport:
 
 
 def sync_openclaw(home: str | os.PathLike | None, no_server: bool = False, state_dir: str | None = None,
-                  agent: str | None = None, distill: bool = False, include_active: bool = False) -> dict:
-    """One sync run; returns the report document that ``--json`` prints."""
+                  agent: str | None = None, distill: bool = False, include_active: bool = False,
+                  backend: Backend | None = None) -> dict:
+    """One sync run; returns the report document that ``--json`` prints. Transcripts go through ``backend``
+    (else the store's, opened only when there is something to ingest)."""
     started = time.perf_counter()
     layout = Layout(resolve_home(home))
     layout.require_initialised()
@@ -155,8 +161,8 @@ def sync_openclaw(home: str | os.PathLike | None, no_server: bool = False, state
         report.busy = "another `alaya sync openclaw` is running for this store; this run did nothing"
     else:
         try:
-            Sync(layout, no_server, Path(report.state_dir), idle_minutes * 60, include_active).run(report, agent,
-                                                                                                   distill)
+            Sync(layout, no_server, Path(report.state_dir), idle_minutes * 60, include_active, backend).run(
+                report, agent, distill)
         finally:
             lock.release()
     report.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
@@ -164,9 +170,11 @@ def sync_openclaw(home: str | os.PathLike | None, no_server: bool = False, state
 
 
 class Sync:
-    def __init__(self, layout: Layout, no_server: bool, state_dir: Path, idle_s: float, include_active: bool):
+    def __init__(self, layout: Layout, no_server: bool, state_dir: Path, idle_s: float, include_active: bool,
+                 backend: Backend | None = None):
         self.layout = layout
         self.no_server = no_server
+        self.backend = backend
         self.state_dir = state_dir
         self.idle_s = idle_s
         self.include_active = include_active
@@ -231,7 +239,7 @@ class Sync:
         """One ingest call for every file that needs it; the file is the source of truth, so ``replace``."""
         from ..server.backend import open_backend
 
-        backend = open_backend(self.layout.home, self.no_server)
+        backend = self.backend or open_backend(self.layout.home, self.no_server)
         document = backend.call("ingest", {"paths": [str(item.path) for item, _, _ in steps], "replace": True,
                                            "distill": distill, "stdin_b64": None})
         outcomes = {outcome["source"]: outcome for outcome in document["files"]}

@@ -1,8 +1,7 @@
-"""Where a command runs: in the store's owner server when there is (or may be) one, else in-process.
+"""Where a method runs: in the store's owner server when there is (or may be) one, else in-process.
 
-Both backends expose ``call(method, params, progress)`` and return the same
-JSON documents (:mod:`alaya_engine.api`), so the CLI and the TUI never care
-which one they got.
+Both backends expose ``call(method, params, progress)`` and return the same JSON documents (:mod:`..api`), so
+the explorer, the MCP server and the commands never care which one they got.
 """
 
 from __future__ import annotations
@@ -25,11 +24,11 @@ class Backend(Protocol):
 
 
 class LocalBackend:
-    """Runs the engine in this process, under the store lock (``--no-server``)."""
+    """Runs the engine in this process, under the store lock (``--no-server``); in the owner server, its engine."""
 
-    def __init__(self, home: Path):
+    def __init__(self, home: Path, engine=None):
         self.home = home
-        self._engine = None
+        self._engine = engine
 
     @property
     def engine(self):

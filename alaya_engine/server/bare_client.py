@@ -1,19 +1,21 @@
-"""The agent's hot paths with nothing but C modules: ``alaya recall ... --json`` and ``alaya status --json``
-answered by a live server.
+"""Forward a command line to the store's owner server with nothing but C modules, and relay what it prints.
+
+This is the whole of ``alaya``'s client side: it sends argv (with the working folder, the terminal's flags and
+width, and the environment a command may read) as one ``cli`` request, writes the server's ``out``/``err``
+messages to its own stdout/stderr as they come, and exits with the command's code. The server parses the command
+line with the same Typer app the in-process path uses (:mod:`alaya_cli.serving`), so there is one parser.
 
 Measured on this machine, an interpreter that imports nothing starts in ~24 ms, while ``json``, ``socket`` and
-``pathlib`` (``re`` and ``enum`` under them) add ~40 ms more: a third of an agent's whole recall at 100k cards.
-So this path encodes the request by hand, reads the reply with CPython's own ``_json`` scanner (what ``json``
-itself uses underneath), talks through ``_socket`` and keeps paths as strings, and asks the server for the
-document already rendered as ``--json`` prints it (``"as_text"``, see :mod:`.protocol`).
+``pathlib`` (``re`` and ``enum`` under them) add ~40 ms more. So this path encodes the request by hand, reads the
+replies with CPython's own ``_json`` scanner (what ``json`` itself uses underneath), talks through ``_socket`` and
+keeps paths as strings.
 
-It answers only the plain case: a server that is up and replies with a document. Anything else — no server
-yet, an error, a different version, input on stdin — returns None, and the regular client
-(:func:`alaya_cli.main.fast_call`, or the full command line) takes over with its autostart, restarts and error
-reports. A recall that failed has recorded nothing, and status records nothing, so asking again is safe.
-The exception is a server that accepted the request and then fell silent for ``server.request_timeout`` (stopped,
-wedged): that is reported here, since asking again would only wait as long once more. The timeouts are set on
-the ``_socket`` itself, read from config.json by the same C scanner.
+:func:`forward` says how it went: an exit code, or why the caller must take over — no server answers (start one,
+or run in-process), the server runs another Alaya version (restart it), the command must run in the client's own
+process (the explorer, ``serve``, a question to the person), or the command reads stdin (send it along). None of
+those ran anything, so taking over is safe. A server that accepted the command and then fell silent for
+``server.request_timeout``, or vanished mid-command, is reported here (exit 1): running the command again could
+only wait as long once more, or repeat what the server did.
 """
 
 from __future__ import annotations
@@ -36,44 +38,92 @@ def server_disabled() -> bool:
     return os.environ.get(NO_SERVER_ENV, "") not in ("", "0")
 
 
-def bare_call(home: str | None, method: str, params: dict) -> int | None:
-    """Print the server's document for ``method`` and return 0, or None for the regular client to handle it."""
-    if server_disabled():
-        return None
+UNREACHABLE, RESTART, RUN_IN_CLIENT = "unreachable", "restart", "run_in_client"
+STDIN = "stdin"
+"""Outcomes of :func:`forward` besides an exit code; ``(STDIN, limit)`` asks for up to ``limit`` bytes of stdin."""
+
+
+def store_home(home: str | None) -> str:
+    return os.path.abspath(os.path.expanduser(home or os.environ.get(HOME_ENV) or DEFAULT_HOME))
+
+
+def forward(home: str, params: dict) -> int | str | tuple[str, int]:
+    """Run the command line in ``params`` (``argv``, ``cwd``, ``tty``, ``width``, ``env``, maybe ``stdin_b64``) in
+    the server for ``home``; its output goes to this process's stdout and stderr."""
     try:
         import _json
         import _socket
     except ImportError:
-        return None
-    chosen = os.path.abspath(os.path.expanduser(home or os.environ.get(HOME_ENV) or DEFAULT_HOME))
-    message = {"v": PROTOCOL_VERSION, "id": 1, "method": method, "params": params,
-               "client_version": __version__, "as_text": True}
+        return UNREACHABLE
+    message = {"v": PROTOCOL_VERSION, "id": 1, "method": "cli", "params": params, "client_version": __version__}
     try:
         line = (_encode(message, _json.encode_basestring) + "\n").encode("utf-8")
     except (UnicodeEncodeError, TypeError):
-        return None
+        return RUN_IN_CLIENT  # an argument that is not UTF-8: the in-process parser reports it
     scan = _json.make_scanner(_StrictJson())
-    connect_timeout, request_timeout = _timeouts(chosen, scan)
+    connect_timeout, request_timeout = _timeouts(home, scan)
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(connect_timeout)
-        connection.connect(socket_path(chosen))
+        try:
+            connection.connect(socket_path(home))
+        except OSError:
+            return UNREACHABLE
         connection.settimeout(request_timeout)
         connection.sendall(line)
-        document = _read_reply(connection, scan)
+        return _relay(connection, scan, home)
     except TimeoutError:
-        from ..foundations.errors import report_error
-        from .client import unresponsive
-
-        return report_error(unresponsive(chosen, request_timeout), wants_json=True)
+        return _report(home, "server_unresponsive", f"the server for {home} sent nothing for {request_timeout:g} s "
+                                                    "(stopped or stuck); run: alaya server restart (or raise "
+                                                    "server.request_timeout in config.json)")
     except OSError:
-        return None
+        return _report(home, "server_gone", f"the server for {home} closed the connection mid-request; "
+                                            "see logs/server.log")
     finally:
         connection.close()
-    if not isinstance(document, dict) or not isinstance(document.get("text"), str):
-        return None
-    sys.stdout.write(document["text"] + "\n")
-    return 0
+
+
+def _relay(connection, scan, home: str) -> int | str | tuple[str, int]:
+    """Write the server's output as it arrives; the command's outcome once the final message comes."""
+    pending = b""
+    while True:
+        chunk = connection.recv(1 << 16)
+        pending += chunk
+        while b"\n" in pending or (not chunk and pending):
+            line, _, pending = pending.partition(b"\n")
+            try:
+                message = scan(line.decode("utf-8"), 0)[0]
+            except (ValueError, StopIteration, SystemError):  # SystemError: see _timeouts
+                message = None
+            if not isinstance(message, dict):
+                return _report(home, "bad_reply", f"the server for {home} sent something this client cannot read; "
+                                                  "run: alaya server restart")
+            if "out" in message or "err" in message:
+                stream = sys.stdout if "out" in message else sys.stderr
+                stream.write(message.get("out", message.get("err")))
+                stream.flush()
+            elif "error" in message:
+                error = message["error"]
+                if isinstance(error, dict) and error.get("code") in ("version_mismatch", "server_stopping"):
+                    return RESTART
+                return _report(home, error.get("code", "internal"), error.get("message", ""), error.get("exit_code"))
+            elif "result" in message:
+                result = message["result"]
+                if result.get("run_in_client"):
+                    return RUN_IN_CLIENT
+                if "stdin_wanted" in result:
+                    return STDIN, int(result["stdin_wanted"])
+                return int(result.get("exit", 1))
+        if not chunk:
+            return _report(home, "server_gone", f"the server for {home} closed the connection mid-request; "
+                                                "see logs/server.log")
+
+
+def _report(home: str, code: str, message: str, exit_code: int | None = None) -> int:
+    """One error line, as the in-process path would print it (and the JSON error when ``--json`` was asked)."""
+    from ..foundations.errors import RUNTIME, AlayaError, report_error
+
+    return report_error(AlayaError(code, message, exit_code or RUNTIME), wants_json="--json" in sys.argv[1:])
 
 
 def _timeouts(home: str, scan) -> tuple[float, float]:
@@ -101,25 +151,6 @@ def _encode(value, quote) -> str:
     if isinstance(value, dict):
         return "{" + ",".join(quote(key) + ":" + _encode(item, quote) for key, item in value.items()) + "}"
     raise TypeError(f"cannot encode {type(value).__name__}")
-
-
-def _read_reply(connection, scan) -> object:
-    """The reply, past the heartbeats a busy server sends (the server closes the connection after the reply);
-    None if it is not JSON."""
-    pending = b""
-    while True:
-        chunk = connection.recv(1 << 16)
-        pending += chunk
-        while b"\n" in pending or (not chunk and pending):
-            line, _, pending = pending.partition(b"\n")
-            try:
-                message = scan(line.decode("utf-8"), 0)[0]
-            except (ValueError, StopIteration, SystemError):  # SystemError: see _timeouts
-                return None
-            if not (isinstance(message, dict) and message.get("working")):
-                return message
-        if not chunk:
-            return None
 
 
 class _StrictJson:

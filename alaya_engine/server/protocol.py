@@ -4,9 +4,8 @@ Request  ``{"v": 1, "id": 1, "method": "recall", "params": {...}, "client_versio
 Progress ``{"v": 1, "id": 1, "progress": [done, total]}`` (zero or more, for long jobs)
 Response ``{"v": 1, "id": 1, "result": {...}}`` — the same document ``--json`` prints — or
          ``{"v": 1, "id": 1, "error": {"code": ..., "message": ..., "exit_code": 2}}``.
-         A request with ``"as_text": true`` gets ``{"v": 1, "id": 1, "text": "..."}`` instead of ``result``: the
-         document rendered exactly as ``--json`` prints it, for a client that would rather not import ``json``
-         (:mod:`.bare_client`).
+Output   ``{"v": 1, "id": 1, "out": "..."}`` / ``{..., "err": "..."}``: what a forwarded command line (method
+         ``cli``, see :mod:`.bare_client`) prints, as it prints it; its result is ``{"exit": code}``.
 Working  ``{"v": 1, "id": 1, "working": true}`` every :data:`HEARTBEAT_SECONDS` while a request is queued or
          runs: a live server is never silent for long, so a client can give up on one that is (stopped, wedged)
          after ``server.request_timeout`` without cutting off a job that takes minutes.
@@ -44,7 +43,7 @@ def encode(message: dict[str, Any]) -> bytes:
 
 
 def render(document: dict[str, Any]) -> str:
-    """A document as ``--json`` prints it: the one rendering behind the CLI, the fast path and ``as_text``."""
+    """A document as ``--json`` prints it: the one rendering behind every ``--json``."""
     import json
 
     return json.dumps(document, ensure_ascii=False, indent=2, default=str)

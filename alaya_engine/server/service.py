@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from .. import __version__
 from ..api import WRITES, call
@@ -34,17 +35,33 @@ from ..foundations.lock import OWNER_SERVER
 from ..foundations.paths import Layout
 from ..foundations.socket_address import short_socket_dir
 from .dispatch import LISTEN_BACKLOG, Dispatcher, Route
-from .protocol import PROTOCOL_VERSION, error_reply, frame_limit, render, request_id
+from .protocol import PROTOCOL_VERSION, error_reply, frame_limit, request_id
 
 log = logging.getLogger(__name__)
 SERVER_METHODS = ("server.status", "server.stop")
 WATCH_SECONDS = 0.5
 
 
+class ServerMethod(Protocol):
+    """A method a face adds to the server (the command line's ``cli``), found through the
+    ``alaya.server_methods`` entry point group: the server knows no face by name."""
+
+    def route(self, params: dict) -> Route: ...
+
+    def run(self, engine: Engine, params: dict, send: Callable[[dict], bool]) -> dict: ...
+
+
+def load_server_methods() -> dict[str, ServerMethod]:
+    from importlib.metadata import entry_points
+
+    return {point.name: point.load()() for point in entry_points(group="alaya.server_methods")}
+
+
 class OwnerServer:
     def __init__(self, home: Path, on_ready: Callable[[], None] = lambda: None):
         self.layout = Layout(home)
         self.on_ready = on_ready
+        self.extensions = load_server_methods()
         self.engine: Engine | None = None
         self.started = time.time()
         self.requests = 0
@@ -69,6 +86,9 @@ class OwnerServer:
         name = request.get("method")
         if not isinstance(name, str) or name in SERVER_METHODS:
             return "inline"
+        if name in self.extensions:
+            params = request.get("params")
+            return self.extensions[name].route(params if isinstance(params, dict) else {})
         return "write" if name in WRITES else "read"
 
     def answer(self, request: dict, send: Callable[[dict], bool]) -> dict:
@@ -79,8 +99,6 @@ class OwnerServer:
         self.begin()
         try:
             reply = {"v": PROTOCOL_VERSION, "id": identifier, "result": self._run(request, identifier, send)}
-            if request.get("as_text") is True:
-                reply["text"] = render(reply.pop("result"))
         except AlayaError as error:
             reply = error_reply(identifier, error)
         except Exception as error:  # one request's bug must not take the server down
@@ -106,6 +124,9 @@ class OwnerServer:
         if name == "server.stop":
             self.stopping.set()
             return {"stopping": True, "pid": os.getpid()}
+        if name in self.extensions:
+            return self.extensions[name].run(self.engine, request.get("params") or {},
+                                             lambda message: send({"v": PROTOCOL_VERSION, "id": identifier, **message}))
         return call(self.engine, name, request.get("params") or {}, lambda done, total: send(
             {"v": PROTOCOL_VERSION, "id": identifier, "progress": [done, total]}))
 

@@ -1,0 +1,65 @@
+"""The owner server's ``cli`` method: a client's command line, parsed and run in the server by the same Typer
+app the client would otherwise run itself.
+
+Loaded by the server through the ``alaya.server_methods`` entry point (the server knows no face by name). Each
+request runs on the server's own thread pool with a :class:`~.terminal.Forwarded` terminal: what the command
+prints streams back as ``out``/``err`` messages, and its backend is the server's engine. The result is the exit
+code, or a request to the client — run the command yourself, or send stdin.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+from . import terminal
+from .argv import place_global_options
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from alaya_engine.engine import Engine
+
+READS = frozenset({"recall", "trace", "status", "schema", "version"})
+"""Commands that only read: they run in the server's read pool, beside other recalls, never behind a long job."""
+
+
+class ForwardedCommandLine:
+    def route(self, params: dict) -> str:
+        args = place_global_options([str(arg) for arg in params.get("argv") or []])
+        if args[:1] == ["--home"]:
+            args = args[2:]
+        command = next((arg for arg in args if not arg.startswith("-")), "")
+        return "read" if command in READS else "write"
+
+    def run(self, engine: Engine, params: dict, send: Callable[[dict], bool]) -> dict:
+        from alaya_engine.server.backend import LocalBackend
+
+        from .app import app
+
+        argv = params.get("argv")
+        if not isinstance(argv, list) or not all(isinstance(arg, str) for arg in argv):
+            return {"exit": 2}
+        forwarded = terminal.Forwarded(params, send, LocalBackend(engine.layout.home, engine))
+        token = terminal.use(forwarded)
+        try:
+            app(args=argv, prog_name="alaya")
+            code = 0
+        except SystemExit as exit_:
+            code = exit_.code if isinstance(exit_.code, int) else 1
+        except terminal.RunInClient:
+            return {"run_in_client": True}
+        except terminal.StdinWanted as wanted:
+            return {"stdin_wanted": wanted.limit}
+        finally:
+            forwarded.flush()
+            terminal.release(token)
+        return {"exit": code}
+
+
+def extension() -> ForwardedCommandLine:
+    """The entry point: from now on ``print`` and Typer's own messages reach the client of the thread's request."""
+    if not isinstance(sys.stdout, terminal.ThreadStream):
+        sys.stdout = terminal.ThreadStream("stdout", sys.stdout)
+        sys.stderr = terminal.ThreadStream("stderr", sys.stderr)
+    return ForwardedCommandLine()
