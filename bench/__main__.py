@@ -12,8 +12,8 @@ from .plan import Plan
 from .report import RESULTS, load_average, print_table, save
 from .stores import Stores
 
-BENCHMARKS = ("ingest", "cli_startup", "sync_speed", "distill_speed", "embedding_speed", "store_size",
-              "recall_speed", "search_quality", "introspect_speed", "locomo_quality", "memorybank_quality",
+BENCHMARKS = ("ingest", "cli_startup", "forwarded_commands", "sync_speed", "distill_speed", "embedding_speed",
+              "store_size", "recall_speed", "search_quality", "introspect_speed", "locomo_quality", "memorybank_quality",
               "crosslingual_quality", "distill_coverage", "navigation_quality")
 
 
