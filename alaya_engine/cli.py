@@ -15,7 +15,8 @@ import sys
 RECALL_OPTIONS = {"--concepts": "concepts", "--rel": "relations", "--depth": "depth", "--from-nodes": "from_nodes",
                   "--top-k": "top_k", "--types": "types", "--max-results": "max_results"}
 INTEGER_OPTIONS = {"depth", "top_k", "max_results"}
-RECALL_FLAGS = {"--sessions": ("include_sessions", True), "--no-sessions": ("include_sessions", False)}
+RECALL_FLAGS = {"--sessions": ("include_sessions", True), "--no-sessions": ("include_sessions", False),
+                "--memex": ("include_memex", True), "--no-memex": ("include_memex", False)}
 
 
 def place_global_options(argv: list[str]) -> list[str]:
