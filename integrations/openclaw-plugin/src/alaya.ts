@@ -96,8 +96,9 @@ export class AlayaClient {
     return this.version;
   }
 
-  /** Run `alaya --home HOME ARGS [--json]` and return its JSON document; its `{"error"}` document, a non-zero
-   * exit or a time-out becomes an AlayaError. */
+  /** Run `alaya --home HOME ARGS [--json]` and return its JSON document (also one that reports a partial failure
+   * with a non-zero exit code); its `{"error"}` document, a failure without a document or a time-out becomes an
+   * AlayaError. */
   cli(args: string[], options: { timeoutMs: number; json?: boolean; env?: NodeJS.ProcessEnv }): Promise<any> {
     const json = options.json ?? true;
     const argv = ["--home", this.options.home, ...args, ...(json ? ["--json"] : [])];
@@ -117,13 +118,15 @@ export class AlayaClient {
           const document = json ? parseDocument(stdout) : undefined;
           if (document?.error) {
             reject(new AlayaError(document.error.code, document.error.message));
+          } else if (document !== undefined) {
+            resolve(document); // a report of partial success (e.g. sync's refused transcripts, exit code 2) included
           } else if (error) {
             const said = (stderr || stdout).trim().split("\n").pop() ?? "";
             reject(new AlayaError("command_failed", `${command} exited with code ${error.code}${said ? `: ${said}` : ""}`));
-          } else if (json && document === undefined) {
+          } else if (json) {
             reject(new AlayaError("bad_output", `${command} printed no JSON document`));
           } else {
-            resolve(json ? document : stdout);
+            resolve(stdout);
           }
         });
     });

@@ -68,6 +68,9 @@ export function registerMemoryCli(program: Command, alaya: AlayaClient): void {
       }
       print(`sync: ${sync.ingested} ingested, ${sync.replaced} replaced, ${sync.unchanged} unchanged, ` +
         `${sync.waiting} waiting, ${sync.refused} refused`);
+      for (const change of sync.changes.filter((item: { status: string }) => item.status === "refused")) {
+        print(`  refused ${change.path}: ${change.error.message}`);
+      }
       if (distill) print(`distill: ${distill.sessions_distilled} sessions distilled, ${distill.cards_created} cards, ` +
         `${distill.links_created} links${distill.sessions_failed ? `, ${distill.sessions_failed} failed` : ""}`);
     });
@@ -90,5 +93,5 @@ function positiveInteger(value: string, flag: string): number {
 }
 
 function print(line: string): void {
-  process.stdout.write(line + "\n");
+  console.log(line);
 }
