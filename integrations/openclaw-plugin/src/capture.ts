@@ -63,12 +63,21 @@ function toTurn(message: unknown): Turn | null {
 export class Capturer {
   private readonly waiting = new Map<string, Record<string, unknown>>();
   private readonly running = new Map<string, Promise<void>>();
+  /** Per OpenClaw session: the part it is stored as now (1: under its own id) and that part's turn count. */
+  private readonly parts = new Map<string, { part: number; turns: number }>();
 
   constructor(private readonly alaya: AlayaClient, private readonly logger: PluginLogger, private readonly distill: boolean) {}
 
+  /** Store `document` (from sessionDocument). A session that comes back with fewer turns than last time was
+   * compacted: the version stored keeps its turns, and the conversation goes on as `<id>.part2`, `.part3`, … */
   capture(document: Record<string, unknown>): void {
-    const id = String(document.id);
-    this.waiting.set(id, document);
+    const turns = (document.turns as unknown[]).length;
+    const state = this.parts.get(String(document.id)) ?? { part: 1, turns: 0 };
+    if (turns < state.turns) state.part += 1;
+    state.turns = turns;
+    this.parts.set(String(document.id), state);
+    const id = state.part > 1 ? `${document.id}.part${state.part}` : String(document.id);
+    this.waiting.set(id, { ...document, id });
     if (!this.running.has(id)) this.running.set(id, this.drain(id));
   }
 

@@ -1,5 +1,6 @@
 // Shared by the tests: the Alaya store the global setup built, the `alaya` command, running processes with a
 // time limit, and the plugin registered the way OpenClaw registers it.
+import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -62,6 +63,6 @@ export async function registerPlugin(pluginConfig) {
 
 /** A tool's JSON result: its text must be the JSON of its details, as OpenClaw's own tools answer. */
 export function details(result) {
-  const parsed = JSON.parse(result.content[0].text);
-  return parsed;
+  assert.deepEqual(JSON.parse(result.content[0].text), result.details);
+  return result.details;
 }

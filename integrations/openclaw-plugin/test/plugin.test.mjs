@@ -164,6 +164,20 @@ describe("auto-capture", async () => {
     assert.ok(!host.logs.some(([level]) => level === "warn"), JSON.stringify(host.logs));
   });
 
+  test("a compacted session keeps what was stored and goes on as a new part", async () => {
+    const { host } = await registerPlugin(config());
+    const sessionId = `plugin-compacted-${process.pid}`;
+    const end = (list) => host.hooks.get("agent_end")({ messages: list, success: true }, { sessionId });
+    end(messages);
+    end([{ role: "user", content: "Summary so far: staging DB on tern-07." }, { role: "user", content: "and prod?" }]);
+    await host.hooks.get("gateway_stop")();
+    const get = (params) => host.tools.get("memory_get").execute("call-1", params).then(details);
+    assert.equal((await get({ path: `alaya://session/${sessionId}` })).turnCount, 3);
+    const part = await get({ path: `alaya://session/${sessionId}.part2` });
+    assert.equal(part.turnCount, 2);
+    assert.match(part.text, /\[2\] user: and prod\?/);
+  });
+
   test("a failure is logged, never thrown into the conversation", async () => {
     const notAStore = mkdtempSync(path.join(os.tmpdir(), "alaya-not-a-store-"));
     const { host } = await registerPlugin({ home: notAStore, alayaPath: ALAYA });
