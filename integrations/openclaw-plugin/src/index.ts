@@ -20,7 +20,7 @@ export default definePluginEntry({
     const alaya = new AlayaClient({ home: config.home, alayaPath: config.alayaPath, timeoutMs: config.timeoutMs });
 
     for (const tool of memoryTools(alaya)) {
-      api.registerTool(tool as unknown as Parameters<OpenClawPluginApi["registerTool"]>[0], { name: tool.name });
+      api.registerTool(tool, { name: tool.name });
     }
 
     api.registerCli(({ program }) => registerMemoryCli(program, alaya), {
