@@ -201,6 +201,9 @@ def recall(
     sessions: Annotated[Optional[bool], typer.Option("--sessions/--no-sessions",
                                                      help="Let windows of raw session turns compete with cards "
                                                           "(default: recall.include_sessions).")] = None,
+    memex: Annotated[Optional[bool], typer.Option("--memex/--no-memex",
+                                                  help="Let cards imported with import-memex be returned "
+                                                       "(default: yes).")] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance.
@@ -210,7 +213,8 @@ def recall(
     from .recall_request import read_stdin, request_from_options, request_from_stdin
 
     request = request_from_options(text=text, concepts=concepts, relations=rel, depth=depth, from_nodes=from_nodes,
-                                   top_k=top_k, types=types, max_results=max_results, include_sessions=sessions)
+                                   top_k=top_k, types=types, max_results=max_results, include_sessions=sessions,
+                                   include_memex=memex)
     if not request and not terminal.current().stdin_is_tty():
         request = request_from_stdin(read_stdin())
     show(call(ctx, "recall", {"request": request}), as_json, "print_recall", home=ctx.obj["home"])

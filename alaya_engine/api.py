@@ -163,6 +163,13 @@ def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.trace(str(params.get("card_id", ""))).to_json()
 
 
+@method("session.turns")
+def _session_turns(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .raw.turn_range import DEFAULT_COUNT, session_turns
+
+    return session_turns(engine.raw, params.get("session_id"), params.get("first", 0), params.get("count", DEFAULT_COUNT))
+
+
 @method("link")
 def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
     fields = {"source": params.get("source"), "target": params.get("target"),

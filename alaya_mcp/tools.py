@@ -99,6 +99,9 @@ def recall_request_schema() -> dict:
                              "description": "Whether windows of raw session turns (kind session_turns) compete with "
                                             "cards, so what no card holds is still found (default: "
                                             "recall.include_sessions, true)."},
+        "include_memex": {"type": "boolean",
+                          "description": "Whether cards imported from a memex vault (source memex) may be returned "
+                                         "(default true)."},
     })
 
 

@@ -25,7 +25,8 @@ MAX_TEXT_CHARS = 4000
 """Per text or concept: embedding costs ~30 µs a character, so a pasted document would hold the store for minutes."""
 MAX_ITEMS = {"concepts": 32, "relations": 32, "from_nodes": 200, "types": len(CARD_TYPES)}
 _SPLIT = re.compile(r"[,，、;；。?？!！/\n]+")
-_KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text", "include_sessions"}
+_KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text", "include_sessions",
+         "include_memex"}
 
 
 @dataclass
@@ -42,6 +43,8 @@ class RecallQuery:
     """The free text, when recall was asked in words; used for full-text search."""
     include_sessions: bool = True
     """Whether windows of raw session turns compete with cards for the result (default ``recall.include_sessions``)."""
+    include_memex: bool = True
+    """Whether cards imported from a memex vault (``alaya import-memex``, source ``memex``) may be returned."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -83,6 +86,9 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
     include_sessions = document.get("include_sessions", defaults["include_sessions"])
     if not isinstance(include_sessions, bool):
         raise bad_query("'include_sessions' must be true or false")
+    include_memex = document.get("include_memex", True)
+    if not isinstance(include_memex, bool):
+        raise bad_query("'include_memex' must be true or false")
     default_depth = 1 if from_nodes else defaults["graph_expand_depth"]
     return RecallQuery(
         concepts=concepts,
@@ -94,6 +100,7 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
         max_results=_integer(document, "max_results", defaults["max_results"], 1, 200),
         text=text.strip() if text else None,
         include_sessions=include_sessions,
+        include_memex=include_memex,
     )
 
 

@@ -77,6 +77,8 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     types = graph.card_types(list(reached))
     candidates = [reached[card_id] for card_id in reached
                   if card_id in types and (not query.types or types[card_id] in query.types)]
+    if not query.include_memex:
+        candidates = without_memex(candidates, graph)
     clock.lap("graph")
     nodes = _merge(_rank(candidates, distances, settings), window_distances, settings, query.max_results, graph,
                    turns)
@@ -84,6 +86,15 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
     return RecallResult(nodes, explorable, query.to_json(), reason=reason, goal=goal, timings_ms=clock.laps)
+
+
+def without_memex(candidates: list[Reach], graph: "GraphReader") -> list[Reach]:
+    """The candidates not imported from a memex vault (a request with ``include_memex`` false). Cards reached
+    through a memex card stay: only the memex cards themselves are left out of the result."""
+    from ..memex.importer import SOURCE
+
+    cards = graph.cards([reach.card_id for reach in candidates])
+    return [reach for reach in candidates if cards.get(reach.card_id, {}).get("source") != SOURCE]
 
 
 @dataclass
