@@ -167,7 +167,8 @@ def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
 def _session_turns(engine: "Engine", params: dict, progress: Progress) -> dict:
     from .raw.turn_range import DEFAULT_COUNT, session_turns
 
-    return session_turns(engine.raw, params.get("session_id"), params.get("first", 0), params.get("count", DEFAULT_COUNT))
+    return session_turns(engine.raw, params.get("session_id"), params.get("first", 0),
+                         params.get("count", DEFAULT_COUNT))
 
 
 @method("link")
