@@ -113,7 +113,7 @@ def print_sync(document: dict) -> None:
     print(f"{head}{' · '.join(counts)} · {agents_dir} ({', '.join(document['agents'])}) · "
           f"{document['elapsed_ms']:.0f} ms")
     if document["distill"]:
-        from .views import plural
+        from alaya_engine.foundations.human import plural
 
         distilled = document["distill"]
         print(f"distilled {plural(distilled['sessions_distilled'], 'session')}: "

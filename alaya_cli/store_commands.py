@@ -151,7 +151,7 @@ def restore(
     document = call(ctx, "restore", {"card_id": target})
     if as_json:
         return emit(document)
-    from .views import plural
+    from alaya_engine.foundations.human import plural
 
     say(f"✓ Restored {document['card_id']} with {plural(document['edges_restored'], 'edge')}"
           + (f" ({plural(document['edges_lost'], 'edge')} lead to cards no longer in the store)"

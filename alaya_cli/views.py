@@ -12,6 +12,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from alaya_engine.foundations.human import human_bytes, plural, share_bar
+
 from . import terminal
 
 if TYPE_CHECKING:
@@ -74,11 +76,6 @@ def _short(path: str) -> str:
         return str(Path("~") / Path(path).relative_to(Path.home()))
     except ValueError:
         return path
-
-
-def plural(count: int, noun: str, many: str | None = None) -> str:
-    """``1 card``, ``2 cards``, ``1,024 cards``; ``many`` for nouns that do not just add an s."""
-    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
 
 
 def print_distill(console: "Console", report: dict) -> None:
@@ -423,12 +420,6 @@ VERIFY_SHOWN = 10
 """Problems of one kind listed on screen; ``--json`` has every one."""
 
 
-def share_bar(share: float, width: int = 10) -> str:
-    """``████░░░░░░`` for 0.4: the status bar, also used by the explorer."""
-    filled = round(share * width)
-    return "█" * filled + "░" * (width - filled)
-
-
 def print_demo(console: "Console", report: dict) -> None:
     console.print(f"🌱 [bold]Alaya demo[/] at {report['home']}")
     print_init(console, report["init"])
@@ -437,15 +428,6 @@ def print_demo(console: "Console", report: dict) -> None:
     console.print()
     print_status(console, report["status"])
     console.print(f"\nTry: alaya --home {report['home']} recall \"gateway restart telegram\"")
-
-
-def human_bytes(count: int) -> str:
-    size = float(count)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1024 or unit == "GB":
-            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
-        size /= 1024
-    return f"{size:.1f} GB"
 
 
 def print_export(console: "Console", report: dict) -> None:

@@ -26,7 +26,6 @@ from .screens.help import HelpScreen, key_sections
 from .screens.review import ReviewScreen
 from .screens.status import StatusScreen
 from .screens.tiers import TiersScreen
-from .styles import stylesheet
 
 MODE_SCREENS: dict[str, type[Screen]] = {
     "explore": ExploreScreen, "status": StatusScreen, "tiers": TiersScreen, "review": ReviewScreen,
@@ -51,7 +50,7 @@ def _mode_keys(number: str, function_key: str, mode: str, label: str, letter: st
 
 class AlayaApp(App):
     TITLE = "Alaya"
-    CSS_PATH = stylesheet("alaya.tcss")
+    CSS_PATH = "alaya.tcss"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (130, "-wide")]
     """Below 130 columns the side panes go under the main ones (see ``alaya.tcss``)."""
     COMMANDS = App.COMMANDS | {AlayaCommands, CardCommands}

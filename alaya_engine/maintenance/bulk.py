@@ -1,38 +1,9 @@
-"""Bulk loading: many cards, links and vectors into a store that has no cards yet, in a few big writes.
+"""Bulk loading: many cards, links and vectors into a store with no cards yet, in a few big writes.
 
-The distill pipeline writes the graph row by row (``MERGE`` per card and per
-edge), which is right for a handful of cards per session but takes minutes
-for 100k cards. Here the graph is loaded with ``COPY <table> FROM $arrow``
-(measured with LadybugDB 0.22: 100k nodes + 300k edges in ~6 s), all inside
-one graph transaction, and L1 with one LanceDB ``add`` per table, followed by
-the full-text index and ``stats.json``. Used by the benchmarks now and meant
-for ``alaya rebuild`` later (which replays L3 into a fresh home).
-
-The result is the store the pipeline would have written from the same input:
-
-- cards: the ``Card`` columns ``GraphStore.upsert_card`` sets; ``card_meta`` rows
-  as ``VectorStore.upsert_cards`` writes them (``text`` = ``card.search_text()``,
-  counters 0 unless ``access`` gives them); ``card_vectors`` rows for every card
-  that is not COLD (COLD cards have no row there, see ``vectors/store.py``);
-- links: stored exactly as given, one edge each. Pass both directions of
-  symmetric relations, as ``relations.directed`` makes them. A repeated
-  (source, target, relation) keeps its last occurrence, like ``MERGE … SET``;
-  a repeated card id keeps its last card and vector, like an upsert;
-- custom relation names (anything not core, stored in the ``CUSTOM`` table
-  with ``type``) are embedded into the ``relations`` table if new, with the
-  reason of their first link, and relation frequencies are updated, as after
-  a distillation;
-- ``promoted`` relation names (what ``alaya review`` promoted, replayed from
-  the journal by a rebuild) get their own rel table, created in the same
-  transaction, and their edges are copied there instead of ``CUSTOM``; their
-  ``relations`` row is marked ``is_core``.
-
-What it refuses, before writing anything: a store that already holds cards
-(``store_not_empty``); a vector matrix of the wrong shape; a link whose end is
-neither one of the given cards nor (for ``EXTRACTED_FROM``) a session that
-exists or is given in ``sessions``. The graph part commits or rolls back as a
-whole; if L1 fails afterwards the home is half loaded: start again from a
-fresh home (a rebuild always builds into one).
+The distill pipeline writes row by row, right for a handful of cards but minutes for 100k; here the graph is
+loaded with ``COPY … FROM $arrow`` in one transaction and each LanceDB table with one ``add``. ``rebuild``
+builds its fresh layers with it, and the benchmarks their stores. The result is the store the pipeline would
+have written from the same input; what it refuses and how it fails are in docs/architecture.md ("Bulk load").
 """
 
 from __future__ import annotations

@@ -1,37 +1,8 @@
 """Replay L3 into the graph it describes, in memory: what ``rebuild`` loads and ``verify`` compares against.
 
-L3 holds three kinds of records (see ``raw/``): the session files, one
-distillation record per distilled session, and the append-only journal. The
-graph they describe is obtained by replaying journal events in the order they
-were appended, with each distillation record slotted in before the first
-event stamped later than it (a record first when both carry the same
-millisecond), each with the meaning its live command gave it:
-
-- a distillation record: cards this session yielded before but no longer does
-  are deleted, its cards are upserted, its links merged;
-- ``link.add``: the links are merged;
-- ``card.merge``: the merged card is upserted, its re-pointed links merged,
-  the absorbed card deleted (and remembered as an alias);
-- ``card.forget``: the card and its edges are deleted;
-- ``card.restore``: the card saved by its last ``card.forget`` comes back WARM
-  with the edges whose other end exists (``introspect.forget``);
-- ``relation.merge``: custom edges named ``drop`` are renamed ``keep`` (never
-  a core or promoted relation, which the live command refuses);
-- ``relation.promote``: the name joins ``promoted``, the relations that get a
-  rel table of their own (edges keep their name, so nothing else changes);
-- ``card.import``: the memex card is upserted, its previous outgoing memex
-  wikilinks replaced by the given ones.
-
-Deleting a card deletes its edges, as ``DETACH DELETE`` does; a link whose
-end is missing when it is merged is skipped, as ``MATCH … MERGE`` skips it —
-except a link the live command made between cards that existed then (a
-distillation record's, ``link.add``'s, ``card.merge``'s), which waits for its
-missing end: a session distilled again has a record stamped with the new
-time, so its cards (there since the first distillation) appear after the
-records and events in between that point at them. A waiting link is dropped
-when its end is deleted first. (A session distilled again without a card,
-and then once more with it, brings such links back where the live graph lost
-them with the card: L3 keeps only the last record of a session.)
+Journal events are replayed in the order they were appended, each distillation record slotted in before the
+first event stamped later than it, each with the meaning its live command gave it. The event-by-event meaning,
+and why a link may wait for its missing end, are in docs/maintenance.md ("How L3 is replayed").
 """
 
 from __future__ import annotations

@@ -148,7 +148,6 @@ class OwnerServer:
 
     def run(self) -> int:
         """Serve until idle, SIGTERM, ``server.stop`` or the loss of its socket or home; returns the exit code."""
-        _refuse_shared_home(self.layout.home)
         home_identity = _identity(self.layout.home)
         self.engine = Engine.open(self.layout.home)
         self.engine.lock.command = f"{OWNER_SERVER}, pid {os.getpid()})"
@@ -271,13 +270,6 @@ def _answers(path: Path) -> bool:
         return False
     finally:
         probe.close()
-
-
-def _refuse_shared_home(home: Path) -> None:
-    mode = stat.S_IMODE(home.stat().st_mode)
-    if mode & 0o022 or home.stat().st_uid != os.getuid():
-        raise AlayaError("unsafe_home", f"{home} is writable by others (mode {mode:o}) or not yours; "
-                                        f"run: chmod 700 {home}", RUNTIME)
 
 
 def _rss_bytes() -> int:

@@ -8,7 +8,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from alaya_cli.views import human_bytes
+from alaya_engine.foundations.human import human_bytes
 from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report

@@ -6,7 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from alaya_cli.views import share_bar
+from alaya_engine.foundations.human import share_bar
 
 BAR_WIDTH = 10
 

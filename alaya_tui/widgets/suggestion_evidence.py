@@ -13,7 +13,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
 from textual.widgets import Markdown, Static
 
-from alaya_cli.views import share_bar
+from alaya_engine.foundations.human import share_bar
 
 from ..formatting import number
 from .suggestion_table import KIND_LABELS

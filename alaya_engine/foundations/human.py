@@ -1,0 +1,24 @@
+"""Numbers as people read them, the same in the command line and the explorer: counts with their noun, sizes,
+shares as a bar."""
+
+from __future__ import annotations
+
+
+def plural(count: int, noun: str, many: str | None = None) -> str:
+    """``1 card``, ``2 cards``, ``1,024 cards``; ``many`` for nouns that do not just add an s."""
+    return f"{count:,} {noun if count == 1 else many or noun + 's'}"
+
+
+def share_bar(share: float, width: int = 10) -> str:
+    """``████░░░░░░`` for 0.4."""
+    filled = round(share * width)
+    return "█" * filled + "░" * (width - filled)
+
+
+def human_bytes(count: int) -> str:
+    size = float(count)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
