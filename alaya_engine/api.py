@@ -180,7 +180,7 @@ def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
     if wrong or isinstance(weight, bool) or not isinstance(weight, (int, float)):
         raise AlayaError("bad_request", f"link needs text for {', '.join(wrong) or 'its fields'} and a number weight")
     return engine.link(fields["source"], fields["target"], fields["relation"], fields["reason"], float(weight),
-                       new_relation=params.get("new_relation") is True)
+                       new_relation=params.get("new_relation") is True).to_json()
 
 
 @method("export")

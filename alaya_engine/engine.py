@@ -24,7 +24,7 @@ from .embedding import embedder_identity, make_embedder
 from .foundations.atomic import atomic_write_json, atomic_write_text
 from .foundations.config import default_config, ingest_limit, load_config
 from .foundations.disk import is_disk_full
-from .foundations.domain import IngestOutcome, IngestReport, InitReport, Link, millis_now
+from .foundations.domain import IngestOutcome, IngestReport, InitReport, Link, LinkReport, from_fields, millis_now
 from .foundations.errors import RUNTIME, AlayaError
 from .foundations.lock import StoreLock
 from .foundations.logs import setup_logging
@@ -79,6 +79,10 @@ class StatusReport:
     def to_json(self) -> dict:
         return {"home": self.home, "version": self.version, "l3": self.l3, "l2": self.l2, "l1": self.l1,
                 "temperature": self.temperature}
+
+    @classmethod
+    def from_json(cls, document: dict) -> "StatusReport":
+        return from_fields(cls, document)
 
 
 class Engine:
@@ -693,7 +697,7 @@ class Engine:
         return card, sessions, turns
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
-             weight: float = 1.0, new_relation: bool = False) -> dict:
+             weight: float = 1.0, new_relation: bool = False) -> LinkReport:
         """A manual edge: journaled in L3 first, both directions for symmetric relations. A relation the store does
         not know yet is created only with ``new_relation``. Linking a pair that is already linked (by distill, say)
         is reported as such (``created`` false) and still recorded, so the edge is the user's from then on: a
@@ -727,8 +731,7 @@ class Engine:
         if embedder is not None and name not in known_relations:
             self.vectors().upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
                                             is_core=False, examples=[[reason] if reason else []])
-        return {"links": [item.to_json() for item in links], "created": not existed,
-                "new_relation": name not in known_relations and not is_core(name)}
+        return LinkReport(links, created=not existed, new_relation=name not in known_relations and not is_core(name))
 
     def rebuild(self, layers: set[str], progress: ProgressCallback | None = None) -> "RebuildReport":
         """Regenerate L2 and/or L1 from L3 (see ``maintenance/rebuild.py``); open with ``for_rebuild=True``."""

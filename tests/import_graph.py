@@ -7,7 +7,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("alaya_engine", "alaya_cli", "alaya_mcp", "alaya_tui")
+PACKAGES = ("alaya", "alaya_engine", "alaya_cli", "alaya_mcp", "alaya_tui")
 
 
 def module_files() -> dict[str, Path]:

@@ -29,7 +29,7 @@ LAYERS = (
     ("engine", ("alaya_engine.engine", "alaya_engine.api", "alaya_engine.demo")),
     ("server", ("alaya_engine.server",)),
     ("integrations", ("alaya_engine.integrations",)),
-    ("faces", ("alaya_cli", "alaya_mcp", "alaya_tui")),
+    ("faces", ("alaya", "alaya_cli", "alaya_mcp", "alaya_tui")),
 )
 """The floors, lowest first: a module may import its own floor and those below, never one above."""
 FACE_LIBRARIES = ("typer", "rich", "textual", "mcp", "alaya_cli", "alaya_mcp", "alaya_tui")
@@ -50,7 +50,7 @@ def layering_violations(edges: dict[str, set[str]], sources: dict[str, str] | No
              for module, targets in edges.items() for target in targets if floor(target) > floor(module)]
     files = import_graph.module_files()
     for module, path in files.items():
-        if module.startswith("alaya_engine"):
+        if module.split(".")[0] == "alaya_engine":
             source = (sources or {}).get(module)
             used = {name.split(".")[0] for name in import_graph.imports(module, path, source)}
             found += [f"{module} imports {library}" for library in sorted(used & set(FACE_LIBRARIES))]
@@ -92,8 +92,8 @@ def test_ruff_finds_nothing():
     """The rules pinned in ``pyproject.toml`` (pycodestyle, pyflakes, import order) over the whole tree: dead
     imports, typos and long lines fail the suite, not a reviewer."""
     root = Path(__file__).resolve().parents[1]
-    checked = [str(root / folder) for folder in ("alaya_engine", "alaya_cli", "alaya_mcp", "alaya_tui", "bench",
-                                                  "tests")]
+    checked = [str(root / folder) for folder in ("alaya", "alaya_engine", "alaya_cli", "alaya_mcp", "alaya_tui",
+                                                  "bench", "tests")]
     lint = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", *checked], cwd=root,
                           capture_output=True, text=True, timeout=120)
     assert lint.returncode == 0, lint.stdout[-3000:]

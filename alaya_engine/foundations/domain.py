@@ -124,6 +124,10 @@ class IngestReport:
             "files": [outcome.to_json() for outcome in self.outcomes],
         }
 
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> "IngestReport":
+        return cls([from_fields(IngestOutcome, outcome) for outcome in document["files"]])
+
 
 @dataclass
 class InitReport:
@@ -197,7 +201,27 @@ class Link:
 
     @classmethod
     def from_json(cls, document: dict[str, Any]) -> "Link":
-        return cls(**{key: document[key] for key in cls.__dataclass_fields__ if key in document})
+        return from_fields(cls, document)
+
+
+@dataclass
+class LinkReport:
+    """What ``alaya link`` did: the edges it wrote (both directions of a symmetric relation)."""
+
+    links: list[Link]
+    created: bool
+    """False when the edge was there already (it is kept, as a link made by hand)."""
+    new_relation: bool
+    """The relation name is new to this store."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"links": [link.to_json() for link in self.links], "created": self.created,
+                "new_relation": self.new_relation}
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> "LinkReport":
+        return cls([Link.from_json(link) for link in document["links"]], document["created"],
+                   document["new_relation"])
 
 
 def card_id_for(session_id: str, title: str) -> str:
@@ -208,3 +232,8 @@ def card_id_for(session_id: str, title: str) -> str:
 
 def millis_now() -> int:
     return int(datetime.now(timezone.utc).timestamp() * 1000)
+
+
+def from_fields(cls: type, document: dict[str, Any]):
+    """A dataclass from its ``to_json`` document: the fields it has (what a newer server added is left out)."""
+    return cls(**{key: document[key] for key in cls.__dataclass_fields__ if key in document})

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from ..foundations.domain import from_fields
+
 CLOSE_ENOUGH = 0.15
 """A result whose best unit's h-distance is below this is close to the target: on the dev sets its top 5 held an
 evidence turn for 85% of such LoCoMo questions and all such MemoryBank Chinese ones (calibration: docs/recall.md)."""
@@ -123,6 +125,14 @@ class RecallResult:
         if self.query.get("types"):
             request["types"] = self.query["types"]
         return request
+
+    @classmethod
+    def from_json(cls, document: dict) -> "RecallResult":
+        """The result back from its ``--json`` document (the verdict and next request are recomputed alike)."""
+        return cls(nodes=[from_fields(RecallNode, node) for node in document["nodes"]],
+                   explorable=[from_fields(Explorable, item) for item in document["explorable"]],
+                   query=document["query"], reason=document.get("reason"), goal=document.get("goal"),
+                   timings_ms=document.get("timings_ms") or {})
 
     def to_json(self) -> dict:
         return {

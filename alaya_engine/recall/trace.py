@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..foundations.domain import from_fields
+
 
 @dataclass
 class TraceReport:
@@ -20,6 +22,10 @@ class TraceReport:
     def to_json(self) -> dict:
         return {"card": self.card, "sessions": self.sessions, "context_turns": self.context_turns,
                 "source_file": self.source_file}
+
+    @classmethod
+    def from_json(cls, document: dict) -> "TraceReport":
+        return from_fields(cls, document)
 
 
 def read_context(path: Path) -> list[dict]:
