@@ -10,9 +10,9 @@ in-process when no server may run), whose calls return the dataclasses behind th
 See docs/python-api.md.
 """
 
-from alaya_engine.engine import StatusReport
 from alaya_engine.foundations.domain import IngestOutcome, IngestReport, Link, LinkReport
 from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.maintenance.status import StatusReport
 from alaya_engine.recall.result import Explorable, RecallNode, RecallResult
 from alaya_engine.recall.trace import TraceReport
 

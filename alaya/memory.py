@@ -7,8 +7,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from alaya_engine.engine import StatusReport
 from alaya_engine.foundations.domain import IngestReport, LinkReport
+from alaya_engine.maintenance.status import StatusReport
 from alaya_engine.recall.result import RecallResult
 from alaya_engine.recall.trace import TraceReport
 from alaya_engine.server.backend import Backend, open_backend
@@ -87,7 +87,7 @@ class Memory:
         return self._backend
 
 
-def open(home: str | os.PathLike | None = None, *, server: bool = True) -> Memory:  # alaya.open, as the builtin is io.open
+def open(home: str | os.PathLike | None = None, *, server: bool = True) -> Memory:
     """The store at ``home`` (default ``$ALAYA_HOME`` or ``~/.alaya``), through its owner server (started on
     demand, as the command line does) unless ``server=False`` or ``ALAYA_NO_SERVER`` is set."""
     return Memory(open_backend(home, no_server=not server))

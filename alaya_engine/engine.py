@@ -14,21 +14,19 @@ import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import __version__
 from .embedding import embedder_identity, make_embedder
 from .foundations.atomic import atomic_write_json, atomic_write_text
 from .foundations.config import default_config, ingest_limit, load_config
 from .foundations.disk import is_disk_full
-from .foundations.domain import IngestOutcome, IngestReport, InitReport, Link, LinkReport, from_fields, millis_now
+from .foundations.domain import IngestOutcome, IngestReport, InitReport, Link, LinkReport, millis_now
 from .foundations.errors import RUNTIME, AlayaError
 from .foundations.lock import StoreLock
 from .foundations.logs import setup_logging
-from .foundations.paths import Layout, disk_usage, resolve_home
+from .foundations.paths import Layout, resolve_home
 from .foundations.privacy import create_privately, refuse_shared_home, tighten_home
 from .foundations.relations import (
     CORE_RELATIONS,
@@ -52,37 +50,17 @@ if TYPE_CHECKING:
     from .graph.schema_info import NodeTypesReport, RelationsReport
     from .graph.snapshot import GraphSnapshot
     from .introspect.apply import MergedText
-    from .introspect.confirm import MergeConfirmation
     from .maintenance.backup import BackupReport, RestoreReport
     from .maintenance.rebuild import RebuildReport
+    from .maintenance.status import StatusReport
     from .maintenance.verify import VerifyReport
     from .recall.result import RecallResult
     from .recall.trace import TraceReport
     from .recall.turns import TurnSearch
 
 STORE_FORMAT = 1
-INTROSPECT_STEPS = ("distill", "consolidate", "cooldown", "forget")
 log = logging.getLogger(__name__)
 
-
-
-@dataclass
-class StatusReport:
-    home: str
-    version: str
-    l3: dict
-    l2: dict
-    l1: dict
-    temperature: list[dict]
-    """Cards per temperature band, hottest first: range, low, high, count, share."""
-
-    def to_json(self) -> dict:
-        return {"home": self.home, "version": self.version, "l3": self.l3, "l2": self.l2, "l1": self.l1,
-                "temperature": self.temperature}
-
-    @classmethod
-    def from_json(cls, document: dict) -> "StatusReport":
-        return from_fields(cls, document)
 
 
 class Engine:
@@ -515,64 +493,11 @@ class Engine:
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:
         """In order: distill new sessions, consolidate (into the review queue), cool down, forget."""
-        import time
+        from .introspect.run import merge_confirmation, run_introspect
 
-        from .introspect.consolidate import consolidate
-        from .introspect.cooldown import cool_down
-        from .introspect.forget import forget
-        from .introspect.suggestions import SuggestionStore
-        from .raw.journal import Journal
-        from .recall.access import AccessLog
-
-        chosen = steps or list(INTROSPECT_STEPS)
-        unknown = [name for name in chosen if name not in INTROSPECT_STEPS]
-        if unknown:
-            raise AlayaError("bad_step", f"unknown introspect step '{unknown[0]}'; available: "
-                                         f"{', '.join(INTROSPECT_STEPS)}")
-        started = time.perf_counter()
-        now = now or millis_now()
-        report: dict = {"dry_run": dry_run, "steps": {}, "step_seconds": {}}
-        with self.hold() as graph:
-            runs = {
-                "distill": lambda: self.distill(dry_run=dry_run, progress=progress).to_json(),
-                "consolidate": lambda: consolidate(
-                    vectors=self.vectors(), graph=graph, store=SuggestionStore(self.layout.review),
-                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self.step,
-                    confirmation=self._merge_confirmation()).to_json(),
-                "cooldown": lambda: cool_down(
-                    vectors=self.vectors(), graph=graph, embedder=self.embedder(),
-                    access_log=AccessLog(self.layout.access_log), settings=self.config["temperature"],
-                    now=now, dry_run=dry_run, step=self.step).to_json(),
-                "forget": lambda: forget(
-                    vectors=self.vectors(), graph=graph, journal=Journal(self.layout.journal),
-                    settings=self.config["introspect"], now=now, dry_run=dry_run, step=self.step).to_json(),
-            }
-            for name in INTROSPECT_STEPS:
-                if name in chosen:
-                    step_started = time.perf_counter()
-                    report["steps"][name] = runs[name]()
-                    report["step_seconds"][name] = round(time.perf_counter() - step_started, 2)
-            if "cooldown" in chosen and not dry_run:
-                # Rows cool-down rewrote are out of the full-text index until it is refreshed; meanwhile recalls
-                # search the index alone (VectorStore.full_text_behind). After forget, which only deletes rows:
-                # at 100k cards the refresh took 7.5 s there, 11.5 s before forget.
-                step_started = time.perf_counter()
-                with self.step():
-                    self.vectors().refresh_full_text_index()
-                report["step_seconds"]["full_text_index"] = round(time.perf_counter() - step_started, 2)
-        report["elapsed_s"] = round(time.perf_counter() - started, 2)
-        return report
-
-    def _merge_confirmation(self) -> "MergeConfirmation | None":
-        """Duplicate candidates go to the distill LLM when one is configured (``introspect.llm_confirm_merges``)."""
-        from .introspect.confirm import MergeConfirmation
-        from .introspect.merge_judge import make_merge_judge
-
-        judge = make_merge_judge(self.config, self.layout.home)
-        if judge is None:
-            return None
-        return MergeConfirmation(judge=judge, merge=self._merge_cards, resolve=self.resolve_card,
-                                 limit=self.config["introspect"]["llm_merges_per_run"])
+        return run_introspect(self, lambda: self.distill(dry_run=dry_run, progress=progress).to_json(),
+                              merge_confirmation(self, self._merge_cards, self.resolve_card),
+                              steps, dry_run, now or millis_now())
 
     def _merge_cards(self, first: str, second: str, text: "MergedText | None" = None) -> dict:
         from .introspect.review import merge_cards
@@ -765,28 +690,11 @@ class Engine:
         with self.hold():
             return verify(self)
 
-    def status(self) -> StatusReport:
-        """Counts per layer and sizes on disk (reads L1 counts without importing LanceDB)."""
-        from .vectors.store import read_stats
+    def status(self) -> "StatusReport":
+        """Counts per layer and sizes on disk."""
+        from .maintenance.status import store_status
 
-        raw = self.raw.stats()
-        with self.step() as graph:
-            l2 = graph.counts()
-            histogram = graph.temperature_histogram()
-        oldest, newest = l2.pop("oldest_session"), l2.pop("newest_session")
-        l1 = read_stats(self.layout.vectors_dir)
-        vector_bytes = self.manifest["embedding"]["dimension"] * 4
-        return StatusReport(
-            home=str(self.layout.home),
-            version=__version__,
-            l3={"sessions": raw.sessions, "bytes": raw.bytes,
-                "oldest": oldest.date().isoformat() if oldest else None,
-                "newest": newest.date().isoformat() if newest else None},
-            l2={"engine": self.manifest["graph_engine"], **l2, "bytes": disk_usage(self.layout.graph_dir)},
-            l1={**l1, "embedding": self.manifest["embedding"], "bytes": disk_usage(self.layout.vectors_dir),
-                "resident_bytes": {tier: l1["by_tier"].get(tier, 0) * vector_bytes for tier in ("HOT", "WARM")}},
-            temperature=histogram,
-        )
+        return store_status(self)
 
 
 def _make_private_dir(folder: Path) -> None:

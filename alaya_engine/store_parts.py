@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from .foundations.lock import StoreLock
     from .foundations.paths import Layout
     from .graph.store import GraphStore
+    from .raw.store import RawStore
     from .vectors.store import VectorStore
     from .vectors.turn_windows import TurnWindowStore
 
@@ -29,6 +30,7 @@ class StoreParts(Protocol):
     manifest: dict
     """``store.json``: the embedding model and graph engine the layers were built with."""
     lock: StoreLock
+    raw: RawStore
 
     def hold(self) -> AbstractContextManager[GraphStore]:
         """Own the store (lock taken, graph open) until the outermost hold ends; re-entrant."""

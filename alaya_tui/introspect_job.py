@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from alaya_engine.engine import INTROSPECT_STEPS
+from alaya_engine.introspect.run import INTROSPECT_STEPS
 from alaya_engine.server.backend import Backend
 
 STEP_PURPOSES = {

@@ -9,7 +9,7 @@ import pytest
 from textual.widgets import SelectionList
 from tui_store import SIZE, review_fixtures, settle
 
-from alaya_engine.engine import INTROSPECT_STEPS
+from alaya_engine.introspect.run import INTROSPECT_STEPS
 from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.introspect_job import STEP_PURPOSES, run_introspect

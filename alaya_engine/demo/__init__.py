@@ -15,8 +15,9 @@ from importlib.resources import files
 from pathlib import Path
 
 from ..distill.pipeline import DistillReport
-from ..engine import Engine, StatusReport
+from ..engine import Engine
 from ..foundations.domain import IngestReport, InitReport, Session, millis_now
+from ..maintenance.status import StatusReport
 from .timeline import record_shift, shift_days, shifted_copies
 
 FIRST_QUERY = "gateway restart telegram"

@@ -9,7 +9,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, SelectionList, Static
 
-from alaya_engine.engine import INTROSPECT_STEPS
+from alaya_engine.introspect.run import INTROSPECT_STEPS
 
 from ..introspect_job import STEP_PURPOSES
 

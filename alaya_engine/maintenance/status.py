@@ -1,0 +1,55 @@
+"""``alaya status``: counts per layer and sizes on disk, L1's counts read without importing LanceDB."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from .. import __version__
+from ..foundations.domain import from_fields
+from ..foundations.paths import disk_usage
+
+if TYPE_CHECKING:
+    from ..store_parts import StoreParts
+
+
+@dataclass
+class StatusReport:
+    home: str
+    version: str
+    l3: dict
+    l2: dict
+    l1: dict
+    temperature: list[dict]
+    """Cards per temperature band, hottest first: range, low, high, count, share."""
+
+    def to_json(self) -> dict:
+        return {"home": self.home, "version": self.version, "l3": self.l3, "l2": self.l2, "l1": self.l1,
+                "temperature": self.temperature}
+
+    @classmethod
+    def from_json(cls, document: dict) -> "StatusReport":
+        return from_fields(cls, document)
+
+
+def store_status(store: StoreParts) -> StatusReport:
+    from ..vectors.store import read_stats
+
+    raw = store.raw.stats()
+    with store.step() as graph:
+        l2 = graph.counts()
+        histogram = graph.temperature_histogram()
+    oldest, newest = l2.pop("oldest_session"), l2.pop("newest_session")
+    l1 = read_stats(store.layout.vectors_dir)
+    vector_bytes = store.manifest["embedding"]["dimension"] * 4
+    return StatusReport(
+        home=str(store.layout.home),
+        version=__version__,
+        l3={"sessions": raw.sessions, "bytes": raw.bytes,
+            "oldest": oldest.date().isoformat() if oldest else None,
+            "newest": newest.date().isoformat() if newest else None},
+        l2={"engine": store.manifest["graph_engine"], **l2, "bytes": disk_usage(store.layout.graph_dir)},
+        l1={**l1, "embedding": store.manifest["embedding"], "bytes": disk_usage(store.layout.vectors_dir),
+            "resident_bytes": {tier: l1["by_tier"].get(tier, 0) * vector_bytes for tier in ("HOT", "WARM")}},
+        temperature=histogram,
+    )
