@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import socket
 import subprocess
 import sys
@@ -227,6 +228,22 @@ def test_5xx_exhausted_raises_unavailable(endpoint: FakeEndpoint) -> None:
     assert "HTTP 503 model overloaded" in info.value.message
     assert endpoint.url in info.value.message
     assert len(endpoint.requests) == 3
+
+
+def test_each_failed_attempt_is_logged_and_the_key_never_is(endpoint: FakeEndpoint, caplog) -> None:
+    echo = json.dumps({"error": {"message": f"bad gateway for Bearer {SECRET}"}}).encode()
+    endpoint.script.extend(Reply(502, body=echo) for _ in range(3))
+    embedder = make_embedder(endpoint, api_key_env=KEY_ENV, environ={KEY_ENV: SECRET}, max_retries=2)
+
+    with caplog.at_level(logging.WARNING, logger="alaya_engine"), pytest.raises(AlayaError) as info:
+        embedder.embed(["x"])
+
+    lines = [record.getMessage() for record in caplog.records]
+    assert len(lines) == 2  # the third failure is the error itself
+    for number, line in enumerate(lines, start=1):
+        assert line.startswith(f"embedding endpoint {endpoint.url}: attempt {number}/3 failed (HTTP 502 ")
+    assert "bad gateway for Bearer ***" in info.value.message
+    assert SECRET not in "\n".join(lines) + info.value.message
 
 
 def test_timeout_is_retried(endpoint: FakeEndpoint) -> None:

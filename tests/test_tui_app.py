@@ -18,6 +18,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from fake_backend import demo_backend
 from rich.cells import cell_len
 from textual.binding import Binding
 from textual.command import CommandList
@@ -43,8 +44,8 @@ def as_binding(entry: Binding | tuple) -> Binding:
     return entry if isinstance(entry, Binding) else Binding(*entry)
 
 
-async def test_help_lists_every_key_of_the_screen_and_of_the_app(home):
-    app = AlayaApp(LocalBackend(home))
+async def test_help_lists_every_key_of_the_screen_and_of_the_app(tmp_path):
+    app = AlayaApp(demo_backend(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("escape")  # out of the query bar, so single letters are keys
         for mode, key in MODE_KEYS.items():
@@ -185,10 +186,10 @@ def test_help_snapshot(review_home, snap_compare):
     assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=SIZE, run_before=open_help)
 
 
-async def test_every_screens_footer_fits_in_80_columns(demo_home):
+async def test_every_screens_footer_fits_in_80_columns(tmp_path):
     """Explore (query bar, results, explorable), a card with its trace, Status, Tiers and Review at 80×24: the
     footer's last key ends inside the screen, so no key is cut off."""
-    app = AlayaApp(LocalBackend(demo_home))
+    app = AlayaApp(demo_backend(tmp_path))
 
     async def footer_fits(where: str) -> None:
         await settle(app, pilot)
@@ -210,9 +211,9 @@ async def test_every_screens_footer_fits_in_80_columns(demo_home):
             await footer_fits(f"screen {key}")
 
 
-async def test_help_shows_keys_verbatim_and_explains_the_numbers(home):
+async def test_help_shows_keys_verbatim_and_explains_the_numbers(tmp_path):
     """Keys such as ``[`` are text, not markup; every line is the keys, padded to one column, then the description."""
-    app = AlayaApp(LocalBackend(home))
+    app = AlayaApp(demo_backend(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("escape", "question_mark")
         await pilot.pause()

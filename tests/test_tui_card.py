@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from fake_backend import demo_backend, recorded
 from textual.widgets import Input, Markdown, Static
 
 from alaya_engine.memex.importer import memex_card_id
@@ -162,8 +163,8 @@ async def test_t_on_a_result_opens_its_card_with_the_trace_shown(demo_home):
         assert not screen.query_one("#card-message", Static).has_class("-error")
 
 
-async def test_an_unknown_card_is_reported_on_screen(demo_home):
-    app = AlayaApp(LocalBackend(demo_home))
+async def test_an_unknown_card_is_reported_on_screen(tmp_path):
+    app = AlayaApp(demo_backend(tmp_path))
     async with app.run_test(size=SIZE) as pilot:
         await app.push_screen(CardScreen(app.backend, "card-nope"))
         await settle(app, pilot)
@@ -175,6 +176,7 @@ async def test_an_unknown_card_is_reported_on_screen(demo_home):
         await pilot.press("escape", "escape")
         await pilot.pause()
         assert isinstance(app.screen, ExploreScreen)
+    assert app.backend.called("card") == app.backend.called("trace") == [{"card_id": "card-nope"}]
 
 
 def test_card_markdown_links_wikilinks_and_drops_a_repeated_title():
@@ -211,9 +213,9 @@ async def test_a_memex_card_shows_wikilinks_as_links_that_open_the_linked_card(h
         assert app.screen is screen and "names no card" in str(screen.query_one("#card-message", Static).content)
 
 
-async def test_trace_mode_keeps_content_and_edges_readable_at_80_by_24(demo_home):
-    backend = LocalBackend(demo_home)
-    node = backend.call("recall", {"request": {"text": QUERY}})["nodes"][0]
+async def test_trace_mode_keeps_content_and_edges_readable_at_80_by_24(tmp_path):
+    backend = demo_backend(tmp_path)
+    node = recorded()["recall"]["nodes"][0]
     app = AlayaApp(backend)
     async with app.run_test(size=(80, 24)) as pilot:
         await app.push_screen(CardScreen(backend, node["card_id"], show_trace=True))

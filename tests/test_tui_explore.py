@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import jsonschema
 import pytest
+from fake_backend import demo_backend, record_documents, recorded, shape
 from textual.widgets import Input, Static
 
+import alaya_engine
 from alaya_engine.demo import FIRST_QUERY
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.formatting import closeness, h_bar
@@ -170,20 +177,28 @@ async def test_structured_query_syntax_reaches_the_engine_as_a_request(demo_home
         assert_shows(app.screen, expected)
 
 
-async def test_errors_are_shown_and_never_crash_the_app(demo_home):
-    app = AlayaApp(LocalBackend(demo_home))
+async def test_errors_are_shown_and_never_crash_the_app(tmp_path):
+    backend = demo_backend(tmp_path)
+    app = AlayaApp(backend)
     async with app.run_test(size=SIZE) as pilot:
         screen = app.screen
         message = screen.query_one("#explore-message", Static)
         await ask(app, pilot, "depth: two | c: gateway")
         assert "whole number" in str(message.content) and message.has_class("-error")
+        assert backend.called("recall") == []  # a line that does not parse never reaches the engine
+        backend.fail("recall", AlayaError("unknown_card", "no card 'card-nope' in this store"))
         await ask(app, pilot, "from: card-nope | rel: CAUSED_BY")
         assert "no card 'card-nope'" in str(message.content) and message.has_class("-error")
+        backend.fail("recall", AlayaError("unknown_relation", "unknown relation 'NOT_A_REL'"))
         await ask(app, pilot, "c: gateway | rel: NOT_A_REL")
         assert "unknown relation" in str(message.content)
         assert screen.history == [] and screen.request is None
+        backend.answer("recall", recorded()["recall"])
         await ask(app, pilot, QUERY)  # still alive and working
         assert screen.result["nodes"] and not message.has_class("-error")
+    assert [params["request"] for params in backend.called("recall")] == [
+        {"from_nodes": ["card-nope"], "relations": ["CAUSED_BY"]},
+        {"concepts": ["gateway"], "relations": ["NOT_A_REL"]}, {"text": QUERY}]
 
 
 def test_query_syntax_round_trips():
@@ -202,9 +217,9 @@ def test_query_syntax_round_trips():
         assert parse_query(format_query(request)) == request
 
 
-async def test_at_80_by_24_five_results_show_and_the_hint_leads_to_explorable(demo_home):
+async def test_at_80_by_24_five_results_show_and_the_hint_leads_to_explorable(tmp_path):
     """The smallest usual terminal: the results keep five rows, and the hint says how to follow a relation."""
-    app = AlayaApp(LocalBackend(demo_home))
+    app = AlayaApp(demo_backend(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await ask(app, pilot, FIRST_QUERY)
         screen = app.screen
@@ -223,3 +238,18 @@ async def test_at_80_by_24_five_results_show_and_the_hint_leads_to_explorable(de
         await settle(app, pilot)
         assert screen.request == {"from_nodes": starts, "relations": [item["rel"]], "depth": 1, "text": FIRST_QUERY}
         assert screen.result["nodes"]
+
+
+def test_the_fake_backends_recall_documents_match_the_schema():
+    schema = json.loads((Path(alaya_engine.__file__).parent / "schemas" / "recall.schema.json").read_text())
+    jsonschema.validate(recorded()["recall"], schema)
+
+
+def test_the_fake_backends_documents_have_the_shape_a_store_answers_with(demo_home):
+    """The canned documents were recorded once; a store asked the same today answers with the same fields."""
+    canned, live = recorded(), record_documents(demo_home, QUERY)
+    for method in ("card", "trace", "review.show"):  # keyed by ids: compare the documents themselves
+        canned[method], live[method] = list(canned[method].values()), list(live[method].values())
+    canned.pop("files"), live.pop("files")
+    assert {method: shape(document) for method, document in live.items()} == {
+        method: shape(document) for method, document in canned.items()}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from importlib.metadata import version
 
 import pytest
+from fake_backend import demo_backend, recorded
 from textual.widgets import SelectionList
 from tui_store import SIZE, review_fixtures, settle
 
@@ -80,7 +81,7 @@ async def test_approving_a_card_merge_changes_the_engine_and_opens_the_merged_ca
         assert isinstance(card, CardScreen) and card.card_id == "card-restart"
         assert ("card-config", "DEPENDS_ON") in {(e["card_id"], e["relation"]) for e in card.document["incoming"]}
 
-        with backend.engine.step() as graph:
+        with backend.engine.hold() as graph:
             assert list(graph.cards(["card-restart", "card-restart-dup"])) == ["card-restart"]
             assert graph.query("MATCH (:Card {id: 'card-config'})-[:DEPENDS_ON]->(c:Card) RETURN c.id") == [
                 ["card-restart"]]
@@ -130,7 +131,7 @@ async def test_skip_reject_a_promotion_and_approve_all_of_a_kind(review_home):
         await settle(app, pilot)
         assert sorted(s["kind"] for s in pending(backend).values()) == [
             "merge_cards", "merge_relations", "split_relation"]
-        with backend.engine.step() as graph:
+        with backend.engine.hold() as graph:
             linked = graph.query("MATCH (a:Card)-[:SIMILAR_TO]->(b:Card) RETURN a.id, b.id")
         assert ("card-launchd", "card-systemd") in {tuple(row) for row in linked}
 
@@ -185,12 +186,14 @@ async def test_introspect_shows_progress_cancels_between_steps_and_the_tiers_fol
         assert done == ["consolidate: 0 new suggestions, 5 pending"] and len(shown_ids(screen)) == 5
 
 
-def test_run_introspect_runs_the_chosen_steps_in_the_engine_order(review_home):
+def test_run_introspect_runs_the_chosen_steps_in_the_engine_order(tmp_path):
+    backend = demo_backend(tmp_path)
     seen = []
-    run = run_introspect(LocalBackend(review_home), ["cooldown", "consolidate"], on_step=lambda i, s: seen.append(s),
+    run = run_introspect(backend, ["cooldown", "consolidate"], on_step=lambda i, s: seen.append(s),
                          on_progress=lambda done, total: None, should_stop=lambda: len(seen) == 1)
     assert seen == ["consolidate"] and run.cancelled and run.skipped == ["cooldown"]
-    assert run.reports["consolidate"]["pending"] == 6
+    assert backend.called("introspect") == [{"steps": ["consolidate"]}]
+    assert run.reports["consolidate"] == recorded()["introspect"]["steps"]["consolidate"]
     assert set(STEP_PURPOSES) == set(INTROSPECT_STEPS)
 
 

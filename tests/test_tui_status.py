@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from conftest import write_session
+from fake_backend import demo_backend, recorded
 from rich.cells import cell_len
 from textual.widgets import Static
 
@@ -30,24 +31,26 @@ async def test_status_screen_matches_the_cli_json(home, tmp_path, cli):
     assert l1["Relation vectors"] == str(expected["l1"]["relations"]) == "7"
 
 
-async def test_refresh_picks_up_new_sessions(home, tmp_path):
-    backend = LocalBackend(home)
+async def test_refresh_picks_up_new_sessions(tmp_path):
+    backend = demo_backend(tmp_path)
+    status = recorded()["status"]
     app = AlayaApp(backend)
     async with app.run_test() as pilot:
         await pilot.press("escape", "s")  # leave the query bar of the home screen, then Status
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == "0"
-        backend.engine.ingest([str(write_session(tmp_path, "late-arrival"))])
+        assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == str(status["l3"]["sessions"])
+        backend.answer("status", {**status, "l3": {**status["l3"], "sessions": status["l3"]["sessions"] + 1}})
         await pilot.press("r")
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == "1"
+        assert dict(app.screen.query_one("#l3", LayerPanel).rows)["Sessions"] == str(status["l3"]["sessions"] + 1)
+    assert backend.called("status") == [{}, {}]
 
 
-async def test_the_full_model_name_shows_at_80_columns(home, cli):
-    expected = cli("status", "--json").json()["l1"]["embedding"]
-    app = AlayaApp(LocalBackend(home))
+async def test_the_full_model_name_shows_at_80_columns(tmp_path):
+    expected = recorded()["status"]["l1"]["embedding"]
+    app = AlayaApp(demo_backend(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("escape", "s")
         await app.workers.wait_for_complete()

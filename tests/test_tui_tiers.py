@@ -7,6 +7,7 @@ from importlib.metadata import version
 
 import pytest
 from conftest import cli_for
+from fake_backend import demo_backend
 from tui_store import SIZE, review_fixtures, settle
 
 from alaya_engine.server.backend import LocalBackend
@@ -71,9 +72,9 @@ def test_tiers_snapshot(review_home, snap_compare):
     assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=SIZE, run_before=open_screen)
 
 
-async def test_at_80_columns_the_charts_keep_every_figure_whole(demo_home):
+async def test_at_80_columns_the_charts_keep_every_figure_whole(tmp_path):
     """Three charts side by side in 80 columns: the bars get shorter, labels, counts and shares stay whole."""
-    app = AlayaApp(LocalBackend(demo_home))
+    app = AlayaApp(demo_backend(tmp_path))
     async with app.run_test(size=(80, 24)) as pilot:
         screen = await open_tiers(app, pilot)
         for chart_widget in screen.query(BarChart):

@@ -87,7 +87,7 @@ def build_review_store(home: Path) -> None:
                   importance=importance, source_sessions=[], created_at=CREATED, updated_at=CREATED,
                   temperature=temperature, tier=tier)
              for card_id, title, kind, importance, tier, temperature, content, _ in CARDS]
-    with engine.step() as graph:
+    with engine.hold() as graph:
         for card in cards:
             graph.upsert_card(card)
         for source, relation, target in EDGES:

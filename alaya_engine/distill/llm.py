@@ -22,17 +22,8 @@ import httpx
 
 from ..foundations.atomic import atomic_write_json
 from ..foundations.domain import Session
-from ..foundations.errors import RUNTIME, USAGE, AlayaError
-from ..foundations.http_common import (
-    TRANSIENT_ERRORS,
-    LazyClient,
-    backoff_delay,
-    excerpt,
-    is_transient_status,
-    read_api_key,
-    rejected,
-    retry_after,
-)
+from ..foundations.errors import USAGE, AlayaError
+from ..foundations.http_common import LazyClient, RetryableFailure, RetryLoop, excerpt, read_api_key, rejected
 from .base import Distillation
 from .parse import UnparseableOutput, parse_distillation
 from .prompt import load_prompt
@@ -40,14 +31,8 @@ from .prompt import load_prompt
 log = logging.getLogger(__name__)
 
 
-class _Retry(Exception):
-    """One attempt failed in a way that asking again may fix."""
-
-    def __init__(self, failure: str, *, retry_after_s: float | None = None, unparseable: bool = False):
-        super().__init__(failure)
-        self.failure = failure
-        self.retry_after_s = retry_after_s
-        self.unparseable = unparseable
+UNPARSEABLE = ("distill_failed", "model output could not be parsed")
+"""How the retry loop gives up when not even the last answer held usable JSON."""
 
 
 class _JsonModeRefused(Exception):
@@ -90,9 +75,14 @@ class LLMDistiller:
         self._prompt = load_prompt(prompt_path)
         self._max_cards = max_cards_per_session
         self._min_tokens = min_session_tokens
-        self._max_retries = max_retries
-        self._backoff_base_s = backoff_base_s
-        self._sleep = sleep
+        self._retry = RetryLoop(
+            endpoint=f"LLM endpoint {self._base_url}",
+            code="distill_unavailable",
+            max_retries=max_retries,
+            backoff_base_s=backoff_base_s,
+            secret=self._api_key,
+            sleep=sleep,
+        )
         self._cache_dir = cache_dir
         self._json_mode = True
         """Cleared for good once the server refuses ``response_format``."""
@@ -128,27 +118,12 @@ class LLMDistiller:
     def _ask(self, session: Session) -> tuple[str, Distillation]:
         """The model's raw answer and its parse, retrying until one parses or the budget is spent."""
         system, user = self._prompt.render(session)
-        attempts = self._max_retries + 1
-        failed = 0
-        while True:
-            try:
-                text = self._complete(system, user)
-                return text, self._parse(text)
-            except _Retry as retry:
-                retry.failure = self._redact(retry.failure)
-                failed += 1
-                if failed == attempts:
-                    raise self._exhausted(session, attempts, retry) from None
-                delay = self._delay(retry, failed - 1)
-                log.warning(
-                    "distill %s: attempt %d/%d failed (%s); retrying in %.1f s",
-                    session.id, failed, attempts, retry.failure, delay,
-                )
-                self._sleep(delay)
 
-    def _redact(self, text: str) -> str:
-        """A failure quoting the model's answer could quote the key (a proxy echoing the request)."""
-        return text.replace(self._api_key, "***") if self._api_key else text
+        def attempt() -> tuple[str, Distillation]:
+            text = self._complete(system, user)
+            return text, self._parse(text)
+
+        return self._retry.run(attempt, subject=f"session {session.id}: ")
 
     def _complete(self, system: str, user: str) -> str:
         """One attempt; a server that refuses JSON mode is asked again without it, within the attempt."""
@@ -167,25 +142,15 @@ class LLMDistiller:
         }
         if self._json_mode:
             body["response_format"] = {"type": "json_object"}
-        try:
-            response = self._client.get().post(f"{self._base_url}/chat/completions", json=body)
-        except TRANSIENT_ERRORS as exc:
-            raise _Retry(f"{type(exc).__name__} {exc}".strip()) from None
-        except (httpx.HTTPError, httpx.InvalidURL) as exc:
-            raise AlayaError(
-                "distill_unavailable", f"cannot reach LLM endpoint {self._base_url}: {exc}", RUNTIME
-            ) from None
+        response = self._retry.post(self._client.get(), f"{self._base_url}/chat/completions", body)
         if response.is_success:
             return _answer_text(response)
         if response.status_code == 400 and self._json_mode and "response_format" in response.text:
             raise _JsonModeRefused()
-        detail = excerpt(response, self._api_key)
-        if is_transient_status(response.status_code):
-            raise _Retry(f"HTTP {response.status_code} {detail}".strip(), retry_after_s=retry_after(response))
         raise rejected(
-            f"LLM endpoint {self._base_url}",
+            self._retry.endpoint,
             response.status_code,
-            detail,
+            excerpt(response, self._api_key),
             code="distill_rejected",
             api_key_env=self._api_key_env,
             config_key="distill.api_key_env",
@@ -195,28 +160,7 @@ class LLMDistiller:
         try:
             return parse_distillation(text, self._max_cards)
         except UnparseableOutput as exc:
-            raise _Retry(exc.reason, unparseable=True) from None
-
-    def _delay(self, retry: _Retry, attempt: int) -> float:
-        """No wait after a bad answer (the server is fine); else Retry-After, else exponential backoff."""
-        if retry.unparseable:
-            return 0.0
-        if retry.retry_after_s is not None:
-            return retry.retry_after_s
-        return backoff_delay(self._backoff_base_s, attempt)
-
-    def _exhausted(self, session: Session, attempts: int, retry: _Retry) -> AlayaError:
-        if retry.unparseable:
-            return AlayaError(
-                "distill_failed",
-                f"session {session.id}: model output could not be parsed after {attempts} attempts: {retry.failure}",
-                RUNTIME,
-            )
-        return AlayaError(
-            "distill_unavailable",
-            f"session {session.id}: LLM endpoint {self._base_url} failed after {attempts} attempts: {retry.failure}",
-            RUNTIME,
-        )
+            raise RetryableFailure(exc.reason, wait=False, gives_up_as=UNPARSEABLE) from None
 
     def _cache_key(self, session: Session) -> str:
         material = f"{session.content_hash()}\0{self._model}\0{self._prompt.digest}"
@@ -248,8 +192,10 @@ def _answer_text(response: httpx.Response) -> str:
     try:
         content = response.json()["choices"][0]["message"]["content"]
     except (ValueError, KeyError, IndexError, TypeError):
-        raise _Retry("response has no choices[0].message.content", unparseable=True) from None
+        raise RetryableFailure(
+            "response has no choices[0].message.content", wait=False, gives_up_as=UNPARSEABLE
+        ) from None
     if not isinstance(content, str):
-        raise _Retry("choices[0].message.content is not text", unparseable=True)
+        raise RetryableFailure("choices[0].message.content is not text", wait=False, gives_up_as=UNPARSEABLE)
     return content
 

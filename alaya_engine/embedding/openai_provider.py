@@ -19,18 +19,8 @@ from typing import TYPE_CHECKING
 import httpx
 
 from alaya_engine.embedding.base import normalise_rows
-
-from ..foundations.errors import RUNTIME, USAGE, AlayaError
-from ..foundations.http_common import (
-    TRANSIENT_ERRORS,
-    LazyClient,
-    backoff_delay,
-    excerpt,
-    is_transient_status,
-    read_api_key,
-    rejected,
-    retry_after,
-)
+from alaya_engine.foundations.errors import RUNTIME, USAGE, AlayaError
+from alaya_engine.foundations.http_common import LazyClient, RetryLoop, excerpt, read_api_key, rejected
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,11 +71,16 @@ class OpenAIEmbedder:
         )
         self._batch_size = batch_size
         self._max_concurrency = max_concurrency
-        self._max_retries = max_retries
         self._send_dimensions = send_dimensions
         self._query_prefix, self._document_prefix = query_prefix, document_prefix
-        self._backoff_base_s = backoff_base_s
-        self._sleep = sleep
+        self._retry = RetryLoop(
+            endpoint=f"embedding endpoint {self._base_url}",
+            code="embedding_unavailable",
+            max_retries=max_retries,
+            backoff_base_s=backoff_base_s,
+            secret=self._api_key,
+            sleep=sleep,
+        )
         self._client = LazyClient(api_key=self._api_key, timeout_s=timeout_s, max_connections=max_concurrency)
 
     def __repr__(self) -> str:
@@ -130,45 +125,21 @@ class OpenAIEmbedder:
         body: dict = {"model": self._model, "input": batch, "encoding_format": "float"}
         if self._send_dimensions:
             body["dimensions"] = self.dimension
-        attempts = self._max_retries + 1
-        failure = ""
-        for attempt in range(attempts):
-            try:
-                response = client.post(f"{self._base_url}/embeddings", json=body)
-            except TRANSIENT_ERRORS as exc:
-                failure = f"{type(exc).__name__} {exc}".strip()
-                delay = backoff_delay(self._backoff_base_s, attempt)
-            except (httpx.HTTPError, httpx.InvalidURL) as exc:
-                raise AlayaError(
-                    "embedding_unavailable",
-                    f"cannot reach embedding endpoint {self._base_url}: {exc}",
-                    RUNTIME,
-                ) from exc
-            else:
-                status = response.status_code
-                if response.is_success:
-                    return self._parse(response, len(batch))
-                detail = excerpt(response, self._api_key)
-                if not is_transient_status(status):
-                    raise rejected(
-                        f"embedding endpoint {self._base_url}",
-                        status,
-                        detail,
-                        code="embedding_rejected",
-                        api_key_env=self._api_key_env,
-                        config_key="embedding.api_key_env",
-                    )
-                failure = f"HTTP {status} {detail}".strip()
-                delay = retry_after(response)
-                if delay is None:
-                    delay = backoff_delay(self._backoff_base_s, attempt)
-            if attempt + 1 < attempts:
-                self._sleep(delay)
-        raise AlayaError(
-            "embedding_unavailable",
-            f"embedding endpoint {self._base_url} failed after {attempts} attempts: {failure}",
-            RUNTIME,
-        )
+        return self._retry.run(lambda: self._post(client, body, len(batch)))
+
+    def _post(self, client: httpx.Client, body: dict, expected: int) -> list[list[float]]:
+        """One attempt at one batch."""
+        response = self._retry.post(client, f"{self._base_url}/embeddings", body)
+        if not response.is_success:
+            raise rejected(
+                self._retry.endpoint,
+                response.status_code,
+                excerpt(response, self._api_key),
+                code="embedding_rejected",
+                api_key_env=self._api_key_env,
+                config_key="embedding.api_key_env",
+            )
+        return self._parse(response, expected)
 
     def _parse(self, response: httpx.Response, expected: int) -> list[list[float]]:
         """Vectors from a success body, ordered by ``data[i].index`` and checked for size."""
