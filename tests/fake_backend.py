@@ -25,7 +25,8 @@ Answer = dict | Callable[[dict], dict]
 
 
 class FakeBackend:
-    """Answers ``call(method, params, progress)`` like :class:`~alaya_engine.server.backend.LocalBackend`, from documents.
+    """Answers ``call(method, params, progress)`` like :class:`~alaya_engine.server.backend.LocalBackend`, from
+    documents.
 
     An answer is a document (the same one for any params) or a function of the params. Every call is recorded in
     :attr:`calls`; :meth:`fail` makes a method raise an :class:`AlayaError` until :meth:`answer` sets it again.
