@@ -24,7 +24,8 @@ from .shared import say
 from .terminal import RunInClient, StdinWanted
 
 log = logging.getLogger(__name__)
-logging.getLogger("alaya_engine").addHandler(logging.NullHandler())
+for package in ("alaya_engine", "alaya_cli"):
+    logging.getLogger(package).addHandler(logging.NullHandler())
 """Before the store's log file is set up, an error logged on the way out must not reach the terminal as a
 traceback (logging's last-resort handler would print it): the command has already shown its one line."""
 

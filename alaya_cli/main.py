@@ -1,12 +1,13 @@
 """Entry point of the ``alaya`` console script: forward the command line to the store's owner server, else run
 it here.
 
-The client parses nothing: it reads only ``--home`` (which store's server) and ``--no-server``, and hands the
-whole argv to :func:`alaya_engine.server.bare_client.forward`. The server parses it with the same Typer app this
-process would use (:mod:`.app`), so every command an agent or cron runs — ``recall``, ``trace``, ``status``,
-``sync openclaw``, ``ingest`` — costs about what starting Python costs, and a warm server answers it. The app is
-imported here only when no server may run (``--no-server``, ``ALAYA_NO_SERVER``, no store yet, or autostart
-off and none running), or when the server hands a command back because it must run in this process.
+The client parses nothing: it reads ``--home`` (which store's server), ``--no-server`` and the command's name,
+and hands the whole argv to :func:`alaya_engine.server.bare_client.forward`. The server parses it with the same
+Typer app this process would use (:mod:`.app`), so every command an agent or cron runs — ``recall``, ``trace``,
+``status``, ``sync openclaw``, ``ingest`` — costs about what starting Python costs when a server is up. The app
+runs here when none is (it then starts one the first time a command needs the store, so the next command is
+forwarded; a ``sync`` with nothing new never does), when the server runs another version (the app restarts
+it), for :data:`RUN_HERE`, and when the server hands a command back because it must run in this process.
 """
 
 from __future__ import annotations
@@ -16,6 +17,10 @@ import sys
 
 FORWARDED_ENV = ("HOME", "ALAYA_HOME", "OPENCLAW_STATE_DIR", "NO_COLOR", "TERM", "COLUMNS")
 """The environment a forwarded command may read (paths, where OpenClaw keeps its state, how to draw)."""
+RUN_HERE = frozenset({"init", "demo", "tui", "serve", "server", "mcp", "skill", "rebuild", "rebuild-l1"})
+"""Commands that always run in this process, whatever the server: they create a store, open a terminal app or
+a stdio server, start, stop or stand in for the server (``server restart`` must work when it is stuck), or
+replace the layers under it. The command's name is all the client reads of the rest of the line."""
 
 
 def main() -> None:
@@ -40,7 +45,7 @@ def forward(argv: list[str]) -> int | None:
     from .argv import home_option
 
     options = argv[:argv.index("--")] if "--" in argv else argv
-    if "--no-server" in options or bare.server_disabled():
+    if "--no-server" in options or bare.server_disabled() or command_name(options) in RUN_HERE:
         return None
     home = bare.store_home(home_option(argv))
     if not os.path.isfile(os.path.join(home, "store.json")):
@@ -48,37 +53,20 @@ def forward(argv: list[str]) -> int | None:
     params = {"argv": argv, "cwd": os.getcwd(), "tty": [_isatty(0), _isatty(1), _isatty(2)],
               "width": _width(), "env": {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}}
     outcome = bare.forward(home, params)
-    if outcome in (bare.UNREACHABLE, bare.RESTART):
-        if not _start_server(home, restart=outcome == bare.RESTART):
-            return None
-        outcome = bare.forward(home, params)
     if isinstance(outcome, tuple):  # the command reads stdin: send it along
         params["stdin_b64"] = _stdin_b64(outcome[1])
         outcome = bare.forward(home, params)
     return outcome if isinstance(outcome, int) else None
 
 
-def _start_server(home: str, restart: bool) -> bool:
-    """Start the store's server (after stopping one of another version) if config.json allows; False if not."""
-    from pathlib import Path
+def command_name(options: list[str]) -> str:
+    """The first word that is not an option (nor ``--home``'s value): the command."""
+    from .argv import place_global_options
 
-    from alaya_engine.foundations.errors import AlayaError
-    from alaya_engine.foundations.privacy import create_privately
-    from alaya_engine.server.client import ServerClient, read_server_settings, start_server, stop_server
-
-    autostart, timeout = read_server_settings(Path(home))
-    if not autostart:
-        return False
-    create_privately()  # starting a server creates its log file
-    try:
-        if restart:
-            stop_server(Path(home))
-        elif ServerClient(Path(home)).answers():
-            return True
-        start_server(Path(home), timeout)
-    except AlayaError:
-        return False  # the in-process path reports why, as it would have without a server
-    return True
+    words = place_global_options(options)
+    if words[:1] == ["--home"]:
+        words = words[2:]
+    return next((word for word in words if not word.startswith("-")), "")
 
 
 def run_here(argv: list[str]) -> int:

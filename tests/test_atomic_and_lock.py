@@ -50,7 +50,7 @@ def test_a_killed_writer_leaves_only_a_hidden_temp_file(tmp_path):
     script = textwrap.dedent(f"""
         import time
         from pathlib import Path
-        from alaya_engine import atomic
+        from alaya_engine.foundations import atomic
         def slow_fsync(fd):
             print("writing", flush=True)
             time.sleep(30)
@@ -79,7 +79,7 @@ def test_busy_store_names_the_holder_after_a_bounded_wait(tmp_path):
         [sys.executable, "-c", textwrap.dedent(f"""
             import time
             from pathlib import Path
-            from alaya_engine.lock import StoreLock
+            from alaya_engine.foundations.lock import StoreLock
             with StoreLock(Path({str(lock_file)!r}), 1, command="alaya introspect"):
                 print("held", flush=True)
                 time.sleep(30)

@@ -61,7 +61,7 @@ WRITE_LOOP = textwrap.dedent("""
 
 EXPLORER = textwrap.dedent("""
     import json, pathlib, sys, time
-    from alaya_engine.backend import open_backend
+    from alaya_engine.server.backend import open_backend
     home, stop = sys.argv[1], pathlib.Path(sys.argv[2])
     backend = open_backend(home)
     calls = 0

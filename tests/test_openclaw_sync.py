@@ -219,8 +219,8 @@ def test_unreadable_bookkeeping_starts_afresh_without_duplicates(cli, home, stat
 def test_an_unchanged_run_in_a_fresh_process_stays_light(cli, home, state):
     """What cron pays every few minutes: no engine, no owner server, no heavy import."""
     sync(cli, state)
-    code = (f"import sys\nfrom alaya_engine import cli\nsys.argv = ['alaya', '--home', {str(home)!r}, 'sync', "
-            f"'openclaw', '--state-dir', {str(state)!r}]\ntry:\n    cli.main()\nexcept SystemExit as done:\n"
+    code = (f"import sys\nfrom alaya_cli import main\nsys.argv = ['alaya', '--home', {str(home)!r}, 'sync', "
+            f"'openclaw', '--state-dir', {str(state)!r}]\ntry:\n    main.main()\nexcept SystemExit as done:\n"
             "    assert done.code == 0, done.code\nimport json\nprint(json.dumps(sorted(sys.modules)))")
     child = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True,
                            env={**os.environ, "ALAYA_NO_SERVER": ""})

@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
 
 from alaya_engine.foundations.paths import Layout
 
@@ -208,11 +207,12 @@ def test_fast_recall_client_imports_nothing_heavy_and_prints_what_the_server_com
 
 
 @pytest.mark.parametrize("arguments", [("status", "--json"), ("schema", "--relations", "--json"),
-                                       ("--json", "sync", "openclaw", "--state-dir", str(FIXTURES / "openclaw_state"))])
-def test_every_command_goes_through_the_server_without_the_command_line(served, arguments):
+                                       ("--json", "sync", "openclaw", "--state-dir", "{openclaw}")])
+def test_every_command_goes_through_the_server_without_the_command_line(served, arguments, tmp_path):
     """Each command line is forwarded whole and parsed by the server: the client imports neither Typer nor rich
     (``alaya status --json`` took ~300 ms through them), and prints the server's document."""
-    loaded, printed = fast_path(served, *arguments)
+    (tmp_path / "agents" / "main" / "sessions").mkdir(parents=True)
+    loaded, printed = fast_path(served, *(argument.format(openclaw=tmp_path) for argument in arguments))
     assert "alaya_engine" in loaded and loaded.isdisjoint(FAST_PATH_NEEDS_NONE_OF), sorted(loaded)
     assert printed
 

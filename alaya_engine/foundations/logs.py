@@ -52,21 +52,29 @@ class QuietFileHandler(RotatingFileHandler):
         pass
 
 
+PACKAGES = ("alaya_engine", "alaya_cli", "alaya_mcp", "alaya_tui", "alaya")
+"""Alaya's packages: their loggers all write to the store's log file (a face's "details are in the log file"
+must be true)."""
+
+
 def setup_logging(home: Path, config: dict[str, Any]) -> None:
-    """Send the ``alaya_engine`` logger to the configured rotating file (once per process).
+    """Send the loggers of Alaya's packages to the configured rotating file (once per process).
 
     The configured keys are also hidden from every error message from now on.
     """
     hide_secrets(configured_secrets(config))
     settings = config["logging"]
-    logger = logging.getLogger("alaya_engine")
-    logger.setLevel(settings["level"].upper())
     path = Path(settings["file"]).expanduser()
     path = path if path.is_absolute() else home / path
-    for handler in list(logger.handlers):
-        if getattr(handler, "baseFilename", None) == str(path):
-            return
-        logger.removeHandler(handler)
+    loggers = [logging.getLogger(name) for name in PACKAGES]
+    if any(getattr(handler, "baseFilename", None) == str(path) for handler in loggers[0].handlers):
+        return
+    previous = {handler for logger in loggers for handler in logger.handlers}
+    for logger in loggers:
+        logger.setLevel(settings["level"].upper())
+        for handler in list(logger.handlers):
+            logger.removeHandler(handler)
+    for handler in previous:
         handler.close()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -77,5 +85,6 @@ def setup_logging(home: Path, config: dict[str, Any]) -> None:
                                            "fix logging.file in config.json", RUNTIME) from None
     handler.setFormatter(logging.Formatter("%(asctime)s %(process)d %(levelname)s %(name)s: %(message)s"))
     handler.addFilter(SecretFilter(configured_secrets(config)))
-    logger.addHandler(handler)
-    logger.propagate = False
+    for logger in loggers:
+        logger.addHandler(handler)
+        logger.propagate = False
