@@ -14,8 +14,9 @@ from __future__ import annotations
 import os
 import sys
 
-FORWARDED_ENV = ("HOME", "ALAYA_HOME", "OPENCLAW_STATE_DIR", "NO_COLOR", "TERM", "COLUMNS")
-"""The environment a forwarded command may read (paths, where OpenClaw keeps its state, how to draw)."""
+FORWARDED_ENV = ("HOME", "ALAYA_HOME", "OPENCLAW_STATE_DIR", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "NO_COLOR", "TERM",
+                 "COLUMNS")
+"""The environment a forwarded command may read (paths, where the agent runtimes keep their state, how to draw)."""
 
 
 def main() -> None:
