@@ -1,4 +1,5 @@
-"""The commands that connect agents to Alaya: ``alaya mcp``, ``alaya sync openclaw`` and ``alaya skill [install]``.
+"""The commands that connect agents to Alaya: ``alaya mcp``, ``alaya sync openclaw|claude-code|codex`` and
+``alaya skill [install]``.
 
 Added to the command line by :mod:`alaya_cli.app`; each is a thin layer over :mod:`alaya_engine.integrations`
 (or :mod:`alaya_mcp`), imported only when the command runs (``mcp`` alone costs seconds to import). ``sync`` runs
@@ -10,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
@@ -19,8 +20,12 @@ from alaya_engine.foundations.errors import RUNTIME, USAGE
 from . import terminal
 from .shared import RUNTIME_CODES, JsonFlag, emit, say
 
+if TYPE_CHECKING:
+    from alaya_engine.integrations.runtime_sync import Runtime
+
 commands = typer.Typer()
-sync_app = typer.Typer(help="Bring in sessions from agent runtimes (OpenClaw); safe to run from cron.",
+sync_app = typer.Typer(help="Bring in sessions from agent runtimes (OpenClaw, Claude Code, Codex); safe to run "
+                            "from cron.",
                        no_args_is_help=True)
 skill_app = typer.Typer()
 commands.add_typer(sync_app, name="sync")
@@ -38,26 +43,66 @@ def mcp(ctx: typer.Context) -> None:
     raise typer.Exit(serve(ctx.obj["home"], ctx.obj["no_server"]))
 
 
+DistillFlag = Annotated[bool, typer.Option("--distill", help="Distill what was ingested.")]
+IncludeActiveFlag = Annotated[bool, typer.Option("--include-active", help=(
+    "Re-ingest changed sessions now, without waiting until they are quiet for sync.session_idle_minutes."))]
+
+
 @sync_app.command("openclaw")
 def sync_openclaw(
     ctx: typer.Context,
     state_dir: Annotated[Optional[str], typer.Option("--state-dir", metavar="DIR", help=(
         "OpenClaw's state folder (default: $OPENCLAW_STATE_DIR or ~/.openclaw).")) ] = None,
     agent: Annotated[Optional[str], typer.Option("--agent", metavar="NAME", help="Only this agent's sessions.")] = None,
-    distill: Annotated[bool, typer.Option("--distill", help="Distill what was ingested.")] = False,
-    include_active: Annotated[bool, typer.Option("--include-active", help=(
-        "Re-ingest changed sessions now, without waiting until they are quiet for sync.session_idle_minutes."))
-    ] = False,
+    distill: DistillFlag = False,
+    include_active: IncludeActiveFlag = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Ingest OpenClaw transcripts (agents/*/sessions/*.jsonl) that are new or changed since the last sync."""
-    from alaya_engine.integrations.openclaw_sync import DEFAULT_STATE_DIR, STATE_DIR_ENV
-    from alaya_engine.integrations.openclaw_sync import sync_openclaw as run_sync
+    from alaya_engine.integrations.openclaw_sync import DEFAULT_STATE_DIR, OPENCLAW, STATE_DIR_ENV
+
+    _sync(ctx, OPENCLAW, state_dir, STATE_DIR_ENV, DEFAULT_STATE_DIR, agent, distill, include_active, as_json)
+
+
+@sync_app.command("claude-code")
+def sync_claude_code(
+    ctx: typer.Context,
+    folder: Annotated[Optional[str], typer.Option("--dir", metavar="DIR", help=(
+        "Claude Code's config folder (default: $CLAUDE_CONFIG_DIR or ~/.claude).")) ] = None,
+    distill: DistillFlag = False,
+    include_active: IncludeActiveFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Ingest Claude Code sessions (projects/*/*.jsonl) that are new or changed since the last sync."""
+    from alaya_engine.integrations.claude_code_sync import CLAUDE_CODE, DEFAULT_DIR, DIR_ENV
+
+    _sync(ctx, CLAUDE_CODE, folder, DIR_ENV, DEFAULT_DIR, None, distill, include_active, as_json)
+
+
+@sync_app.command("codex")
+def sync_codex(
+    ctx: typer.Context,
+    folder: Annotated[Optional[str], typer.Option("--dir", metavar="DIR", help=(
+        "The Codex home folder (default: $CODEX_HOME or ~/.codex).")) ] = None,
+    distill: DistillFlag = False,
+    include_active: IncludeActiveFlag = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Ingest Codex CLI sessions (sessions/YYYY/MM/DD/rollout-*.jsonl) that are new or changed since the last sync."""
+    from alaya_engine.integrations.codex_sync import CODEX, DEFAULT_DIR, DIR_ENV
+
+    _sync(ctx, CODEX, folder, DIR_ENV, DEFAULT_DIR, None, distill, include_active, as_json)
+
+
+def _sync(ctx: typer.Context, runtime: Runtime, folder: str | None, env_name: str, default: str, agent: str | None,
+          distill: bool, include_active: bool, as_json: bool) -> None:
+    """One sync run for the client: its folder (option, else its environment, else the default), its output."""
+    from alaya_engine.integrations.runtime_sync import run_sync
 
     here = terminal.current()
-    chosen = here.path(state_dir or here.env(STATE_DIR_ENV) or DEFAULT_STATE_DIR)
-    document = run_sync(ctx.obj["home"], ctx.obj["no_server"], state_dir=chosen, agent=agent, distill=distill,
-                        include_active=include_active, backend=here.backend)
+    chosen = here.path(folder or here.env(env_name) or default)
+    document = run_sync(runtime, ctx.obj["home"], ctx.obj["no_server"], state_dir=chosen, agent=agent,
+                        distill=distill, include_active=include_active, backend=here.backend)
     emit(document) if as_json else print_sync(document)
     refused = [change for change in document["changes"] if change["status"] == "refused"]
     for change in refused:
@@ -101,7 +146,7 @@ def print_sync(document: dict) -> None:
     if document["busy"]:
         print(document["busy"])
         return
-    agents_dir = Path(document["state_dir"]) / "agents"
+    agents_dir = Path(document["transcripts_dir"])
     for change in document["changes"]:
         print(_change_line(change, agents_dir, document["idle_minutes"]))
     counts = [f"{document[key]} {key}" for key in ("ingested", "replaced", "refused", "waiting") if document[key]]

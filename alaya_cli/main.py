@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import sys
 
-FORWARDED_ENV = ("HOME", "ALAYA_HOME", "OPENCLAW_STATE_DIR", "NO_COLOR", "TERM", "COLUMNS")
-"""The environment a forwarded command may read (paths, where OpenClaw keeps its state, how to draw)."""
+FORWARDED_ENV = ("HOME", "ALAYA_HOME", "OPENCLAW_STATE_DIR", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "NO_COLOR", "TERM",
+                 "COLUMNS")
+"""The environment a forwarded command may read (paths, where the agent runtimes keep their state, how to draw)."""
 RUN_HERE = frozenset({"init", "demo", "tui", "serve", "server", "mcp", "skill", "rebuild", "rebuild-l1"})
 """Commands that always run in this process, whatever the server: they create a store, open a terminal app or
 a stdio server, start, stop or stand in for the server (``server restart`` must work when it is stuck), or

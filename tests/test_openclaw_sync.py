@@ -19,7 +19,7 @@ from conftest import FIXTURES
 
 from alaya_engine.foundations.lock import StoreLock
 from alaya_engine.foundations.paths import Layout
-from alaya_engine.integrations import openclaw_sync
+from alaya_engine.integrations import runtime_sync
 
 MAIN_DONE = "main/sessions/1a0c7f52-6d1e-4b8a-9f3c-0e2d4b6a8c10.jsonl"
 MAIN_GROWING = "main/sessions/2b7e4a10-3c5d-4e6f-8a9b-1c2d3e4f5a6b.jsonl"
@@ -80,13 +80,13 @@ def test_first_sync_ingests_both_agents_and_skips_what_is_not_a_session(cli, hom
 
 def test_nothing_changed_means_stat_only(cli, home, state, monkeypatch):
     sync(cli, state)
-    state_file = Layout(home).openclaw_sync_state
+    state_file = Layout(home).sync_state("openclaw")
     written = state_file.stat().st_mtime_ns
 
     def tripwire(*args, **kwargs):
         raise AssertionError("an unchanged run must not read transcripts or open a backend")
 
-    monkeypatch.setattr(openclaw_sync, "read_content", tripwire)
+    monkeypatch.setattr(runtime_sync, "read_content", tripwire)
     monkeypatch.setattr("alaya_engine.server.backend.open_backend", tripwire)
     code, document = sync(cli, state)
     assert code == 0 and document["changes"] == [] and document["unchanged"] == 4
@@ -200,16 +200,16 @@ def test_distill_flag_distills_what_was_ingested(cli, state):
 
 def test_an_overlapping_run_does_nothing_and_says_so(cli, home, state):
     layout = Layout(home)
-    layout.openclaw_sync_lock.parent.mkdir(parents=True, exist_ok=True)
-    with StoreLock(layout.openclaw_sync_lock, wait_seconds=0):
+    layout.sync_lock("openclaw").parent.mkdir(parents=True, exist_ok=True)
+    with StoreLock(layout.sync_lock("openclaw"), wait_seconds=0):
         result = cli("sync", "openclaw", "--state-dir", str(state))
     assert result.exit_code == 0 and result.stdout.startswith("another `alaya sync openclaw` is running")
-    assert not layout.openclaw_sync_state.exists()
+    assert not layout.sync_state("openclaw").exists()
 
 
 def test_unreadable_bookkeeping_starts_afresh_without_duplicates(cli, home, state):
     sync(cli, state)
-    Layout(home).openclaw_sync_state.write_text("{not json")
+    Layout(home).sync_state("openclaw").write_text("{not json")
     code, document = sync(cli, state)
     assert code == 2, "the corrupt transcript is read again and refused again"
     assert {status for _, status in changes(document).values()} == {"unchanged", "refused"}

@@ -121,15 +121,13 @@ class Layout:
     def server_log(self) -> Path:
         return self.logs / "server.log"
 
-    @property
-    def openclaw_sync_state(self) -> Path:
-        """What ``alaya sync openclaw`` last found in each transcript: bookkeeping, not L3 (safe to delete)."""
-        return self.home / "sync" / "openclaw.json"
+    def sync_state(self, runtime: str) -> Path:
+        """What ``alaya sync <runtime>`` last found in each transcript: bookkeeping, not L3 (safe to delete)."""
+        return self.home / "sync" / f"{runtime}.json"
 
-    @property
-    def openclaw_sync_lock(self) -> Path:
-        """Held by the running ``alaya sync openclaw``, so overlapping cron runs never interleave."""
-        return self.home / "sync" / "openclaw.lock"
+    def sync_lock(self, runtime: str) -> Path:
+        """Held by the running ``alaya sync <runtime>``, so overlapping cron runs never interleave."""
+        return self.home / "sync" / f"{runtime}.lock"
 
     def is_initialised(self) -> bool:
         return self.manifest_file.is_file()

@@ -1,35 +1,29 @@
 """Parse every accepted input into a :class:`~alaya_engine.foundations.domain.Session`.
 
-Two formats are understood: Alaya's session JSON and
-OpenClaw's transcript JSONL (a ``{"type":"session"}`` header line followed by
-event lines). Anything else is refused with one line that names the problem.
+Four formats are understood: Alaya's session JSON, OpenClaw's transcript JSONL (a ``{"type":"session"}`` header
+line followed by event lines), Claude Code's session transcripts and Codex CLI rollouts (both JSONL, read by
+:mod:`.claude_code` and :mod:`.codex`). Anything else is refused with one line that names the problem.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from datetime import datetime, timezone
 from typing import Any
 
-from ..foundations.domain import Session, Turn, estimate_tokens
-from ..foundations.errors import AlayaError
+from ..foundations.domain import Session, Turn
 from ..foundations.json_input import JsonInputError, load_json
+from . import claude_code, codex
 
-SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+# The id rule is part of the format: turn ranges and producers' checks read it here.
+from .session_parts import SAFE_ID as SAFE_ID
+from .session_parts import check_session_id, finish, jsonl_events, refuse, text_or_none, to_millis, type_name
+
 TURN_KEYS = frozenset({"role", "content", "timestamp", "tool_calls", "tool_name"})
 ROLE_ALIASES = {"user": "user", "assistant": "assistant", "tool": "tool", "toolResult": "tool",
                 "tool_result": "tool", "system": "system"}
 COUNTED_METADATA = ("tokens", "duration_ms")
 """Metadata the store computes with (and stores as 64-bit integers in the graph), unlike the free-form rest."""
 MAX_COUNT = 2**53
-LATEST_MILLIS = 253_402_300_799_999
-"""9999-12-31T23:59:59.999Z: later times cannot be stored (nor can times before 1970)."""
-
-
-def refuse(message: str) -> AlayaError:
-    return AlayaError("bad_session", message)
 
 
 def parse_session_bytes(data: bytes, max_bytes: int, agent_hint: str | None = None) -> Session:
@@ -37,25 +31,30 @@ def parse_session_bytes(data: bytes, max_bytes: int, agent_hint: str | None = No
     if len(data) > max_bytes:
         raise refuse(f"file is {len(data) / 1e6:.1f} MB, over ingest.max_file_mb ({max_bytes / 1e6:g} MB)")
     if b"\x00" in data[:65536]:
-        raise refuse("binary file, not a session (expected session JSON or OpenClaw JSONL)")
+        raise refuse("binary file, not a session (expected session JSON or a JSONL transcript)")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise refuse("not UTF-8 text, not a session (expected session JSON or OpenClaw JSONL)") from None
+        raise refuse("not UTF-8 text, not a session (expected session JSON or a JSONL transcript)") from None
     if not text.strip():
         raise refuse("file is empty")
-    first_line = text.lstrip().split("\n", 1)[0]
-    if _is_openclaw_header(first_line):
+    head = _first_object(text)
+    if head is not None and head.get("type") == "session" and "turns" not in head:
         return parse_openclaw_jsonl(text, agent_hint)
+    if codex.is_rollout_head(head):
+        return codex.parse_rollout(text)
+    if claude_code.is_transcript_head(head):
+        return claude_code.parse_transcript(text)
     return parse_session_json(_load_json(text))
 
 
-def _is_openclaw_header(line: str) -> bool:
+def _first_object(text: str) -> dict | None:
+    """The first line as a JSON object, if it is one: what tells the JSONL flavours apart."""
     try:
-        head = load_json(line)
+        head = load_json(text.lstrip().split("\n", 1)[0])
     except JsonInputError:
-        return False
-    return isinstance(head, dict) and head.get("type") == "session" and "turns" not in head
+        return None
+    return head if isinstance(head, dict) else None
 
 
 def _load_json(text: str) -> Any:
@@ -63,16 +62,6 @@ def _load_json(text: str) -> Any:
         return load_json(text)
     except JsonInputError as exc:
         raise refuse(f"malformed JSON{exc.where}: {exc.reason}") from None
-
-
-def check_session_id(session_id: Any) -> str:
-    """Refuse ids that are not plain names, so no id can escape the data folder."""
-    if not isinstance(session_id, str) or not session_id:
-        raise refuse("field 'id' must be a non-empty string")
-    if not SAFE_ID.fullmatch(session_id) or ".." in session_id:
-        raise refuse(f"session id {session_id[:80]!r} is not allowed: use letters, digits, '.', '_' and '-' "
-                     "(at most 128)")
-    return session_id
 
 
 def parse_session_json(document: Any, stored: bool = False) -> Session:
@@ -86,19 +75,19 @@ def parse_session_json(document: Any, stored: bool = False) -> Session:
     session_id = check_session_id(document["id"])
     raw_turns = document["turns"]
     if not isinstance(raw_turns, list):
-        raise refuse(f"field 'turns' must be a list, got {_type_name(raw_turns)}")
+        raise refuse(f"field 'turns' must be a list, got {type_name(raw_turns)}")
     turns = [_parse_turn(raw, index, stored) for index, raw in enumerate(raw_turns)]
-    timestamp = _to_millis(document.get("timestamp"), "timestamp", stored)
+    timestamp = to_millis(document.get("timestamp"), "timestamp", stored)
     if timestamp is None:
         timestamp = next((t.timestamp for t in turns if t.timestamp is not None), None)
     if timestamp is None:
         raise refuse("missing field 'timestamp' (and no turn has one)")
     metadata = document.get("metadata", {})
     if not isinstance(metadata, dict):
-        raise refuse(f"field 'metadata' must be an object, got {_type_name(metadata)}")
+        raise refuse(f"field 'metadata' must be an object, got {type_name(metadata)}")
     for key in COUNTED_METADATA:
         _check_count(metadata.get(key), f"metadata.{key}")
-    return _finish(
+    return finish(
         Session(
             id=session_id,
             timestamp=timestamp,
@@ -113,7 +102,7 @@ def parse_session_json(document: Any, stored: bool = False) -> Session:
 def _parse_turn(raw: Any, index: int, stored: bool) -> Turn:
     where = f"turns[{index}]"
     if not isinstance(raw, dict):
-        raise refuse(f"{where} must be an object, got {_type_name(raw)}")
+        raise refuse(f"{where} must be an object, got {type_name(raw)}")
     role = _role(raw.get("role"))
     if role is None:
         got = json.dumps(raw.get("role"))[:40]
@@ -122,7 +111,7 @@ def _parse_turn(raw: Any, index: int, stored: bool) -> Turn:
     if isinstance(content, list):
         content = _text_of_parts(content, where)
     if not isinstance(content, str):
-        raise refuse(f"{where}.content must be a string, got {_type_name(content)}")
+        raise refuse(f"{where}.content must be a string, got {type_name(content)}")
     tool_calls = raw.get("tool_calls") or []
     if not isinstance(tool_calls, list) or not all(isinstance(call, dict) for call in tool_calls):
         raise refuse(f"{where}.tool_calls must be a list of objects")
@@ -130,7 +119,7 @@ def _parse_turn(raw: Any, index: int, stored: bool) -> Turn:
     if tool_name is not None and not isinstance(tool_name, str):
         raise refuse(f"{where}.tool_name must be a string")
     extra = {key: value for key, value in raw.items() if key not in TURN_KEYS}
-    return Turn(role=role, content=content, timestamp=_to_millis(raw.get("timestamp"), f"{where}.timestamp", stored),
+    return Turn(role=role, content=content, timestamp=to_millis(raw.get("timestamp"), f"{where}.timestamp", stored),
                 tool_calls=tool_calls, tool_name=tool_name, extra=extra)
 
 
@@ -148,26 +137,17 @@ def _text_of_parts(parts: list, where: str) -> str:
 
 def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
     """Normalise an OpenClaw transcript: keep text, tool calls and tool results; skip thinking."""
-    lines = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
-    events = []
-    for number, line in lines:
-        try:
-            event = load_json(line)
-        except JsonInputError as exc:
-            raise refuse(f"line {number}: malformed JSON ({exc.reason})") from None
-        if not isinstance(event, dict):
-            raise refuse(f"line {number}: expected a JSON object")
-        events.append((number, event))
+    events = jsonl_events(text)
     header = events[0][1]
     session_id = check_session_id(header.get("id"))
-    start = _to_millis(header.get("timestamp"), "timestamp")
+    start = to_millis(header.get("timestamp"), "timestamp")
     turns: list[Turn] = []
     model = None
     total_tokens = 0
     for number, event in events[1:]:
         kind = event.get("type")
         if kind == "model_change":
-            model = _text_or_none(event.get("modelId")) or model
+            model = text_or_none(event.get("modelId")) or model
         elif kind == "message":
             message = event.get("message")
             if not isinstance(message, dict):
@@ -178,7 +158,7 @@ def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
             usage = message.get("usage")
             if isinstance(usage, dict) and isinstance(usage.get("totalTokens"), int):
                 total_tokens += usage["totalTokens"]
-            model = _text_or_none(message.get("model")) or model
+            model = text_or_none(message.get("model")) or model
     if start is None:
         start = next((t.timestamp for t in turns if t.timestamp is not None), None)
     if start is None:
@@ -188,9 +168,9 @@ def parse_openclaw_jsonl(text: str, agent_hint: str | None = None) -> Session:
         metadata["model"] = model
     if total_tokens:
         metadata["tokens"] = total_tokens
-    if _text_or_none(header.get("cwd")):
+    if text_or_none(header.get("cwd")):
         metadata["cwd"] = header["cwd"]
-    return _finish(Session(id=session_id, timestamp=start, turns=turns, channel="openclaw",
+    return finish(Session(id=session_id, timestamp=start, turns=turns, channel="openclaw",
                            agent=agent_hint or "main", metadata=metadata))
 
 
@@ -215,56 +195,15 @@ def _openclaw_turn(message: dict, event: dict, number: int) -> Turn | None:
                 texts.append("[image]")
     else:
         raise refuse(f"line {number}: message content must be a string or a list")
-    timestamp = _to_millis(message.get("timestamp"), f"line {number} timestamp")
+    timestamp = to_millis(message.get("timestamp"), f"line {number} timestamp")
     if timestamp is None:
-        timestamp = _to_millis(event.get("timestamp"), f"line {number} timestamp")
+        timestamp = to_millis(event.get("timestamp"), f"line {number} timestamp")
     return Turn(role=role, content="\n".join(texts), timestamp=timestamp, tool_calls=tool_calls,
-                tool_name=_text_or_none(message.get("toolName")) if role == "tool" else None)
+                tool_name=text_or_none(message.get("toolName")) if role == "tool" else None)
 
 
 def _role(value: Any) -> str | None:
     return ROLE_ALIASES.get(value) if isinstance(value, str) else None
-
-
-def _text_or_none(value: Any) -> str | None:
-    """OpenClaw's optional descriptive fields: kept when they are strings, ignored otherwise."""
-    return value if isinstance(value, str) else None
-
-
-def _finish(session: Session) -> Session:
-    """Refuse empty sessions and fill in the metadata a session should carry."""
-    if not any(turn.content.strip() or turn.tool_calls for turn in session.turns):
-        raise refuse("session has no turns with content")
-    stamps = [t.timestamp for t in session.turns if t.timestamp is not None]
-    session.metadata.setdefault("duration_ms", (max(stamps) - min(stamps)) if stamps else 0)
-    session.metadata.setdefault("tokens", estimate_tokens(" ".join(t.content for t in session.turns)))
-    return session
-
-
-def _to_millis(value: Any, where: str, millis_only: bool = False) -> int | None:
-    """Accept epoch milliseconds (or seconds, below 1e11, unless ``millis_only``) and ISO-8601 strings; return UTC
-    milliseconds from 1970 to 9999."""
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        raise refuse(f"{where} must be a number or an ISO-8601 string")
-    if isinstance(value, (int, float)):
-        if not math.isfinite(value):
-            raise refuse(f"{where} must be a finite number, got {value}")
-        millis = value if millis_only or value > 1e11 else value * 1000
-    elif isinstance(value, str):
-        try:
-            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
-            if parsed.tzinfo is None:
-                parsed = parsed.replace(tzinfo=timezone.utc)
-            millis = parsed.timestamp() * 1000
-        except (ValueError, OverflowError):
-            raise refuse(f"{where} {value[:40]!r} is not an ISO-8601 time") from None
-    else:
-        raise refuse(f"{where} must be a number or an ISO-8601 string, got {_type_name(value)}")
-    if not 0 <= millis <= LATEST_MILLIS:  # checked before int(): a huge float times 1000 is infinite
-        raise refuse(f"{where} {str(value)[:40]} is out of range: times from 1970 to 9999 can be stored")
-    return int(millis)
 
 
 def _check_count(value: Any, where: str) -> None:
@@ -277,10 +216,7 @@ def _check_count(value: Any, where: str) -> None:
 def _optional_str(document: dict, key: str) -> str | None:
     value = document.get(key)
     if value is not None and not isinstance(value, str):
-        raise refuse(f"field '{key}' must be a string, got {_type_name(value)}")
+        raise refuse(f"field '{key}' must be a string, got {type_name(value)}")
     return value
 
 
-def _type_name(value: Any) -> str:
-    return {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}.get(
-        type(value), type(value).__name__)

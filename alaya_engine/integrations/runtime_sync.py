@@ -1,0 +1,314 @@
+"""``alaya sync <runtime>``: ingest an agent runtime's transcripts that are new or have changed since the last run.
+
+One sync for every runtime; what differs is where a runtime keeps its transcripts and which files there are
+transcripts, a :class:`Runtime`'s ``scan`` (:mod:`.openclaw_sync`, :mod:`.claude_code_sync`, :mod:`.codex_sync`).
+
+When a session has ended: a live transcript carries no end marker, so
+
+- a transcript never seen before is ingested at once (unless its last line is still being written);
+- a transcript that changed since then is re-ingested as a new version (``replace``) once it has been quiet for
+  ``sync.session_idle_minutes`` (config.json, default 30), or at once with ``--include-active``;
+- an archive a runtime renames a live transcript to (OpenClaw's ``.reset.``) is ingested once, as that session's
+  final version, when this sync was following the transcript; other archives are skipped.
+
+Bookkeeping (size, mtime, sha256 and outcome per file) lives in ``<home>/sync/<runtime>.json``. When nothing
+changed a run lists folders and stats files, nothing more: no hashing, no engine, no owner server. One lock per
+runtime (``<home>/sync/<runtime>.lock``) keeps overlapping cron runs of the same sync apart.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..foundations.atomic import atomic_write_json
+from ..foundations.config import load_config
+from ..foundations.errors import AlayaError
+from ..foundations.lock import StoreLock
+from ..foundations.paths import Layout, resolve_home
+
+if TYPE_CHECKING:
+    from ..server.backend import Backend
+
+STATE_FORMAT = 1
+TRANSCRIPT = "transcript"
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Tracked:
+    """What the last sync that read a file found in it, and what ingest made of it."""
+
+    size: int
+    mtime_ns: int
+    sha256: str
+    status: str
+    session_id: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class Found:
+    path: Path
+    agent: str
+    kind: str
+    size: int
+    mtime_ns: int
+    follows: str | None = None
+    """For an archive, the live transcript it was renamed from: ingested only as that transcript's final version."""
+
+
+@dataclass
+class Scan:
+    """What a runtime's scan found: the agents, their transcripts and archives (with stat), skip counts by reason,
+    and the folders it read (bookkeeping of files gone from them is dropped)."""
+
+    agents: list[str]
+    found: list[Found] = field(default_factory=list)
+    skipped: Counter = field(default_factory=Counter)
+    folders: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Runtime:
+    name: str
+    """As typed after ``alaya sync``; also names the bookkeeping and lock files."""
+    folder: str
+    """Where the transcripts are under the runtime's state folder; the report's paths are shown from there."""
+    scan: Callable[[Path, str | None], Scan]
+    """``scan(state_dir, agent)``: the transcripts of every agent, or of the one named."""
+
+
+@dataclass
+class Content:
+    sha256: str
+    size: int
+    mtime_ns: int
+    complete: bool
+    """Ends with a line break: no line is half written."""
+
+
+@dataclass
+class Change:
+    path: str
+    agent: str
+    change: str
+    """new, grown, changed (rewritten or shrunk), or ended (a reset archive of a followed transcript)."""
+    status: str
+    """ingested, replaced, unchanged, refused, or waiting (still active, not ingested yet)."""
+    session_id: str | None = None
+    error: dict | None = None
+    idle_s: int | None = None
+
+
+@dataclass
+class SyncReport:
+    runtime: str
+    state_dir: str
+    transcripts_dir: str
+    idle_minutes: int
+    agents: list[str] = field(default_factory=list)
+    files: int = 0
+    unchanged: int = 0
+    changes: list[Change] = field(default_factory=list)
+    skipped: dict[str, int] = field(default_factory=dict)
+    forgotten: int = 0
+    distill: dict | None = None
+    busy: str | None = None
+    """Why this run did nothing: another sync holds the lock."""
+    elapsed_ms: float = 0.0
+
+    def count(self, status: str) -> int:
+        return sum(1 for change in self.changes if change.status == status)
+
+    def to_json(self) -> dict:
+        document = asdict(self)
+        for status in ("ingested", "replaced", "refused", "waiting"):
+            document[status] = self.count(status)
+        return document
+
+
+def run_sync(runtime: Runtime, home: str | os.PathLike | None, no_server: bool, state_dir: str | os.PathLike,
+             agent: str | None = None, distill: bool = False, include_active: bool = False,
+             backend: Backend | None = None) -> dict:
+    """One sync run; returns the report document that ``--json`` prints. Transcripts go through ``backend``
+    (else the store's, opened only when there is something to ingest)."""
+    started = time.perf_counter()
+    layout = Layout(resolve_home(home))
+    layout.require_initialised()
+    idle_minutes = load_config(layout.config_file)["sync"]["session_idle_minutes"]
+    state_dir = Path(state_dir).expanduser().absolute()
+    report = SyncReport(runtime=runtime.name, state_dir=str(state_dir),
+                        transcripts_dir=str(state_dir / runtime.folder), idle_minutes=idle_minutes)
+    layout.sync_state(runtime.name).parent.mkdir(parents=True, exist_ok=True)
+    lock = StoreLock(layout.sync_lock(runtime.name), wait_seconds=0, command=f"alaya sync {runtime.name}")
+    try:
+        lock.acquire()
+    except AlayaError:
+        report.busy = f"another `alaya sync {runtime.name}` is running for this store; this run did nothing"
+    else:
+        try:
+            Sync(runtime, layout, no_server, state_dir, idle_minutes * 60, include_active, backend).run(
+                report, agent, distill)
+        finally:
+            lock.release()
+    report.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
+    return report.to_json()
+
+
+class Sync:
+    def __init__(self, runtime: Runtime, layout: Layout, no_server: bool, state_dir: Path, idle_s: float,
+                 include_active: bool, backend: Backend | None = None):
+        self.runtime = runtime
+        self.state_file = layout.sync_state(runtime.name)
+        self.layout = layout
+        self.no_server = no_server
+        self.backend = backend
+        self.state_dir = state_dir
+        self.idle_s = idle_s
+        self.include_active = include_active
+        self.tracked = load_state(self.state_file)
+        self.dirty = False
+
+    def run(self, report: SyncReport, agent: str | None, distill: bool) -> None:
+        scan = self.runtime.scan(self.state_dir, agent)
+        found = sorted(scan.found, key=lambda item: str(item.path))
+        report.agents, skipped, folders = scan.agents, scan.skipped, scan.folders
+        report.files = len(found)
+        now_ns = time.time_ns()
+        to_ingest: list[tuple[Found, str, Content]] = []
+        for item in found:
+            step = self._consider(item, (now_ns - item.mtime_ns) / 1e9, skipped, report)
+            if step is not None:
+                to_ingest.append(step)
+        if to_ingest:
+            report.distill = self._ingest(to_ingest, distill, report)
+        report.forgotten = self._forget(found, folders)
+        report.skipped = dict(sorted(skipped.items()))
+        if self.dirty:
+            save_state(self.state_file, self.tracked)
+
+    def _consider(self, item: Found, idle_s: float, skipped: Counter,
+                  report: SyncReport) -> tuple[Found, str, Content] | None:
+        """Decide from the file's stat alone when possible; read (and hash) only what may need ingesting."""
+        key = str(item.path)
+        known = baseline = self.tracked.get(key)
+        quiet = self.include_active or idle_s >= self.idle_s
+        if known is None and item.follows is not None:
+            followed = self.tracked.get(item.follows)
+            if followed is None or item.mtime_ns < followed.mtime_ns:
+                skipped[item.kind] += 1
+                return None
+            change, baseline = "ended", followed
+        elif known is None:
+            change = "new"
+        elif (known.size, known.mtime_ns) == (item.size, item.mtime_ns):
+            report.unchanged += 1
+            return None
+        else:
+            change = "grown" if item.size > known.size else "changed"
+            if item.follows is None and not quiet:
+                report.changes.append(Change(key, item.agent, change, "waiting", known.session_id, idle_s=int(idle_s)))
+                return None
+        try:
+            content = read_content(item.path)
+        except OSError as error:
+            report.changes.append(Change(key, item.agent, change, "refused",
+                                         error={"code": "io_error", "message": error.strerror or str(error)}))
+            return None
+        if baseline is not None and content.sha256 == baseline.sha256:
+            self.tracked[key] = replace(baseline, size=content.size, mtime_ns=content.mtime_ns)
+            self.dirty = True
+            report.unchanged += 1
+            return None
+        if change == "new" and not content.complete and idle_s < self.idle_s:
+            report.changes.append(Change(key, item.agent, change, "waiting", idle_s=int(idle_s)))
+            return None
+        return item, change, content
+
+    def _ingest(self, steps: list[tuple[Found, str, Content]], distill: bool, report: SyncReport) -> dict | None:
+        """One ingest call for every file that needs it; the file is the source of truth, so ``replace``."""
+        from ..server.backend import open_backend
+
+        backend = self.backend or open_backend(self.layout.home, self.no_server)
+        document = backend.call("ingest", {"paths": [str(item.path) for item, _, _ in steps], "replace": True,
+                                           "distill": distill, "stdin_b64": None})
+        outcomes = {outcome["source"]: outcome for outcome in document["files"]}
+        for item, change, content in steps:
+            key = str(item.path)
+            outcome = outcomes[key]
+            error = outcome["error"]
+            self.tracked[key] = Tracked(content.size, content.mtime_ns, content.sha256, outcome["status"],
+                                        outcome["session_id"], error["message"] if error else None)
+            report.changes.append(Change(key, item.agent, change, outcome["status"], outcome["session_id"], error))
+            log.info("sync %s: %s %s → %s", self.runtime.name, change, key, outcome["status"])
+        self.dirty = True
+        return document["distill"]
+
+    def _forget(self, found: list[Found], folders: list[Path]) -> int:
+        """Drop the bookkeeping of files gone from the folders this run looked at."""
+        present = {str(item.path) for item in found}
+        scanned = {str(folder) for folder in folders}
+        gone = [key for key in self.tracked if key not in present and str(Path(key).parent) in scanned]
+        for key in gone:
+            del self.tracked[key]
+        self.dirty = self.dirty or bool(gone)
+        return len(gone)
+
+
+def list_folder(folder: Path, agent: str, classify: Callable[[str], str], scan: Scan,
+                archive: tuple[str, Callable[[str], str]] | None = None,
+                subfolders: str | None = "not a file") -> None:
+    """Add one folder's transcripts (with stat) to ``scan``; ``classify`` names what a file is by its name.
+    ``archive`` is the kind that marks an archive and how to find the transcript it was renamed from;
+    ``subfolders`` is the skip reason for folders inside (None when the scan walks into them)."""
+    scan.folders.append(folder)
+    for entry in os.scandir(folder):
+        if entry.is_dir():
+            if subfolders:
+                scan.skipped[subfolders] += 1
+            continue
+        kind = classify(entry.name)
+        follows = archive[1](entry.path) if archive is not None and kind == archive[0] else None
+        if (kind != TRANSCRIPT and follows is None) or not entry.is_file():
+            scan.skipped[kind if entry.is_file() else "not a file"] += 1
+            continue
+        stat = entry.stat()
+        scan.found.append(Found(Path(entry.path), agent, kind, stat.st_size, stat.st_mtime_ns, follows))
+
+
+def read_content(path: Path) -> Content:
+    digest = hashlib.sha256()
+    size, last = 0, b""
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            digest.update(chunk)
+            size += len(chunk)
+            last = chunk[-1:]
+        mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
+    return Content(digest.hexdigest(), size, mtime_ns, complete=last == b"\n")
+
+
+def load_state(path: Path) -> dict[str, Tracked]:
+    """The bookkeeping; unreadable bookkeeping is started afresh (every file looks new, ingest dedups)."""
+    if not path.exists():
+        return {}
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+        return {key: Tracked(**entry) for key, entry in document["files"].items()}
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        log.warning("sync state %s is unreadable (%s); starting afresh", path, error)
+        return {}
+
+
+def save_state(path: Path, tracked: dict[str, Tracked]) -> None:
+    atomic_write_json(path, {"format": STATE_FORMAT,
+                             "files": {key: asdict(entry) for key, entry in sorted(tracked.items())}})
