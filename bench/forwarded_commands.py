@@ -21,7 +21,7 @@ NAME = "forwarded_commands"
 
 
 def run(plan: Plan) -> list[Row]:
-    size, runs = plan.pick(1000, 10_000), plan.pick(5, 21)
+    size, runs = plan.pick(1000, 10_000), plan.pick(3, 21)
     rows = []
     with plan.stores.synthetic(size) as home, owner_server(home) as server, \
             tempfile.TemporaryDirectory(prefix="alaya-bench-openclaw-") as state:

@@ -16,7 +16,7 @@ each query the exact top 20 (one product over the whole matrix) is compared with
 (no residual allowance; no allowance and twice the candidates). Reported: the share of exact top-20 members
 found, and the share of queries whose top-20 set is identical.
 
-``--quick``: 5k texts and 60 queries; the full run: 100k texts and 600 queries (~4 minutes, most of it the
+``--quick``: 2k texts and 30 queries; the full run: 100k texts and 600 queries (~4 minutes, most of it the
 embedding).
 """
 
@@ -106,7 +106,7 @@ def _exact_top(matrix: np.ndarray, queries: np.ndarray) -> set[int]:
 
 
 def run(plan: Plan) -> list[Row]:
-    size, asked = plan.pick(5_000, 100_000), plan.pick(60, 600)
+    size, asked = plan.pick(2_000, 100_000), plan.pick(30, 600)
     texts, questions = _locomo()
     prose = _prose_lines()
     if questions:

@@ -39,11 +39,28 @@ def in_process_by_default():
         os.environ["ALAYA_NO_SERVER"] = previous
 
 
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """A store ``build(home)`` makes once per test run and the xdist workers share (read-only; tests copy it):
+    the first worker to ask builds it under a lock, the others wait for it. A demo store takes 15-45 s to build,
+    and each worker used to build its own two."""
+    import fcntl
+
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent
+    folder, home = root / name, root / name / "home"
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / "built").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            build(home)
+            (folder / "built").touch()
+    return home
+
+
 @pytest.fixture(scope="session")
 def template_home(tmp_path_factory) -> Path:
-    home = tmp_path_factory.mktemp("template") / "home"
-    Engine.init(home)
-    return home
+    return built_once(tmp_path_factory, "template", Engine.init)
 
 
 DEMO_NOW = 1776502800000
@@ -57,9 +74,7 @@ def demo_template(tmp_path_factory) -> Path:
     offline and introspected (find a shipped session under its moved id with :func:`demo_session_id`)."""
     from alaya_engine.demo import build_demo
 
-    home = tmp_path_factory.mktemp("demo") / "home"
-    build_demo(home)
-    return home
+    return built_once(tmp_path_factory, "demo", build_demo)
 
 
 @pytest.fixture(scope="session")
@@ -67,9 +82,7 @@ def pinned_demo_template(tmp_path_factory) -> Path:
     """The demo built as of :data:`DEMO_NOW`: shipped ids and dates, the same tiers and suggestions every run."""
     from alaya_engine.demo import build_demo
 
-    home = tmp_path_factory.mktemp("pinned-demo") / "home"
-    build_demo(home, now=DEMO_NOW)
-    return home
+    return built_once(tmp_path_factory, "pinned-demo", lambda home: build_demo(home, now=DEMO_NOW))
 
 
 def demo_session_id(home: Path, shipped_id: str) -> str:
