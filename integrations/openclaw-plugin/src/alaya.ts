@@ -1,6 +1,6 @@
 /** Talking to Alaya: the store's owner server over its Unix socket (NDJSON, one request per connection, the same
  * documents `alaya … --json` prints), and the `alaya` command for what only it does (start or restart the server,
- * `sync openclaw`). See alaya_engine/server/protocol.py and socket_address.py for the wire format and the socket. */
+ * `sync openclaw`). See alaya_engine/server/protocol.py and alaya_engine/foundations/socket_address.py for the wire format and the socket. */
 
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -27,7 +27,7 @@ export class AlayaError extends Error {
 }
 
 /** Where the owner server of the store at `home` listens: `<home>/alaya.sock`, or a short path under
- * `/tmp/alaya-<uid>/` when that one would pass the Unix socket limit (the rule of alaya_engine/socket_address.py). */
+ * `/tmp/alaya-<uid>/` when that one would pass the Unix socket limit (the rule of alaya_engine/foundations/socket_address.py). */
 export function socketPath(home: string): string {
   let real: string;
   try {

@@ -104,7 +104,7 @@ export function parseMemoryPath(raw: string): MemoryRef | null {
   return /^[\w.-]+$/.test(value) ? { kind: "card", id: value } : null;
 }
 
-/** Rough token count, as Alaya counts them (alaya_engine/domain.py estimate_tokens): a CJK character is one token,
+/** Rough token count, as Alaya counts them (alaya_engine/foundations/domain.py estimate_tokens): a CJK character is one token,
  * other text about four characters a token. */
 export function estimateTokens(text: string): number {
   let cjk = 0;

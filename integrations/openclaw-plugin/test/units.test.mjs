@@ -17,7 +17,7 @@ test("memory_get paths", () => {
 
 test("the socket path follows Alaya's rule, long homes included", async () => {
   const python = await alayaPython();
-  const script = "import sys; from alaya_engine.socket_address import socket_path; print(socket_path(sys.argv[1]))";
+  const script = "import sys; from alaya_engine.foundations.socket_address import socket_path; print(socket_path(sys.argv[1]))";
   for (const home of ["/tmp/short-home", `/tmp/${"x".repeat(120)}/home`]) {
     const expected = (await run(python, ["-c", script, home])).stdout.trim();
     assert.ok(expected.endsWith(".sock"), expected);
