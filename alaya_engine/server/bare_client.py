@@ -13,9 +13,11 @@ keeps paths as strings.
 :func:`forward` says how it went: an exit code, or why the caller must take over — no server answers (start one,
 or run in-process), the server runs another Alaya version (restart it), the command must run in the client's own
 process (the explorer, ``serve``, a question to the person), or the command reads stdin (send it along). None of
-those ran anything, so taking over is safe. A server that accepted the command and then fell silent for
-``server.request_timeout``, or vanished mid-command, is reported here (exit 1): running the command again could
-only wait as long once more, or repeat what the server did.
+those ran anything, so taking over is safe; a connection reset before the server said a word (a server
+SIGKILLed as the client connected) counts as no server: a command it had begun is completed by running it again,
+as after any kill. A server that accepted the command and then fell silent for ``server.request_timeout``, or
+vanished mid-command, is reported here (exit 1): running the command again could only wait as long once more, or
+repeat what the server did.
 """
 
 from __future__ import annotations
@@ -70,8 +72,14 @@ def forward(home: str, params: dict) -> int | str | tuple[str, int]:
         except OSError:
             return UNREACHABLE
         connection.settimeout(request_timeout)
-        connection.sendall(line)
-        return _relay(connection, scan, home)
+        heard = []
+        try:
+            connection.sendall(line)
+            return _relay(connection, scan, home, heard)
+        except (ConnectionResetError, BrokenPipeError):
+            if not heard:  # a server dying as we connected (SIGKILLed, its socket left behind): nothing ran
+                return UNREACHABLE
+            raise
     except TimeoutError:
         return _report(home, "server_unresponsive", f"the server for {home} sent nothing for {request_timeout:g} s "
                                                     "(stopped or stuck); run: alaya server restart (or raise "
@@ -83,11 +91,14 @@ def forward(home: str, params: dict) -> int | str | tuple[str, int]:
         connection.close()
 
 
-def _relay(connection, scan, home: str) -> int | str | tuple[str, int]:
-    """Write the server's output as it arrives; the command's outcome once the final message comes."""
+def _relay(connection, scan, home: str, heard: list) -> int | str | tuple[str, int]:
+    """Write the server's output as it arrives; the command's outcome once the final message comes. ``heard``
+    gets an item once the server has said anything (a heartbeat included)."""
     pending = b""
     while True:
         chunk = connection.recv(1 << 16)
+        if chunk and not heard:
+            heard.append(True)
         pending += chunk
         while b"\n" in pending or (not chunk and pending):
             line, _, pending = pending.partition(b"\n")
