@@ -90,21 +90,8 @@ app = typer.Typer(
     rich_markup_mode=None,
     help="Alaya: local-first long-term memory for AI agents (L3 raw sessions, L2 graph, L1 vectors).",
 )
-review_app = typer.Typer(help="Introspect's suggestions: list, show, approve (applies it) or reject.",
-                         no_args_is_help=True)
-server_app = typer.Typer(help="Manage the store's owner server (pid, uptime, requests, memory).",
-                         no_args_is_help=True)
-app.add_typer(server_app, name="server")
-app.add_typer(review_app, name="review")
 
-app = typer.Typer(
-    cls=AlayaGroup,
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-    help="Alaya: local-first long-term memory for AI agents (L3 raw sessions, L2 graph, L1 vectors).",
-)
+
 @app.callback()
 def _global(
     ctx: typer.Context,
@@ -115,7 +102,6 @@ def _global(
                                                                 "(also ALAYA_NO_SERVER=1).")] = False,
 ) -> None:
     ctx.obj = {"home": home, "no_server": no_server}
-
 
 
 for module in (store_commands, admin_commands, agent_commands):
