@@ -71,7 +71,9 @@ class AsyncTable:
 
     async def _opened(self):
         if self._table is None:
-            import lancedb
+            from .lancedb_import import import_lancedb
+
+            lancedb = import_lancedb()
 
             database = await lancedb.connect_async(str(self.folder), read_consistency_interval=timedelta(0))
             self._table = await database.open_table(self.table_name)

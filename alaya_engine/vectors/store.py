@@ -73,7 +73,9 @@ UNINDEXED_SEARCHABLE_ROWS = 1000
 
 class VectorStore:
     def __init__(self, folder: Path, dimension: int):
-        import lancedb
+        from .lancedb_import import import_lancedb
+
+        lancedb = import_lancedb()
 
         self.folder = folder
         self.dimension = dimension

@@ -57,7 +57,9 @@ def _schema(dimension: int):
 
 class TurnWindowStore:
     def __init__(self, folder: Path, dimension: int):
-        import lancedb
+        from .lancedb_import import import_lancedb
+
+        lancedb = import_lancedb()
 
         self.folder, self.dimension = folder, dimension
         self._db = lancedb.connect(str(folder), read_consistency_interval=timedelta(0))
