@@ -40,28 +40,28 @@ def server_disabled() -> bool:
     return os.environ.get(NO_SERVER_ENV, "") not in ("", "0")
 
 
-UNREACHABLE, RESTART, RUN_IN_CLIENT = "unreachable", "restart", "run_in_client"
 STDIN = "stdin"
-"""Outcomes of :func:`forward` besides an exit code; ``(STDIN, limit)`` asks for up to ``limit`` bytes of stdin."""
+"""``(STDIN, limit)`` from :func:`forward`: the command reads stdin; send up to ``limit`` bytes with it again."""
 
 
 def store_home(home: str | None) -> str:
     return os.path.abspath(os.path.expanduser(home or os.environ.get(HOME_ENV) or DEFAULT_HOME))
 
 
-def forward(home: str, params: dict) -> int | str | tuple[str, int]:
+def forward(home: str, params: dict) -> int | tuple[str, int] | None:
     """Run the command line in ``params`` (``argv``, ``cwd``, ``tty``, ``width``, ``env``, maybe ``stdin_b64``) in
-    the server for ``home``; its output goes to this process's stdout and stderr."""
+    the server for ``home``; its output goes to this process's stdout and stderr. None: the caller takes over
+    (no server answers, it runs another version, or the command must run in the client), nothing having run."""
     try:
         import _json
         import _socket
     except ImportError:
-        return UNREACHABLE
+        return None
     message = {"v": PROTOCOL_VERSION, "id": 1, "method": "cli", "params": params, "client_version": __version__}
     try:
         line = (_encode(message, _json.encode_basestring) + "\n").encode("utf-8")
     except (UnicodeEncodeError, TypeError):
-        return RUN_IN_CLIENT  # an argument that is not UTF-8: the in-process parser reports it
+        return None  # an argument that is not UTF-8: the in-process parser reports it
     scan = _json.make_scanner(_StrictJson())
     connect_timeout, request_timeout = _timeouts(home, scan)
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
@@ -70,7 +70,7 @@ def forward(home: str, params: dict) -> int | str | tuple[str, int]:
         try:
             connection.connect(socket_path(home))
         except OSError:
-            return UNREACHABLE
+            return None
         connection.settimeout(request_timeout)
         heard = []
         try:
@@ -78,7 +78,7 @@ def forward(home: str, params: dict) -> int | str | tuple[str, int]:
             return _relay(connection, scan, home, heard)
         except (ConnectionResetError, BrokenPipeError):
             if not heard:  # a server dying as we connected (SIGKILLed, its socket left behind): nothing ran
-                return UNREACHABLE
+                return None
             raise
     except TimeoutError:
         return _report(home, "server_unresponsive", f"the server for {home} sent nothing for {request_timeout:g} s "
@@ -91,7 +91,7 @@ def forward(home: str, params: dict) -> int | str | tuple[str, int]:
         connection.close()
 
 
-def _relay(connection, scan, home: str, heard: list) -> int | str | tuple[str, int]:
+def _relay(connection, scan, home: str, heard: list) -> int | tuple[str, int] | None:
     """Write the server's output as it arrives; the command's outcome once the final message comes. ``heard``
     gets an item once the server has said anything (a heartbeat included)."""
     pending = b""
@@ -116,12 +116,12 @@ def _relay(connection, scan, home: str, heard: list) -> int | str | tuple[str, i
             elif "error" in message:
                 error = message["error"]
                 if isinstance(error, dict) and error.get("code") in ("version_mismatch", "server_stopping"):
-                    return RESTART
+                    return None  # the in-process path restarts it
                 return _report(home, error.get("code", "internal"), error.get("message", ""), error.get("exit_code"))
             elif "result" in message:
                 result = message["result"]
                 if result.get("run_in_client"):
-                    return RUN_IN_CLIENT
+                    return None
                 if "stdin_wanted" in result:
                     return STDIN, int(result["stdin_wanted"])
                 return int(result.get("exit", 1))
