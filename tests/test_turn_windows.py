@@ -75,7 +75,7 @@ def test_recall_finds_a_fact_in_raw_turns_and_the_result_matches_the_schema(home
     assert result["nodes"][0]["kind"] == "session_turns"  # nothing else in the store
 
 
-def test_windows_sharing_a_turn_are_not_both_returned(home, tmp_path):
+def test_windows_sharing_a_turn_are_never_returned_apart(home, tmp_path):
     engine = Engine.open(home)
     engine.ingest([str(chat_session(tmp_path / "in"))])
     spans = [node["turn_range"] for node in windows_of(engine.recall({"text": "王峰 百年孤独 香山"}).to_json())]
@@ -156,7 +156,8 @@ def test_windows_beyond_the_ingest_budget_are_found_by_words_and_embedded_by_dis
     assert len(engine.turn_index().store.active_vectors()[0]) == 1
     engine.config["recall"]["lexical_floor"] = 0.0  # the one hit counts as exact: distance (1 - 0)(1 - 0.5 · 1)
     found = windows_of(engine.recall({"text": "香山"}).to_json())
-    assert found[0]["turn_range"] == [3, 5] and found[0]["concept_distance"] == pytest.approx(0.5, abs=1e-3)
+    # the full-text hit 3-5 comes first; window 2-4, found by its vector, overlaps it and extends it
+    assert found[0]["turn_range"] == [2, 5] and found[0]["concept_distance"] == pytest.approx(0.5, abs=1e-3)
     assert engine.distill().to_json()["windows_embedded"] == 2
     assert store.pending() == 0 and len(store.active_vectors()[0]) == 3
     assert windows_of(engine.recall({"text": "香山"}).to_json())[0]["concept_distance"] < 0.5
@@ -186,3 +187,28 @@ def test_vectors_committed_between_the_count_and_the_scan_are_read_whole():
     assert ids == [f"w{n}" for n in range(7)] and matrix.shape == (7, 2) and matrix[6].tolist() == [12.0, 13.0]
     ids, matrix = read_matrix([batch(0, 2)], 5, 2)
     assert ids == ["w0", "w1"] and matrix.shape == (2, 2)
+
+
+def test_overlapping_windows_become_one_unit_read_whole_from_l3_and_traceable(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    found = windows_of(engine.recall({"text": "王峰 百年孤独 马尔克斯 香山 周末"}).to_json())
+    assert len(found) == 1 and found[0]["turn_range"] == [0, 5]  # windows 0-2, 2-4 and 3-5 all ranked
+    lines = found[0]["content"].split("\n")
+    assert lines == [f"{speaker}: {text}" for (_, text), speaker in zip(CHAT, ["王峰", "AI"] * 3)]
+    assert found[0]["card_id"] == window_id("chat-1", 0, 5) and found[0]["time"] == DAY
+    trace = engine.trace(found[0]["card_id"]).to_json()
+    assert [turn["index"] for turn in trace["context_turns"]] == [0, 1, 2, 3, 4, 5]
+
+
+def test_take_units_merges_a_window_into_the_best_it_overlaps_and_gives_bridged_places_back():
+    from alaya_engine.recall.run import take_units
+
+    ranked = [(0.1, "s:turns:0-2", "a"), (0.2, "card-1", "c"), (0.3, "s:turns:4-6", "b"), (0.4, "t:turns:0-2", "x"),
+              (0.5, "s:turns:2-4", "d"), (0.6, "card-2", "e"), (0.7, "s:turns:6-8", "f"), (0.8, "card-3", "g")]
+    assert [row[1] for row in take_units(ranked, 3)] == ["s:turns:0-2", "card-1", "s:turns:4-6"]
+    # 2-4 bridges 0-2 and 4-6 into one unit of 7 turns; 6-8 would make it 9 (MAX_MERGED_TURNS) and is skipped; the
+    # place given back takes one more card
+    assert take_units(ranked, 5) == [(0.1, "s:turns:0-6", "a", ["a", "b", "d"]), (0.2, "card-1", "c", ["c"]),
+                                     (0.4, "t:turns:0-2", "x", ["x"]), (0.6, "card-2", "e", ["e"]),
+                                     (0.8, "card-3", "g", ["g"])]

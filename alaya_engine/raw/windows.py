@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from ..foundations.domain import Session
+    from .store import RawStore
 
 WINDOW_TURNS = 3
 WINDOW_STRIDE = 2
@@ -79,6 +80,27 @@ def window_at(session: "Session", first: int, last: int) -> TurnWindow:
         time=session.turns[first].timestamp or session.timestamp,
         text="\n".join(_line(session, position) for position in range(first, last + 1)
                        if _spoken(session.turns[position])))
+
+
+def read_spans(raw: "RawStore", spans: list[tuple[str, int, int]]) -> dict[str, TurnWindow]:
+    """Windows of any span ``(session id, first, last)`` read from L3, by id; recall reads a span this way when it
+    merged overlapping windows into one. A span whose session L3 no longer holds whole (gone, damaged, or
+    ingested again shorter) is left out."""
+    from ..foundations.errors import AlayaError
+
+    sessions: dict[str, Session | None] = {}
+    windows = {}
+    for session_id, first, last in spans:
+        if session_id not in sessions:
+            try:
+                path = raw.find(session_id)
+                sessions[session_id] = raw.read(path) if path is not None else None
+            except AlayaError:
+                sessions[session_id] = None
+        session = sessions[session_id]
+        if session is not None and 0 <= first <= last < len(session.turns):
+            windows[window_id(session_id, first, last)] = window_at(session, first, last)
+    return windows
 
 
 def _spoken(turn) -> bool:

@@ -17,10 +17,12 @@ from .lexical import LexicalFusion
 from .result import RecallNode
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from concurrent.futures import Future
 
     import numpy as np
 
+    from ..raw.windows import TurnWindow
     from ..vectors.turn_windows import TurnWindowStore
     from .index import ResidentIndex
 
@@ -30,12 +32,14 @@ WINDOW_TIER = "RAW"
 
 @dataclass
 class TurnSearch:
-    """What a recall needs to search the windows: their resident vectors, their store, and the full-text
-    search the caller started beside the query embedding (None without free text)."""
+    """What a recall needs to search the windows: their resident vectors, their store, the full-text search the
+    caller started beside the query embedding (None without free text), and a reader of any span of a
+    session's turns from L3 (a merged window is no row of the table: see :func:`.run.take_units`)."""
 
     index: "ResidentIndex"
     store: "TurnWindowStore"
     full_text: "Future[dict[str, float]] | None"
+    read_span: "Callable[[list[tuple[str, int, int]]], dict[str, TurnWindow]]"
 
     def distances(self, queries: "np.ndarray", top_k: int, min_similarity: float,
                   fusion: LexicalFusion) -> dict[str, float]:
@@ -55,16 +59,21 @@ class TurnSearch:
                 for window_id, similarity in zip(found, similarities)}
 
     def nodes(self, chosen: dict[str, tuple[float, float]]) -> dict[str, RecallNode]:
-        """Result nodes of the chosen windows: id → (h, concept distance)."""
-        from ..raw.windows import TurnWindow, window_heading
+        """Result nodes of the chosen windows: id → (h, concept distance). A window the table does not hold (a
+        merged span) is read from L3; one L3 no longer has either (ingested again since) is left out."""
+        from ..raw.windows import TurnWindow, parse_window_id, window_heading
 
         rows = self.store.windows(list(chosen))
+        windows = {window_id: TurnWindow(row["id"], row["session_id"], row["first"], row["last"], row["time"],
+                                         row["text"]) for window_id, row in rows.items()}
+        spans = [parse_window_id(window_id) for window_id in chosen if window_id not in windows]
+        if spans:
+            windows.update(self.read_span(spans))
         nodes = {}
         for window_id, (h, distance) in chosen.items():
-            row = rows.get(window_id)
-            if row is None:  # replaced by an ingest since the vectors were loaded
+            window = windows.get(window_id)
+            if window is None:
                 continue
-            window = TurnWindow(row["id"], row["session_id"], row["first"], row["last"], row["time"], row["text"])
             nodes[window_id] = RecallNode(
                 card_id=window_id, title=window_heading(window), content=window.text, score=round(1.0 - h, 4),
                 h_distance=h, matched_rel=None, rel_similarity=None, type=WINDOW_KIND, tags=[], tier=WINDOW_TIER,

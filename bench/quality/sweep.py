@@ -19,7 +19,7 @@ import pickle
 import statistics
 import tempfile
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from alaya_engine.foundations.domain import estimate_tokens
@@ -128,7 +128,7 @@ def capture(haystack: Haystack, home: Path, model_cache: Path | None) -> list[Ca
 
 def replay(item: Captured, setting: Setting, weights=(0.5, 0.3, 0.2)) -> list[Candidate]:
     """The ten units recall would return under ``setting``: the fusion of :mod:`alaya_engine.recall.lexical`,
-    h as :mod:`alaya_engine.recall.navigate` computes it, the overlap rule of ``run._merge``."""
+    h as :mod:`alaya_engine.recall.navigate` computes it, overlapping windows merged as ``run.take_units`` does."""
     alpha, beta, gamma = weights
     fusion = LexicalFusion(setting.lexical_weight, setting.lexical_floor * item.query_terms)
     shares = {}
@@ -141,7 +141,17 @@ def replay(item: Captured, setting: Setting, weights=(0.5, 0.3, 0.2)) -> list[Ca
         h = alpha * distance + beta * candidate.relation_distance + gamma * 0.1 * candidate.depth
         scored.append((round(h, 4), candidate.unit_id, candidate))
     scored.sort(key=lambda row: row[:2])
-    return [candidate for _, _, candidate in take_units(scored, TOP)]
+    return [_joined(parts) for _, _, _, parts in take_units(scored, TOP)]
+
+
+def _joined(parts: list[Candidate]) -> Candidate:
+    """The unit recall returns for windows it merged (one part: the candidate itself): their turns together, the
+    new turns' tokens at each part's tokens per turn."""
+    unit = parts[0]
+    for part in parts[1:]:
+        new = part.turns - unit.turns
+        unit = replace(unit, turns=unit.turns | new, tokens=unit.tokens + round(part.tokens * len(new) / len(part.turns)))
+    return unit
 
 
 def score(captured: list[Captured], setting: Setting) -> dict[str, tuple[float, float, float]]:
