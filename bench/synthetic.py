@@ -18,11 +18,12 @@
 - **access counters** in ``card_meta`` following a power law (Zipf, a=1.8:
   most cards never recalled, a few recalled thousands of times), with
   ``last_accessed`` after the card's creation, and temperatures/tiers that follow them;
-- **windows of raw turns**, ``WINDOWS_PER_SESSION`` per session (a 20-turn
+- **windows of raw turns**, ``WINDOWS_PER_SESSION`` per session (a 21-turn
   session cut into 3-turn windows every 2 turns), each written around one card
-  of its session (its text is that card's content as ``user:`` / ``assistant:``
-  lines; its vector that card's plus fresh noise), in the L1 window table with
-  its full-text index, as ingest leaves them.
+  of its session (the session's L3 file holds each card's title as a user turn
+  and its content as the assistant's; a window's vector is its card's plus
+  fresh noise), in the L1 window table with its full-text index, as ingest
+  leaves them.
 
 **Vectors.** Embedding 100k card texts with the real model takes ~7 minutes,
 so each card is instead given 2–3 *topic phrases* (a few hundred distinct
@@ -429,10 +430,15 @@ WINDOW_BATCH = 20_000
 
 
 def write_windows(engine: Engine, cards: list[Card], vectors, seed: int) -> int:
-    """``WINDOWS_PER_SESSION`` windows per session into the L1 window table, then its full-text index."""
+    """Each session as an L3 file of ``2 · WINDOWS_PER_SESSION + 1`` turns (a card's title as the user's turn, its
+    content as the assistant's), and its ``WINDOWS_PER_SESSION`` windows into the L1 window table, then its
+    full-text index. Recall reads a span it merged from overlapping windows out of the L3 file, as in a real store."""
+    import json
+
     import numpy as np
 
-    from alaya_engine.raw.windows import TurnWindow, window_id
+    from alaya_engine.foundations.domain import Session, Turn
+    from alaya_engine.raw.windows import window_at
 
     rng = np.random.default_rng(seed + 5)
     by_session: dict[str, list[int]] = {}
@@ -440,12 +446,15 @@ def write_windows(engine: Engine, cards: list[Card], vectors, seed: int) -> int:
         by_session.setdefault(card.source_sessions[0], []).append(position)
     store, pending, rows, written = engine.turn_windows(), [], [], 0
     for session_id, members in by_session.items():
-        for number in range(WINDOWS_PER_SESSION):
-            card = cards[members[number % len(members)]]
-            first = 2 * number
-            pending.append(TurnWindow(window_id(session_id, first, first + 2), session_id, first, first + 2,
-                                      card.created_at, f"user: {card.title}\nassistant: {card.content[:400]}"))
-            rows.append(members[number % len(members)])
+        chosen = [members[number % len(members)] for number in range(WINDOWS_PER_SESSION)]
+        turns = [turn for row in chosen for turn in (Turn("user", cards[row].title, cards[row].created_at),
+                                                    Turn("assistant", cards[row].content[:400], cards[row].created_at))]
+        session = Session(session_id, cards[members[0]].created_at, turns + [Turn("user", "thanks", turns[-1].timestamp)])
+        path = engine.raw.path_for(session)  # written plainly: atomic writes of 20k files would dominate the build
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(session.to_json(), ensure_ascii=False), encoding="utf-8")
+        pending.extend(window_at(session, 2 * number, 2 * number + 2) for number in range(WINDOWS_PER_SESSION))
+        rows.extend(chosen)
         if len(pending) >= WINDOW_BATCH:
             written += _write_window_batch(store, pending, vectors[rows], rng)
             pending, rows = [], []

@@ -65,8 +65,8 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
                                                                "sessions first", goal=goal, timings_ms=clock.laps)
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
     fusion = LexicalFusion.for_query(query.text or " ".join(query.concepts), settings)
-    window_distances = {} if turns is None else turns.distances(queries, query.top_k, settings["min_similarity"],
-                                                                fusion)
+    window_distances = {} if turns is None else turns.distances(_window_queries(query, queries), query.top_k,
+                                                                settings["min_similarity"], fusion)
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])
     distances = _concept_distances(reached, queries, graph, index, embedder)
@@ -89,6 +89,14 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
     return RecallResult(nodes, explorable, query.to_json(), reason=reason, goal=goal, timings_ms=clock.laps)
+
+
+def _window_queries(query: RecallQuery, queries: "np.ndarray") -> "np.ndarray":
+    """The concepts windows are searched with: a free text's whole (its first concept), else every concept. A
+    window is a stretch of conversation, matched as a whole question matches it; the parts of a question split at
+    its punctuation added a vector search each over the largest index, for no evidence (docs/benchmarks.md)."""
+    return queries[:1] if query.text and query.concepts and query.concepts[0] == " ".join(query.text.split()) \
+        else queries
 
 
 def without_memex(candidates: list[Reach], graph: "GraphReader") -> list[Reach]:

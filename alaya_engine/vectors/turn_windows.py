@@ -224,9 +224,6 @@ class TurnWindowStore:
         column = self.table().search().select(["session_id"]).limit(None).to_arrow().column("session_id")
         return dict(Counter(column.to_pylist()))
 
-    def count_of(self, session_id: str) -> int:
-        return self.table().count_rows(_in("session_id", [session_id])) if self.exists() else 0
-
     def count(self) -> int:
         return self.table().count_rows() if self.exists() else 0
 
