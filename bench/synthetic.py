@@ -449,7 +449,8 @@ def write_windows(engine: Engine, cards: list[Card], vectors, seed: int) -> int:
         chosen = [members[number % len(members)] for number in range(WINDOWS_PER_SESSION)]
         turns = [turn for row in chosen for turn in (Turn("user", cards[row].title, cards[row].created_at),
                                                     Turn("assistant", cards[row].content[:400], cards[row].created_at))]
-        session = Session(session_id, cards[members[0]].created_at, turns + [Turn("user", "thanks", turns[-1].timestamp)])
+        turns.append(Turn("user", "thanks", turns[-1].timestamp))
+        session = Session(session_id, cards[members[0]].created_at, turns)
         path = engine.raw.path_for(session)  # written plainly: atomic writes of 20k files would dominate the build
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(json.dumps(session.to_json(), ensure_ascii=False), encoding="utf-8")

@@ -150,7 +150,8 @@ def _joined(parts: list[Candidate]) -> Candidate:
     unit = parts[0]
     for part in parts[1:]:
         new = part.turns - unit.turns
-        unit = replace(unit, turns=unit.turns | new, tokens=unit.tokens + round(part.tokens * len(new) / len(part.turns)))
+        tokens = unit.tokens + round(part.tokens * len(new) / len(part.turns))
+        unit = replace(unit, turns=unit.turns | new, tokens=tokens)
     return unit
 
 
