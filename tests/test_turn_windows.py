@@ -212,3 +212,25 @@ def test_take_units_merges_a_window_into_the_best_it_overlaps_and_gives_bridged_
     assert take_units(ranked, 5) == [(0.1, "s:turns:0-6", "a", ["a", "b", "d"]), (0.2, "card-1", "c", ["c"]),
                                      (0.4, "t:turns:0-2", "x", ["x"]), (0.6, "card-2", "e", ["e"]),
                                      (0.8, "card-3", "g", ["g"])]
+
+
+def test_a_window_vector_is_the_normalised_sum_of_its_lines_each_embedded_once(home):
+    import numpy as np
+
+    from alaya_engine.vectors.turn_windows import window_vectors
+
+    embedder = Engine.open(home).embedder()
+    asked: list[list[str]] = []
+
+    def embed(texts):
+        asked.append(list(texts))
+        return embedder.embed(texts)
+
+    long_line = "王峰: " + "香山" * 400
+    vectors = window_vectors(embed, ["a: one\nb: two\na: three", "a: three\nb: four\n" + long_line])
+    assert asked == [["a: one", "b: two", "a: three", "b: four", long_line[:300]]]  # the shared line once, cut at 300
+    lines = embedder.embed(asked[0])
+    expected = np.vstack([lines[[0, 1, 2]].sum(axis=0), lines[[2, 3, 4]].sum(axis=0)])
+    expected /= np.linalg.norm(expected, axis=1, keepdims=True)
+    assert vectors.dtype == np.float32 and np.allclose(vectors, expected, atol=1e-5)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
