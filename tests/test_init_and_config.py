@@ -117,3 +117,20 @@ def test_status_counts_each_layer(cli, home, tmp_path):
     assert document["l2"]["sessions"] == 2 and document["l2"]["cards"] == 0
     assert document["l1"]["relations"] == 7 and document["l1"]["embedding"]["dimension"] == 512
     assert "Sessions: 2" in cli("status").stdout
+
+
+def test_l3_counts_session_files_only_and_every_byte_under_raw(home):
+    from alaya_engine.raw.store import RawStore
+
+    raw_dir = home / "raw"
+    files = {"sessions/2026-04/session-a.json": 10, "sessions/2026-05/session-b.json": 20,
+             "sessions/2026-05/session-b.md": 5, "sessions/session-c.json": 7, "sessions/2026-05/notes.json": 3,
+             "contexts/card-1-context.json": 11}
+    store = RawStore(raw_dir / "sessions", raw_dir / "contexts")
+    before = store.stats()
+    for name, size in files.items():
+        (raw_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (raw_dir / name).write_bytes(b"x" * size)
+    after = store.stats()
+    assert after.sessions - before.sessions == 2  # not the summary, the misplaced file, or other names
+    assert after.bytes - before.bytes == sum(files.values())

@@ -8,6 +8,7 @@ and can always be rewritten from it.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from pathlib import Path
 from ..foundations.atomic import atomic_write_json, atomic_write_text
 from ..foundations.domain import Session
 from ..foundations.errors import RUNTIME, AlayaError
-from ..foundations.paths import disk_usage
+from ..foundations.paths import file_sizes
 from .formats import parse_session_json
 from .summary import session_markdown
 
@@ -90,5 +91,10 @@ class RawStore:
         yield from sorted(self.sessions_dir.glob("*/session-*.json"))
 
     def stats(self) -> RawStats:
-        """Session count, and bytes of everything under ``raw/`` (sessions, summaries, contexts)."""
-        return RawStats(sessions=sum(1 for _ in self.iter_paths()), bytes=disk_usage(self.sessions_dir.parent))
+        """Session count, and bytes of everything under ``raw/`` (sessions, summaries, contexts), in one walk."""
+        sessions, total, prefix = 0, 0, os.path.join(self.sessions_dir, "")
+        for path, size in file_sizes(self.sessions_dir.parent):
+            total += size
+            if path.startswith(prefix) and path.endswith(".json") and path.count(os.sep, len(prefix)) == 1:
+                sessions += path.startswith("session-", path.rindex(os.sep) + 1)
+        return RawStats(sessions=sessions, bytes=total)
