@@ -70,19 +70,22 @@ def _locomo() -> tuple[list[str], list[str]]:
     return texts, questions
 
 
-def _prose_lines() -> list[str]:
-    """Comment and docstring lines of the installed Python code, in a fixed order."""
+def _prose_lines(enough: int | None = None) -> list[str]:
+    """Comment and docstring lines of the installed Python code, in a fixed order; with ``enough``, files are read
+    in path order only until that many are found (``--quick``: reading them all takes seconds)."""
     lines: set[str] = set()
-    for folder in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"]}:
-        for path in Path(folder).rglob("*.py"):
-            try:
-                text = path.read_text(encoding="utf-8", errors="ignore")
-            except OSError:
-                continue
-            for line in text.splitlines():
-                line = line.strip().strip("\"'").strip()
-                if len(line.split()) >= 5 and PROSE.match(line):
-                    lines.add(line.lstrip("# "))
+    folders = sorted({sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"]})
+    for path in sorted(path for folder in folders for path in Path(folder).rglob("*.py")):
+        if enough is not None and len(lines) >= enough:
+            break
+        try:
+            text = path.read_text(encoding="utf-8", errors="ignore")
+        except OSError:
+            continue
+        for line in text.splitlines():
+            line = line.strip().strip("\"'").strip()
+            if len(line.split()) >= 5 and PROSE.match(line):
+                lines.add(line.lstrip("# "))
     ordered = sorted(lines)
     random.Random(3).shuffle(ordered)
     return ordered
@@ -108,7 +111,7 @@ def _exact_top(matrix: np.ndarray, queries: np.ndarray) -> set[int]:
 def run(plan: Plan) -> list[Row]:
     size, asked = plan.pick(1_000, 100_000), plan.pick(20, 600)
     texts, questions = _locomo()
-    prose = _prose_lines() if not questions or len(texts) < size else []  # walking site-packages takes seconds
+    prose = _prose_lines(size + 2 * asked if plan.quick else None) if not questions or len(texts) < size else []
     if questions:
         random.Random(2).shuffle(questions)
         source = f"{len(texts)} LoCoMo texts{' + comment lines' if len(texts) < size else ''}; LoCoMo questions"
