@@ -107,9 +107,9 @@ def _spoken(turn) -> bool:
     return turn.role in SPOKEN_ROLES and bool(turn.content.strip())
 
 
-def embedding_text(text: str) -> str:
-    """A window's text as it is embedded: each line cut at ``EMBEDDED_TURN_CHARS``."""
-    return "\n".join(line[:EMBEDDED_TURN_CHARS] for line in text.split("\n"))
+def embedded_lines(text: str) -> list[str]:
+    """A window's lines as they are embedded: each cut at ``EMBEDDED_TURN_CHARS``."""
+    return [line[:EMBEDDED_TURN_CHARS] for line in text.split("\n")]
 
 
 def window_heading(window: TurnWindow) -> str:

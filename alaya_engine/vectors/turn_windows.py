@@ -235,15 +235,14 @@ def window_vectors(embed: Embed, texts: list[str]) -> "np.ndarray":
     """
     import numpy as np
 
-    from ..raw.windows import embedding_text
+    from ..embedding.base import normalise_rows
+    from ..raw.windows import embedded_lines
 
-    lines = [embedding_text(text).split("\n") for text in texts]
+    lines = [embedded_lines(text) for text in texts]
     distinct = list(dict.fromkeys(line for window in lines for line in window))
     row = {line: position for position, line in enumerate(distinct)}
     embedded = embed(distinct)
-    summed = np.vstack([embedded[[row[line] for line in window]].sum(axis=0) for window in lines])
-    norms = np.linalg.norm(summed, axis=1, keepdims=True)
-    return (summed / np.where(norms > 0, norms, 1.0)).astype(np.float32)
+    return normalise_rows(np.vstack([embedded[[row[line] for line in window]].sum(axis=0) for window in lines]))
 
 
 def _in(column: str, values: list[str]) -> str:
