@@ -50,8 +50,13 @@ class RecallQuery:
         return asdict(self)
 
 
+def whole_text(text: str) -> str:
+    """Free text as its first concept: whitespace runs made single spaces."""
+    return " ".join(text.split())
+
+
 def split_free_text(text: str) -> list[str]:
-    whole = " ".join(text.split())
+    whole = whole_text(text)
     parts = [part.strip() for part in _SPLIT.split(text) if len(part.strip()) >= 2]
     concepts = [whole] + (parts if len(parts) > 1 else [])
     return list(dict.fromkeys(concepts))[:MAX_CONCEPTS]

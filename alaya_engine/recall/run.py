@@ -15,7 +15,7 @@ from ..foundations.errors import AlayaError
 from ..raw.windows import parse_window_id, window_id
 from .lexical import LexicalFusion
 from .navigate import Reach, expand, h_distance
-from .query import RecallQuery
+from .query import RecallQuery, whole_text
 from .result import Explorable, RecallNode, RecallResult
 from .turns import TurnSearch
 
@@ -95,8 +95,7 @@ def _window_queries(query: RecallQuery, queries: "np.ndarray") -> "np.ndarray":
     """The concepts windows are searched with: a free text's whole (its first concept), else every concept. A
     window is a stretch of conversation, matched as a whole question matches it; the parts of a question split at
     its punctuation added a vector search each over the largest index, for no evidence (docs/benchmarks.md)."""
-    return queries[:1] if query.text and query.concepts and query.concepts[0] == " ".join(query.text.split()) \
-        else queries
+    return queries[:1] if query.text and query.concepts and query.concepts[0] == whole_text(query.text) else queries
 
 
 def without_memex(candidates: list[Reach], graph: "GraphReader") -> list[Reach]:
