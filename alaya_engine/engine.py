@@ -482,9 +482,6 @@ class Engine:
 
     def _turn_search(self, text: str) -> "TurnSearch | None":
         """The window search of one recall, its full-text part started now (it runs beside the embedding)."""
-        from functools import partial
-
-        from .raw.windows import read_spans
         from .recall.turns import TurnSearch
 
         store = self.turn_windows()
@@ -494,7 +491,7 @@ class Engine:
         index.refresh()
         full_text = store.start_search(text, self.config["recall"]["vector_top_k"]) \
             if self.config["recall"]["hybrid"] else None
-        return TurnSearch(index, store, full_text, partial(read_spans, self.raw))
+        return TurnSearch(index, store, full_text, self.raw)
 
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:

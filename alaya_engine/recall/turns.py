@@ -17,12 +17,11 @@ from .lexical import LexicalFusion
 from .result import RecallNode
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from concurrent.futures import Future
 
     import numpy as np
 
-    from ..raw.windows import TurnWindow
+    from ..raw.store import RawStore
     from ..vectors.turn_windows import TurnWindowStore
     from .index import ResidentIndex
 
@@ -33,13 +32,13 @@ WINDOW_TIER = "RAW"
 @dataclass
 class TurnSearch:
     """What a recall needs to search the windows: their resident vectors, their store, the full-text search the
-    caller started beside the query embedding (None without free text), and a reader of any span of a
-    session's turns from L3 (a merged window is no row of the table: see :func:`.run.take_units`)."""
+    caller started beside the query embedding (None without free text), and L3, where a merged window is read
+    (it is no row of the table: see :func:`.run.take_units`)."""
 
     index: "ResidentIndex"
     store: "TurnWindowStore"
     full_text: "Future[dict[str, float]] | None"
-    read_span: "Callable[[list[tuple[str, int, int]]], dict[str, TurnWindow]]"
+    raw: "RawStore"
 
     def distances(self, queries: "np.ndarray", top_k: int, min_similarity: float,
                   fusion: LexicalFusion) -> dict[str, float]:
@@ -61,14 +60,14 @@ class TurnSearch:
     def nodes(self, chosen: dict[str, tuple[float, float]]) -> dict[str, RecallNode]:
         """Result nodes of the chosen windows: id → (h, concept distance). A window the table does not hold (a
         merged span) is read from L3; one L3 no longer has either (ingested again since) is left out."""
-        from ..raw.windows import TurnWindow, parse_window_id, window_heading
+        from ..raw.windows import TurnWindow, parse_window_id, read_spans, window_heading
 
         rows = self.store.windows(list(chosen))
         windows = {window_id: TurnWindow(row["id"], row["session_id"], row["first"], row["last"], row["time"],
                                          row["text"]) for window_id, row in rows.items()}
         spans = [parse_window_id(window_id) for window_id in chosen if window_id not in windows]
         if spans:
-            windows.update(self.read_span(spans))
+            windows.update(read_spans(self.raw, spans))
         nodes = {}
         for window_id, (h, distance) in chosen.items():
             window = windows.get(window_id)
