@@ -57,7 +57,6 @@ class ForwardedCommandLine:
             terminal.release(token)
         return {"exit": code}
 
-
     def command(self):
         """The app's click command, built once: Typer rebuilds it from the functions' signatures on every call
         (46 of the 50 ms a forwarded ``trace`` took in the server)."""
