@@ -422,12 +422,12 @@ class Engine:
         return self._turn_windows
 
     def turn_index(self):
-        """The resident window vectors (reloaded only when the window table changes; in the background when
-        large)."""
-        from .recall.index import EXACT_SEARCH_ROWS, ResidentIndex
+        """The resident windows (reloaded only when the window table changes; in the background when large)."""
+        from .recall.index import EXACT_SEARCH_ROWS
+        from .recall.turns import WindowIndex
 
         if self._turn_index is None:
-            self._turn_index = ResidentIndex(self.turn_windows(), background_above=EXACT_SEARCH_ROWS)
+            self._turn_index = WindowIndex(self.turn_windows(), background_above=EXACT_SEARCH_ROWS)
         return self._turn_index
 
     def card_index(self):
@@ -443,8 +443,15 @@ class Engine:
 
         Concepts are embedded before the store lock is taken, so a cold model never holds up other processes;
         the full-text search of free text runs meanwhile on LanceDB's threads (see
-        :mod:`alaya_engine.vectors.async_table`).
+        :mod:`alaya_engine.vectors.async_table`), and numpy's products on one BLAS thread
+        (:mod:`alaya_engine.foundations.blas`).
         """
+        from .foundations.blas import single_blas_thread
+
+        with single_blas_thread():
+            return self._recall(request)
+
+    def _recall(self, request: dict) -> "RecallResult":
         import numpy as np
 
         from .recall.access import AccessLog
@@ -481,7 +488,8 @@ class Engine:
         return result
 
     def _turn_search(self, text: str) -> "TurnSearch | None":
-        """The window search of one recall, its full-text part started now (it runs beside the embedding)."""
+        """The window search of one recall, its full-text part done now (in memory, or started on LanceDB's threads
+        to run beside the embedding: see :meth:`TurnSearch.start`)."""
         from .recall.turns import TurnSearch
 
         store = self.turn_windows()
@@ -489,9 +497,8 @@ class Engine:
             return None
         index = self.turn_index()
         index.refresh()
-        full_text = store.start_search(text, self.config["recall"]["vector_top_k"]) \
-            if self.config["recall"]["hybrid"] else None
-        return TurnSearch(index, store, full_text, self.raw)
+        return TurnSearch.start(index, store, self.raw, text if self.config["recall"]["hybrid"] else None,
+                                self.config["recall"]["vector_top_k"])
 
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:

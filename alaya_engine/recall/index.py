@@ -103,8 +103,12 @@ class ResidentIndex:
                 self._load_version(version)
 
     def _load_version(self, version: int) -> None:
-        self.load(*self.store.active_vectors())
+        self.resident = self._read(version)
         self._version = version
+
+    def _read(self, version: int) -> "ResidentVectors":
+        """One load of the table at ``version``."""
+        return ResidentVectors(*self.store.active_vectors())
 
     def _reload_in_background(self, version: int) -> None:
         import time

@@ -138,7 +138,8 @@ def _merge(cards: list[_Scored], window_distances: dict[str, float], settings: d
     card_nodes = {node.card_id: node for node in _nodes([row[2] for row in chosen if isinstance(row[2], _Scored)],
                                                         graph)}
     window_nodes = {} if turns is None else turns.nodes(
-        {unit_id: (h, distance) for h, unit_id, distance, _ in chosen if not isinstance(distance, _Scored)})
+        {unit_id: (h, distance) for h, unit_id, distance, _ in chosen if not isinstance(distance, _Scored)},
+        merged={unit_id for _, unit_id, _, parts in chosen if len(parts) > 1})
     return [node for node in (card_nodes.get(unit_id) or window_nodes.get(unit_id) for _, unit_id, _, _ in chosen)
             if node is not None]
 

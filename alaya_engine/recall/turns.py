@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..raw.windows import TurnWindow
+from .index import ResidentIndex, ResidentVectors
 from .lexical import LexicalFusion
 from .result import RecallNode
 
@@ -23,22 +25,74 @@ if TYPE_CHECKING:
 
     from ..raw.store import RawStore
     from ..vectors.turn_windows import TurnWindowStore
-    from .index import ResidentIndex
 
 WINDOW_KIND = "session_turns"
 WINDOW_TIER = "RAW"
 
 
+class WindowIndex(ResidentIndex):
+    """The resident windows: their vectors, searched as cards' are, and from the same scan their rows (session,
+    span, time, text), so a recall reads the windows it returns from memory (from LanceDB, reading five of 200k
+    took 4-6 ms of a recall). The rows are used only while the load is of the table's current version: a window
+    written or replaced since (an ingest; a large table is reloaded in the background) is read from the table."""
+
+    def _read(self, version: int) -> "ResidentWindows":
+        return ResidentWindows(*self.store.active_windows(), version)
+
+    def current(self) -> "ResidentWindows | None":
+        """The load, when it is of the table's current version."""
+        load = self.resident
+        return load if isinstance(load, ResidentWindows) and load.version == self.store.vectors_version() else None
+
+
+class ResidentWindows(ResidentVectors):
+    """One load of the window index: the embedded windows' vectors and rows (Arrow batches, in the same order)."""
+
+    def __init__(self, ids: list[str], matrix: "np.ndarray", batches: list, version: int):
+        from itertools import accumulate
+
+        super().__init__(ids, matrix)
+        self.version = version
+        self._batches = batches
+        self._starts = [0, *accumulate(batch.num_rows for batch in batches)]
+
+    def windows(self, window_ids: list[str]) -> dict[str, TurnWindow]:
+        """The rows of these windows the load holds, each sliced out of its batch (``Table.take`` over hundreds of
+        batches took 15 ms, and joining them into one copy of the text held it twice while it was made)."""
+        from bisect import bisect_right
+
+        windows = {}
+        for window_id in window_ids:
+            row = self.position.get(window_id)
+            if row is not None:
+                batch = bisect_right(self._starts, row) - 1
+                windows[window_id] = _window(self._batches[batch].slice(row - self._starts[batch], 1).to_pylist()[0])
+        return windows
+
+
+def _window(row: dict) -> TurnWindow:
+    return TurnWindow(row["id"], row["session_id"], row["first"], row["last"], row["time"], row["text"])
+
+
 @dataclass
 class TurnSearch:
-    """What a recall needs to search the windows: their resident vectors, their store, the full-text search the
-    caller started beside the query embedding (None without free text), and L3, where a merged window is read
-    (it is no row of the table: see :func:`.run.take_units`)."""
+    """What a recall needs to search the windows: their resident index and its current ``load`` (None when it is
+    behind the table), their store, the full-text search (None without free text), and L3, where a merged window
+    is read (it is no row of the table: see :func:`.run.take_units`)."""
 
-    index: "ResidentIndex"
+    index: WindowIndex
+    load: ResidentWindows | None
     store: "TurnWindowStore"
     full_text: "Future[dict[str, float]] | None"
     raw: "RawStore"
+
+    @classmethod
+    def start(cls, index: WindowIndex, store: "TurnWindowStore", raw: "RawStore", words: str | None,
+              limit: int) -> "TurnSearch":
+        """The window search of one recall: its full-text part, of ``words`` (None: none), started on LanceDB's
+        threads to run beside the query embedding."""
+        full_text = store.start_search(words, limit) if words is not None else None
+        return cls(index, index.current(), store, full_text, raw)
 
     def distances(self, queries: "np.ndarray", top_k: int, min_similarity: float,
                   fusion: LexicalFusion) -> dict[str, float]:
@@ -57,14 +111,15 @@ class TurnSearch:
         return {window_id: fusion.distance(max(0.0, 1.0 - similarity), lexical.get(window_id, 0.0))
                 for window_id, similarity in zip(found, similarities)}
 
-    def nodes(self, chosen: dict[str, tuple[float, float]]) -> dict[str, RecallNode]:
-        """Result nodes of the chosen windows: id → (h, concept distance). A window the table does not hold (a
-        merged span) is read from L3; one L3 no longer has either (ingested again since) is left out."""
-        from ..raw.windows import TurnWindow, parse_window_id, read_spans, window_heading
+    def nodes(self, chosen: dict[str, tuple[float, float]], merged: set[str]) -> dict[str, RecallNode]:
+        """Result nodes of the chosen windows: id → (h, concept distance). A window is read from memory when the
+        resident load is current and holds it, else from the table; a ``merged`` span (no row of the table) is read
+        from L3. A window L3 no longer has either (ingested again since) is left out."""
+        from ..raw.windows import parse_window_id, read_spans, window_heading
 
-        rows = self.store.windows(list(chosen))
-        windows = {window_id: TurnWindow(row["id"], row["session_id"], row["first"], row["last"], row["time"],
-                                         row["text"]) for window_id, row in rows.items()}
+        windows = {} if self.load is None else self.load.windows([unit for unit in chosen if unit not in merged])
+        unread = [window_id for window_id in chosen if window_id not in windows and window_id not in merged]
+        windows.update((window_id, _window(row)) for window_id, row in self.store.windows(unread).items())
         spans = [parse_window_id(window_id) for window_id in chosen if window_id not in windows]
         if spans:
             windows.update(read_spans(self.raw, spans))

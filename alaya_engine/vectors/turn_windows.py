@@ -55,6 +55,13 @@ def _schema(dimension: int):
     ])
 
 
+def _row_schema():
+    """The columns a recall reads of a window."""
+    import pyarrow as pa
+
+    return pa.schema([field for field in _schema(1) if field.name in _READ])
+
+
 class TurnWindowStore:
     def __init__(self, folder: Path, dimension: int):
         from .lancedb_import import import_lancedb
@@ -192,12 +199,24 @@ class TurnWindowStore:
     def vectors_version(self) -> int:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
 
-    def active_vectors(self) -> tuple[list[str], "np.ndarray"]:
-        """Every embedded window's id and vector: all of them are held in memory (docs/benchmarks.md gives
-        the cost per 1,000 sessions)."""
+    def active_windows(self) -> tuple[list[str], "np.ndarray", list]:
+        """The ids and vectors of the embedded windows and their rows (Arrow batches of the columns recall reads,
+        in the same order), from one scan: recall holds all of them in memory (docs/benchmarks.md gives the cost
+        per 1,000 sessions)."""
+        import pyarrow as pa
+
         table = self.table()
-        return read_matrix(table.search().where("embedded").select(["id", "vector"]).limit(None).to_batches(),
-                           table.count_rows("embedded"), self.dimension)
+        rows: list = []
+
+        def batches():
+            for batch in table.search().where("embedded").select(_READ + ["vector"]).limit(None).to_batches():
+                # copied: a column of LanceDB's batch keeps the whole batch alive, vectors included
+                rows.append(pa.RecordBatch.from_arrays([pa.concat_arrays([batch.column(name)]) for name in _READ],
+                                                       schema=_row_schema()))
+                yield batch
+
+        ids, matrix = read_matrix(batches(), table.count_rows("embedded"), self.dimension)
+        return ids, matrix, rows
 
     def unusable_vectors(self) -> list[str]:
         """Embedded windows whose vector is not finite or all zero."""
