@@ -220,7 +220,8 @@ class Engine:
                     self.lock.release()
 
     def keep_resident(self, wait_seconds: float = 0.0) -> bool:
-        """Keep a snapshot of the graph in memory, fresh after every write, while the store is held.
+        """Keep a snapshot of the graph in memory, fresh after every write, and the windows' rows beside their
+        vectors, while the store is held.
 
         For a long-lived holder (the owner server, a benchmark): recall then reads no database and takes no
         step lock. Call it while holding the store; ``wait_seconds`` waits for the first snapshot (True if
@@ -228,6 +229,7 @@ class Engine:
         """
         if self._resident is None:
             self._resident = ResidentGraph(self._graph_store)
+        self.turn_index().keep_rows()
         return self._resident.wait_fresh(wait_seconds) if wait_seconds else self.graph_snapshot_fresh()
 
     def graph_snapshot_fresh(self) -> bool:

@@ -153,13 +153,13 @@ def test_windows_beyond_the_ingest_budget_are_found_by_words_and_embedded_by_dis
     session = engine.raw.read(engine.raw.write(Session("chat-1", DAY, [Turn(role, text) for role, text in CHAT])))
     store = engine.turn_windows()
     assert store.index([session], engine.embedder().embed, budget=1) == 3 and store.pending() == 2
-    assert len(engine.turn_index().store.active_windows()[0]) == 1
+    assert len(engine.turn_index().store.active_windows(False)[0]) == 1
     engine.config["recall"]["lexical_floor"] = 0.0  # the one hit counts as exact: distance (1 - 0)(1 - 0.5 · 1)
     found = windows_of(engine.recall({"text": "香山"}).to_json())
     # the full-text hit 3-5 comes first; window 2-4, found by its vector, overlaps it and extends it
     assert found[0]["turn_range"] == [2, 5] and found[0]["concept_distance"] == pytest.approx(0.5, abs=1e-3)
     assert engine.distill().to_json()["windows_embedded"] == 2
-    assert store.pending() == 0 and len(store.active_windows()[0]) == 3
+    assert store.pending() == 0 and len(store.active_windows(False)[0]) == 3
     assert windows_of(engine.recall({"text": "香山"}).to_json())[0]["concept_distance"] < 0.5
 
 
@@ -237,13 +237,16 @@ def test_a_window_vector_is_the_normalised_sum_of_its_lines_each_embedded_once(h
 
 
 def test_a_load_behind_the_table_leaves_the_rows_to_lancedb_until_it_is_reloaded(home, tmp_path):
-    """Recall reads the windows it returns from memory only while the resident load is of the table's current
-    version: a window written since is read from the table, then from memory after the reload."""
+    """A long-lived holder reads the windows it returns from memory, but only while the resident load is of the
+    table's current version: a window written since is read from the table, then from memory after the reload."""
     from alaya_engine.recall.turns import TurnSearch
 
     engine = Engine.open(home)
     engine.ingest([str(chat_session(tmp_path / "in"))])
     index, store = engine.turn_index(), engine.turn_windows()
+    index.refresh()
+    assert index.current() is None  # a one-shot process holds no rows
+    index.keep_rows()  # as the owner server's engine.keep_resident() does
     index.refresh()
     assert index.current() is not None
     later = engine.raw.read(engine.raw.write(Session("chat-2", DAY, [Turn("user", "明天我要去颐和园划船。"),
@@ -261,3 +264,19 @@ def test_a_load_behind_the_table_leaves_the_rows_to_lancedb_until_it_is_reloaded
     assert current.nodes({"chat-2:turns:0-1": (0.2, 0.4)}, merged=set()) == nodes
     found = windows_of(engine.recall({"text": "颐和园划船"}).to_json())
     assert found[0]["session_id"] == "chat-2" and "防晒霜" in found[0]["content"]
+
+
+def test_a_long_lived_holder_reads_returned_windows_from_memory(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    with engine.hold():
+        engine.recall({"text": "香山"})
+        assert engine.turn_index().current() is None  # not kept yet: the rows were not read
+        engine.keep_resident(wait_seconds=60)
+        found = windows_of(engine.recall({"text": "周末去爬香山"}).to_json())
+        load = engine.turn_index().current()
+        assert load is not None
+        assert found and load.ids
+        from_lancedb = engine.turn_windows().windows(load.ids)
+        assert {window_id: window.text for window_id, window in load.windows(load.ids).items()} == \
+            {window_id: row["text"] for window_id, row in from_lancedb.items()}

@@ -31,30 +31,44 @@ WINDOW_TIER = "RAW"
 
 
 class WindowIndex(ResidentIndex):
-    """The resident windows: their vectors, searched as cards' are, and from the same scan their rows (session,
-    span, time, text), so a recall reads the windows it returns from memory (from LanceDB, reading five of 200k
-    took 4-6 ms of a recall). The rows are used only while the load is of the table's current version: a window
-    written or replaced since (an ingest; a large table is reloaded in the background) is read from the table."""
+    """The resident windows: their vectors, searched as cards' are, and for a long-lived holder (the owner server)
+    from the same scan their rows (session, span, time, text), so a recall reads the windows it returns from
+    memory (from LanceDB, reading five of 200k took 4-6 ms of a recall). A one-shot process does not read the rows:
+    at 200k windows they took the load from ~1 to ~3 s and ~170 MB. The rows are used only while the load is of
+    the table's current version: a window written or replaced since (an ingest; a large table is reloaded in the
+    background) is read from the table."""
+
+    def __init__(self, vectors: "TurnWindowStore", background_above: int | None = None):
+        super().__init__(vectors, background_above)
+        self.with_rows = False
+
+    def keep_rows(self) -> None:
+        """Hold the rows from the next load on (a load without them is replaced at the next refresh)."""
+        if not self.with_rows:
+            self.with_rows = True
+            self._version = None
 
     def _read(self, version: int) -> "ResidentWindows":
-        return ResidentWindows(*self.store.active_windows(), version)
+        return ResidentWindows(*self.store.active_windows(self.with_rows), version)
 
     def current(self) -> "ResidentWindows | None":
-        """The load, when it is of the table's current version."""
+        """The load, when it holds the rows and is of the table's current version."""
         load = self.resident
-        return load if isinstance(load, ResidentWindows) and load.version == self.store.vectors_version() else None
+        held = isinstance(load, ResidentWindows) and load.rows is not None
+        return load if held and load.version == self.store.vectors_version() else None
 
 
 class ResidentWindows(ResidentVectors):
-    """One load of the window index: the embedded windows' vectors and rows (Arrow batches, in the same order)."""
+    """One load of the window index: the embedded windows' vectors, and their rows (Arrow batches, in the same
+    order) or None."""
 
-    def __init__(self, ids: list[str], matrix: "np.ndarray", batches: list, version: int):
+    def __init__(self, ids: list[str], matrix: "np.ndarray", batches: list | None, version: int):
         from itertools import accumulate
 
         super().__init__(ids, matrix)
         self.version = version
-        self._batches = batches
-        self._starts = [0, *accumulate(batch.num_rows for batch in batches)]
+        self.rows = batches
+        self._starts = [0, *accumulate(batch.num_rows for batch in batches or [])]
 
     def windows(self, window_ids: list[str]) -> dict[str, TurnWindow]:
         """The rows of these windows the load holds, each sliced out of its batch (``Table.take`` over hundreds of
@@ -66,7 +80,7 @@ class ResidentWindows(ResidentVectors):
             row = self.position.get(window_id)
             if row is not None:
                 batch = bisect_right(self._starts, row) - 1
-                windows[window_id] = _window(self._batches[batch].slice(row - self._starts[batch], 1).to_pylist()[0])
+                windows[window_id] = _window(self.rows[batch].slice(row - self._starts[batch], 1).to_pylist()[0])
         return windows
 
 

@@ -199,24 +199,25 @@ class TurnWindowStore:
     def vectors_version(self) -> int:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
 
-    def active_windows(self) -> tuple[list[str], "np.ndarray", list]:
-        """The ids and vectors of the embedded windows and their rows (Arrow batches of the columns recall reads,
-        in the same order), from one scan: recall holds all of them in memory (docs/benchmarks.md gives the cost
-        per 1,000 sessions)."""
+    def active_windows(self, with_rows: bool) -> tuple[list[str], "np.ndarray", list | None]:
+        """The ids and vectors of the embedded windows and, ``with_rows``, their rows (Arrow batches of the columns
+        recall reads, in the same order), from one scan: recall holds all of them in memory (docs/benchmarks.md
+        gives the cost per 1,000 sessions)."""
         import pyarrow as pa
 
         table = self.table()
         rows: list = []
 
         def batches():
-            for batch in table.search().where("embedded").select(_READ + ["vector"]).limit(None).to_batches():
-                # copied: a column of LanceDB's batch keeps the whole batch alive, vectors included
-                rows.append(pa.RecordBatch.from_arrays([pa.concat_arrays([batch.column(name)]) for name in _READ],
-                                                       schema=_row_schema()))
+            columns = _READ + ["vector"] if with_rows else ["id", "vector"]
+            for batch in table.search().where("embedded").select(columns).limit(None).to_batches():
+                if with_rows:  # copied: a column of LanceDB's batch keeps the whole batch alive, vectors included
+                    rows.append(pa.RecordBatch.from_arrays([pa.concat_arrays([batch.column(name)])
+                                                            for name in _READ], schema=_row_schema()))
                 yield batch
 
         ids, matrix = read_matrix(batches(), table.count_rows("embedded"), self.dimension)
-        return ids, matrix, rows
+        return ids, matrix, rows if with_rows else None
 
     def unusable_vectors(self) -> list[str]:
         """Embedded windows whose vector is not finite or all zero."""
