@@ -280,3 +280,22 @@ def test_a_long_lived_holder_reads_returned_windows_from_memory(home, tmp_path):
         from_lancedb = engine.turn_windows().windows(load.ids)
         assert {window_id: window.text for window_id, window in load.windows(load.ids).items()} == \
             {window_id: row["text"] for window_id, row in from_lancedb.items()}
+
+
+def test_rows_asked_for_while_a_load_without_them_runs_come_with_the_next_refresh(home, tmp_path):
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    index, store = engine.turn_index(), engine.turn_windows()
+    read = store.active_windows
+
+    def read_then_keep_rows(with_rows):
+        scanned = read(with_rows)
+        index.keep_rows()  # the owner server's keep_resident, on another thread, while this load ran
+        return scanned
+
+    store.active_windows = read_then_keep_rows
+    index.refresh()
+    assert index.current() is None
+    store.active_windows = read
+    index.refresh()
+    assert index.current() is not None

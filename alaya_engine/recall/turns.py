@@ -51,6 +51,11 @@ class WindowIndex(ResidentIndex):
     def _read(self, version: int) -> "ResidentWindows":
         return ResidentWindows(*self.store.active_windows(self.with_rows), version)
 
+    def _load_version(self, version: int) -> None:
+        super()._load_version(version)
+        if self.with_rows and self.resident.rows is None:  # keep_rows came during this load: load again with rows
+            self._version = None
+
     def current(self) -> "ResidentWindows | None":
         """The load, when it holds the rows and is of the table's current version."""
         load = self.resident
