@@ -490,8 +490,7 @@ class Engine:
         return result
 
     def _turn_search(self, text: str) -> "TurnSearch | None":
-        """The window search of one recall, its full-text part done now (in memory, or started on LanceDB's threads
-        to run beside the embedding: see :meth:`TurnSearch.start`)."""
+        """The window search of one recall, its full-text part started now (it runs beside the embedding)."""
         from .recall.turns import TurnSearch
 
         store = self.turn_windows()

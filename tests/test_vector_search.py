@@ -6,7 +6,7 @@ import numpy as np
 
 from alaya_engine.engine import Engine
 from alaya_engine.recall import index as card_index
-from alaya_engine.recall.index import ResidentIndex, best_similarity
+from alaya_engine.recall.index import ResidentIndex, ResidentVectors, best_similarity
 
 
 def clustered(rows: int, dimension: int = 512, seed: int = 3) -> np.ndarray:
@@ -21,7 +21,7 @@ def clustered(rows: int, dimension: int = 512, seed: int = 3) -> np.ndarray:
 
 def loaded(matrix: np.ndarray) -> ResidentIndex:
     index = ResidentIndex(vectors=None)
-    index.load([f"card-{row}" for row in range(len(matrix))], matrix)
+    index.resident = ResidentVectors([f"card-{row}" for row in range(len(matrix))], matrix)
     return index
 
 

@@ -122,10 +122,6 @@ class ResidentIndex:
             self._next_background = time.monotonic() + RELOAD_PAUSE * (time.monotonic() - started)
             self._loading.release()
 
-    def load(self, ids: list[str], matrix: "np.ndarray") -> None:
-        """Make these the resident vectors."""
-        self.resident = ResidentVectors(ids, matrix)
-
     def vector_of(self, card_id: str) -> "np.ndarray | None":
         return self.resident.vector_of(card_id)
 

@@ -205,7 +205,7 @@ class TurnWindowStore:
         gives the cost per 1,000 sessions)."""
         import pyarrow as pa
 
-        table = self.table()
+        table, schema = self.table(), _row_schema()
         rows: list = []
 
         def batches():
@@ -213,7 +213,7 @@ class TurnWindowStore:
             for batch in table.search().where("embedded").select(columns).limit(None).to_batches():
                 if with_rows:  # copied: a column of LanceDB's batch keeps the whole batch alive, vectors included
                     rows.append(pa.RecordBatch.from_arrays([pa.concat_arrays([batch.column(name)])
-                                                            for name in _READ], schema=_row_schema()))
+                                                            for name in _READ], schema=schema))
                 yield batch
 
         ids, matrix = read_matrix(batches(), table.count_rows("embedded"), self.dimension)
