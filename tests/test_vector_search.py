@@ -47,7 +47,7 @@ def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
     monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
     monkeypatch.setattr(card_index, "MIN_CANDIDATES", 0)
     index = loaded(matrix)
-    assert index.resident.coarse is not None and index.resident.coarse.transposed.shape == (128, 6000)
+    assert index.resident.coarse is not None and index.resident.coarse.codes.shape == (6000, 128)
     approximate = [index.vector_search(query, 20, -1.0) for query in queries]
     overlap = [len(set(a) & set(b)) / 20 for a, b in zip(exact, approximate)]
     assert np.mean(overlap) >= 0.98, overlap
@@ -85,8 +85,9 @@ def test_the_residual_allowance_keeps_cards_that_lie_outside_the_principal_direc
     matrix = np.vstack([common, outside]).astype(np.float32)
     index = loaded(matrix)
     coarse = index.resident.coarse
-    lengths = np.sqrt(np.maximum(0.0, 1.0 - (coarse.transposed[:-1] ** 2).sum(axis=0)))
-    assert np.allclose(coarse.transposed[-1], lengths, atol=1e-3) and coarse.transposed[-1, -1] > 0.99
+    lengths = np.sqrt(np.maximum(0.0, 1.0 - ((matrix @ coarse.basis) ** 2).sum(axis=1)))
+    assert np.allclose(coarse.codes[:, -1] * coarse.scales[-1], lengths, atol=coarse.scales[-1])
+    assert coarse.codes[-1, -1] == 127
     query = outside + 0.3 * matrix[0]
     query = (query / np.linalg.norm(query)).astype(np.float32)[None, :]
     assert index.vector_search(query, 20, -1.0)[:2] == ["card-6000", "card-0"]
@@ -109,3 +110,15 @@ def test_recall_hybrid_false_leaves_full_text_out(demo_home):
     with_full_text = cards_naming_it()
     engine.config["recall"]["hybrid"] = False
     assert with_full_text == 3 and cards_naming_it() < with_full_text
+
+
+def test_the_coarse_codes_hold_the_projection_to_half_a_step(monkeypatch):
+    """Each coordinate is scaled to -127..127 by its largest magnitude: rounding moves a value by at most half a
+    step, and the largest one lands on ±127 (no coordinate overflows int8)."""
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
+    matrix = clustered(3000)
+    coarse = loaded(matrix).resident.coarse
+    projected = matrix @ coarse.basis
+    error = np.abs(coarse.codes[:, :-1] * coarse.scales[:-1] - projected)
+    assert np.all(error <= coarse.scales[:-1] / 2 + 1e-6)
+    assert np.all(np.abs(coarse.codes).max(axis=0) == 127)
