@@ -299,3 +299,25 @@ def test_rows_asked_for_while_a_load_without_them_runs_come_with_the_next_refres
     store.active_windows = read
     index.refresh()
     assert index.current() is not None
+
+
+
+def test_the_owner_server_loads_the_windows_while_it_warms_up_without_waiting_for_a_recall(home, tmp_path):
+    """Its warm-up loads the card vectors before it answers and starts the windows' load beside it: at 200k windows
+    that load takes seconds, which the first recall would otherwise pay."""
+    import time
+
+    from alaya_engine.server.service import OwnerServer
+
+    Engine.open(home).ingest([str(chat_session(tmp_path / "in"))])
+    server = OwnerServer(home)
+    server.engine = Engine.open(home)
+    with server.engine.hold():
+        server._warm_up()
+        deadline = time.monotonic() + 30
+        while server.engine.turn_index().current() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        load = server.engine.turn_index().current()
+        assert load is not None, "no recall ran, yet the windows should be resident with their rows"
+        assert sorted(load.ids) == sorted(server.engine.turn_windows().windows(load.ids))
+        assert len(load.ids) == server.engine.turn_windows().count() > 0
