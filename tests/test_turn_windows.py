@@ -301,7 +301,6 @@ def test_rows_asked_for_while_a_load_without_them_runs_come_with_the_next_refres
     assert index.current() is not None
 
 
-
 def test_the_owner_server_loads_the_windows_while_it_warms_up_without_waiting_for_a_recall(home, tmp_path):
     """Its warm-up loads the card vectors before it answers and starts the windows' load beside it: at 200k windows
     that load takes seconds, which the first recall would otherwise pay."""
