@@ -118,9 +118,10 @@ class TurnSearch:
         """Concept distance of every window found by vector or full-text search."""
         import numpy as np
 
+        nearest = self.index.vector_search(queries, top_k, min_similarity)  # the full-text search finishes meanwhile
         hits = self.full_text.result() if self.full_text is not None else {}
         lexical = fusion.shares(hits)
-        found = list(dict.fromkeys(self.index.vector_search(queries, top_k, min_similarity) + list(hits)))
+        found = list(dict.fromkeys(nearest + list(hits)))
         if not found or not len(queries):
             return {}
         missing = np.zeros(queries.shape[1], np.float32)  # not embedded yet: found by its words alone
