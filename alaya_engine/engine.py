@@ -493,13 +493,19 @@ class Engine:
         """The window search of one recall, its full-text part started now (it runs beside the embedding)."""
         from .recall.turns import TurnSearch
 
-        store = self.turn_windows()
-        if not store.exists():
+        index = self.refreshed_turn_index()
+        if index is None:
+            return None
+        words = text if self.config["recall"]["hybrid"] else None
+        return TurnSearch.start(index, self.turn_windows(), self.raw, words, self.config["recall"]["vector_top_k"])
+
+    def refreshed_turn_index(self):
+        """The resident windows, reloaded if their table changed; None while the store has no window table."""
+        if not self.turn_windows().exists():
             return None
         index = self.turn_index()
         index.refresh()
-        return TurnSearch.start(index, store, self.raw, text if self.config["recall"]["hybrid"] else None,
-                                self.config["recall"]["vector_top_k"])
+        return index
 
     def introspect(self, steps: list[str] | None = None, dry_run: bool = False,
                    progress: ProgressCallback | None = None, now: int | None = None) -> dict:

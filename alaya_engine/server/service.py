@@ -220,8 +220,7 @@ class OwnerServer:
 
     def _load_windows(self) -> None:
         try:
-            if self.engine.turn_windows().exists():
-                self.engine.turn_index().refresh()
+            self.engine.refreshed_turn_index()
         except Exception:  # the first recall that needs them loads them again
             log.exception("loading the windows of raw turns failed")
 
