@@ -160,7 +160,8 @@ def test_a_server_that_cannot_start_exits_and_the_client_names_the_cause(store, 
         url = f"http://127.0.0.1:{_closed_port()}/v1"
         env["ALAYA_FAULT_KEY"] = "sk-fault-test"
         _embedding_endpoint(store, url, "ALAYA_FAULT_KEY")
-        expected, code = (f"embedding endpoint {url}", "Connection refused"), 1
+        set_config(store, "embedding", max_retries=1)  # the default five retries wait ~15 s; the message is the same
+        expected, code = (f"embedding endpoint {url}", "after 2 attempts", "Connection refused"), 1
     result = run(store, "recall", "--json", "gateway restart", timeout=60, env=env)
     assert result.returncode == code, result.stderr
     line = one_line_error(result)

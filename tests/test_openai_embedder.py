@@ -236,12 +236,16 @@ def test_each_failed_attempt_is_logged_and_the_key_never_is(endpoint: FakeEndpoi
     embedder = make_embedder(endpoint, api_key_env=KEY_ENV, environ={KEY_ENV: SECRET}, max_retries=2)
 
     logger = logging.getLogger("alaya_engine")
-    logger.addHandler(caplog.handler)  # an engine opened earlier in this process stops propagation to the root
+    # an engine opened earlier in this process stops propagation to the root, where caplog listens
+    added = not logger.propagate
+    if added:
+        logger.addHandler(caplog.handler)
     try:
         with caplog.at_level(logging.WARNING, logger="alaya_engine"), pytest.raises(AlayaError) as info:
             embedder.embed(["x"])
     finally:
-        logger.removeHandler(caplog.handler)
+        if added:
+            logger.removeHandler(caplog.handler)
 
     lines = [record.getMessage() for record in caplog.records]
     assert len(lines) == 2  # the third failure is the error itself

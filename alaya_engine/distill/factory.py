@@ -30,6 +30,7 @@ def make_distiller(settings: dict[str, Any], home: Path, cache_dir: Path) -> Dis
             max_cards_per_session=settings["max_cards_per_session"],
             min_session_tokens=settings["min_session_tokens"],
             timeout_s=settings["timeout_s"],
+            max_retries=settings["max_retries"],
             cache_dir=cache_dir / "distill",
         )
     from .offline import OfflineDistiller

@@ -21,6 +21,7 @@ def make_embedder(settings: dict[str, Any], cache_dir: Path | None = None) -> Em
             batch_size=settings["batch_size"],
             max_concurrency=settings["max_concurrency"],
             timeout_s=settings["timeout_s"],
+            max_retries=settings["max_retries"],
             query_prefix=settings["query_prefix"],
             document_prefix=settings["document_prefix"],
         )
