@@ -282,14 +282,46 @@ def test_a_long_lived_holder_reads_returned_windows_from_memory(home, tmp_path):
             {window_id: row["text"] for window_id, row in from_lancedb.items()}
 
 
+def test_a_search_of_the_loads_version_names_its_hits_as_a_search_of_the_table_does(home, tmp_path):
+    """Hits of the resident load's version are named from the load by their row ids, a hit the load does not hold
+    (a window not embedded yet) by reading it; after a compaction the load is behind, and the latest table is
+    searched by id as before. A version that cannot be read falls back to the latest one."""
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    index, store = engine.turn_index(), engine.turn_windows()
+    waiting = engine.raw.read(engine.raw.write(Session("chat-2", DAY, [Turn("user", "周末我们去香山看红叶。"),
+                                                                       Turn("assistant", "香山的红叶十月最好。")])))
+    store.index([waiting], engine.embedder().embed, budget=0)
+    index.refresh()
+    load = index.searchable()
+    assert load is not None and "chat-2:turns:0-1" not in load.ids  # not embedded: not in the load
+    by_id = store.start_search("香山", 20).result()
+    assert set(by_id) >= {"chat-1:turns:2-4", "chat-1:turns:3-5", "chat-2:turns:0-1"}
+    named = []
+
+    def ids_of(row_ids):
+        named.append(len(row_ids))
+        return load.ids_of(row_ids)
+
+    assert store.start_search("香山", 20, load.version, ids_of).result() == by_id and named == [len(by_id)]
+    assert store.start_search("香山", 20, 10**6, ids_of).result() == by_id and len(named) == 1  # no such version
+
+    store.table().optimize()  # compaction: the row ids of the new version are not the load's
+    assert index.searchable() is None
+    assert store.start_search("香山", 20, load.version, ids_of).result() == by_id and len(named) == 2  # still its own
+    index.refresh()
+    assert index.searchable().version != load.version
+    assert store.start_search("香山", 20, index.searchable().version, index.searchable().ids_of).result() == by_id
+
+
 def test_rows_asked_for_while_a_load_without_them_runs_come_with_the_next_refresh(home, tmp_path):
     engine = Engine.open(home)
     engine.ingest([str(chat_session(tmp_path / "in"))])
     index, store = engine.turn_index(), engine.turn_windows()
     read = store.active_windows
 
-    def read_then_keep_rows(with_rows):
-        scanned = read(with_rows)
+    def read_then_keep_rows(with_rows, version):
+        scanned = read(with_rows, version)
         index.keep_rows()  # the owner server's keep_resident, on another thread, while this load ran
         return scanned
 

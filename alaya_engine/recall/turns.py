@@ -49,7 +49,7 @@ class WindowIndex(ResidentIndex):
             self._version = None
 
     def _read(self, version: int) -> "ResidentWindows":
-        return ResidentWindows(*self.store.active_windows(self.with_rows), version)
+        return ResidentWindows(*self.store.active_windows(self.with_rows, version), version)
 
     def _load_version(self, version: int) -> None:
         super()._load_version(version)
@@ -58,22 +58,41 @@ class WindowIndex(ResidentIndex):
 
     def current(self) -> "ResidentWindows | None":
         """The load, when it holds the rows and is of the table's current version."""
+        load = self.searchable()
+        return load if load is not None and load.rows is not None else None
+
+    def searchable(self) -> "ResidentWindows | None":
+        """The load, when it is of the table's current version (with or without rows): a full-text search of that
+        version names its hits from it."""
         load = self.resident
-        held = isinstance(load, ResidentWindows) and load.rows is not None
-        return load if held and load.version == self.store.vectors_version() else None
+        return load if isinstance(load, ResidentWindows) and load.version == self.store.vectors_version() else None
 
 
 class ResidentWindows(ResidentVectors):
     """One load of the window index: the embedded windows' vectors, and their rows (Arrow batches, in the same
     order) or None."""
 
-    def __init__(self, ids: list[str], matrix: "np.ndarray", batches: list | None, version: int):
+    def __init__(self, ids: list[str], matrix: "np.ndarray", batches: list | None, row_ids: "np.ndarray",
+                 version: int):
         from itertools import accumulate
+
+        import numpy as np
 
         super().__init__(ids, matrix)
         self.version = version
         self.rows = batches
         self._starts = [0, *accumulate(batch.num_rows for batch in batches or [])]
+        self._by_row_id = np.argsort(row_ids, kind="stable")
+        self._sorted_row_ids = row_ids[self._by_row_id]
+
+    def ids_of(self, row_ids: "np.ndarray") -> list[str | None]:
+        """The ids of the windows at these LanceDB row ids of this load's version; None for a row it does not hold
+        (a window not embedded yet)."""
+        import numpy as np
+
+        found = np.minimum(np.searchsorted(self._sorted_row_ids, row_ids), max(len(self._sorted_row_ids) - 1, 0))
+        return [self.ids[self._by_row_id[place]] if len(self.ids) and self._sorted_row_ids[place] == row_id else None
+                for place, row_id in zip(found.tolist(), row_ids.tolist())]
 
     def windows(self, window_ids: list[str]) -> dict[str, TurnWindow]:
         """The rows of these windows the load holds, each sliced out of its batch (``Table.take`` over hundreds of
@@ -110,7 +129,9 @@ class TurnSearch:
               limit: int) -> "TurnSearch":
         """The window search of one recall: its full-text part, of ``words`` (None: none), started on LanceDB's
         threads to run beside the query embedding."""
-        full_text = store.start_search(words, limit) if words is not None else None
+        searchable = index.searchable()
+        full_text = None if words is None else store.start_search(
+            words, limit, *((searchable.version, searchable.ids_of) if searchable is not None else ()))
         return cls(index, index.current(), store, full_text, raw)
 
     def distances(self, queries: "np.ndarray", top_k: int, min_similarity: float,
