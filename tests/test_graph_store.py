@@ -86,7 +86,8 @@ def test_a_second_opener_in_one_process_is_refused(graph, tmp_path):
 @pytest.mark.parametrize("engine", [name for name in available_engines() if name != ENGINE])
 def test_contract_holds_on_other_engines(engine):
     child = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", __file__, "-k", "not other_engines"],
+        [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", __file__,
+         "-k", "not other_engines"],
         env={**os.environ, "ALAYA_GRAPH_ENGINE": engine}, capture_output=True, text=True, timeout=300,
     )
     assert child.returncode == 0, child.stdout[-2000:]

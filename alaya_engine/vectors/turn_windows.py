@@ -228,7 +228,7 @@ class TurnWindowStore:
                 if with_rows:  # copied: a column of LanceDB's batch keeps the whole batch alive, vectors included
                     rows.append(pa.RecordBatch.from_arrays([pa.concat_arrays([batch.column(name)])
                                                             for name in _READ], schema=schema))
-                row_ids.append(batch.column("_rowid").to_numpy())
+                row_ids.append(batch.column("_rowid").to_numpy().copy())  # a view would keep the batch alive
                 yield batch
 
         ids, matrix = read_matrix(batches(), table.count_rows("embedded"), self.dimension)
