@@ -59,14 +59,16 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
         starts = list(query.from_nodes)
         if not len(queries):
             queries = _vectors_for(starts, graph, index, embedder)
-    else:
-        if not index.ids and not graph.card_count() and not (turns and turns.index.ids):
-            return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
-                                                               "sessions first", goal=goal, timings_ms=clock.laps)
+    elif not index.ids and not graph.card_count() and not (turns and turns.index.ids):
+        return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
+                                                           "sessions first", goal=goal, timings_ms=clock.laps)
+    window_queries = _window_queries(query, queries)
+    if turns is not None:
+        turns.start_vector_search(window_queries, query.top_k, settings["min_similarity"])
+    if not query.from_nodes:
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
     fusion = LexicalFusion.for_query(query.text or " ".join(query.concepts), settings)
-    window_distances = {} if turns is None else turns.distances(_window_queries(query, queries), query.top_k,
-                                                                settings["min_similarity"], fusion)
+    window_distances = {} if turns is None else turns.distances(window_queries, fusion)
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])
     distances = _concept_distances(reached, queries, graph, index, embedder)

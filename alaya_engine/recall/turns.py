@@ -10,6 +10,7 @@ h is ``α · concept_distance``, as a card found by search has.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
 
 WINDOW_KIND = "session_turns"
 WINDOW_TIER = "RAW"
+_VECTOR_SEARCHES = ThreadPoolExecutor(max_workers=2, thread_name_prefix="alaya-window-search")
+"""Where a recall's window vector search runs, beside its card search: SimSIMD's 8-bit products release the GIL and
+are bound by the core, not by memory, so the two searches take about as long as the longer one (measured in
+docs/benchmarks.md). Two threads: the owner server may run recalls at once."""
 
 
 class WindowIndex(ResidentIndex):
@@ -123,6 +128,7 @@ class TurnSearch:
     store: "TurnWindowStore"
     full_text: "Future[dict[str, float]] | None"
     raw: "RawStore"
+    nearest: "Future[list[str]] | None" = None
 
     @classmethod
     def start(cls, index: WindowIndex, store: "TurnWindowStore", raw: "RawStore", words: str | None,
@@ -134,12 +140,17 @@ class TurnSearch:
             words, limit, *((searchable.version, searchable.ids_of) if searchable is not None else ()))
         return cls(index, index.current(), store, full_text, raw)
 
-    def distances(self, queries: "np.ndarray", top_k: int, min_similarity: float,
-                  fusion: LexicalFusion) -> dict[str, float]:
-        """Concept distance of every window found by vector or full-text search."""
+    def start_vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> None:
+        """Start the vector search of :meth:`distances` on a thread of its own, so the caller searches the cards
+        meanwhile."""
+        self.nearest = _VECTOR_SEARCHES.submit(self.index.vector_search, queries, top_k, min_similarity)
+
+    def distances(self, queries: "np.ndarray", fusion: LexicalFusion) -> dict[str, float]:
+        """Concept distance of every window found by the vector search started for ``queries`` or by full-text
+        search."""
         import numpy as np
 
-        nearest = self.index.vector_search(queries, top_k, min_similarity)  # the full-text search finishes meanwhile
+        nearest = self.nearest.result()
         hits = self.full_text.result() if self.full_text is not None else {}
         lexical = fusion.shares(hits)
         found = list(dict.fromkeys(nearest + list(hits)))
