@@ -75,6 +75,15 @@ def test_chinese_facts_become_dated_third_person_cards():
     assert "李雷" in plans.tags
 
 
+def test_a_speaker_naming_themself_reads_as_a_statement_about_them():
+    from alaya_engine.distill.offline.conversation.third_person import third_person
+
+    assert third_person("我叫曹志强，你也可以叫我志强。", "曹志强") == \
+        "曹志强自我介绍叫曹志强，你也可以称曹志强为志强。"
+    assert third_person("大家都叫我小李", "李雷") == "大家都称李雷为小李"
+    assert third_person("妈妈叫我早点回家", "李雷") == "妈妈叫李雷早点回家"  # told to, not called
+
+
 def test_english_facts_become_dated_third_person_cards():
     result = distill(english_chat())
     trip = card_with(result, "Yosemite")

@@ -51,6 +51,9 @@ NAME_WITH_NUMERAL = re.compile(r"\b([A-Z][a-z]+) I\b(?=\s*(?:[,.;:!?)]|$|\s(?:of
                                r"by|about|yesterday|today|last|this|[A-Z])\b))")
 """'Richard I', 'World War I' before punctuation, a preposition, a date or a name (never a verb, as the pronoun is)."""
 ZH_FORMS = ((re.compile(r"我们|咱们"), "{name}他们"), (re.compile(r"(?<!自)我|咱"), "{name}"))
+ZH_CALL_ME = re.compile(r"(可以|就|都|也|你|请)叫我")
+"""'你也可以叫我志强' (call me X) → '你也可以称孙悦为志强': with 我 replaced alone it read '叫孙悦志强'. Only after
+these words: '妈妈叫我早点回家' (told me to) stays a plain replacement."""
 ZH_SINGULAR_SELF = re.compile(r"(?<!自)我(?!们)")
 """An assistant's 我 is the assistant; its 我们 ('we need to…') is people in general and stays."""
 
@@ -68,6 +71,8 @@ def _chinese_third_person(text: str, name: str) -> str:
     """'我上周去了云台山' → '孙悦上周去了云台山'; a statement with no subject gets the speaker as its subject."""
     if not ZH_FIRST_PERSON.search(text):
         return f"{name}{text}"
+    text = text.replace(f"我叫{name}", f"{name}自我介绍叫{name}")  # not '孙悦叫孙悦'
+    text = ZH_CALL_ME.sub(lambda match: f"{match.group(1)}称{name}为", text)
     for pattern, replacement in ZH_FORMS:
         text = pattern.sub(replacement.format(name=name), text)
     return text
