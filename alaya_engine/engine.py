@@ -497,7 +497,7 @@ class Engine:
         if index is None:
             return None
         words = text if self.config["recall"]["hybrid"] else None
-        return TurnSearch.start(index, self.turn_windows(), self.raw, words, self.config["recall"]["vector_top_k"])
+        return TurnSearch.start(index, self.raw, words, self.config["recall"]["vector_top_k"])
 
     def refreshed_turn_index(self):
         """The resident windows, reloaded if their table changed; None while the store has no window table."""

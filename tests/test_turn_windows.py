@@ -41,6 +41,12 @@ def chat_session(folder: Path, session_id: str = "chat-1", turns=CHAT, day: int 
     return path
 
 
+def held_rows(index):
+    """The resident load, when it is of the table's current version and holds the windows' rows."""
+    load = index.current()
+    return load if load is not None and load.rows is not None else None
+
+
 def windows_of(result: dict) -> list[dict]:
     return [node for node in result["nodes"] if node["kind"] == "session_turns"]
 
@@ -153,13 +159,13 @@ def test_windows_beyond_the_ingest_budget_are_found_by_words_and_embedded_by_dis
     session = engine.raw.read(engine.raw.write(Session("chat-1", DAY, [Turn(role, text) for role, text in CHAT])))
     store = engine.turn_windows()
     assert store.index([session], engine.embedder().embed, budget=1) == 3 and store.pending() == 2
-    assert len(engine.turn_index().store.active_windows(False)[0]) == 1
+    assert len(engine.turn_index().store.active_windows(False, engine.turn_windows().vectors_version())[0]) == 1
     engine.config["recall"]["lexical_floor"] = 0.0  # the one hit counts as exact: distance (1 - 0)(1 - 0.5 · 1)
     found = windows_of(engine.recall({"text": "香山"}).to_json())
     # the full-text hit 3-5 comes first; window 2-4, found by its vector, overlaps it and extends it
     assert found[0]["turn_range"] == [2, 5] and found[0]["concept_distance"] == pytest.approx(0.5, abs=1e-3)
     assert engine.distill().to_json()["windows_embedded"] == 2
-    assert store.pending() == 0 and len(store.active_windows(False)[0]) == 3
+    assert store.pending() == 0 and len(store.active_windows(False, store.vectors_version())[0]) == 3
     assert windows_of(engine.recall({"text": "香山"}).to_json())[0]["concept_distance"] < 0.5
 
 
@@ -245,20 +251,20 @@ def test_a_load_behind_the_table_leaves_the_rows_to_lancedb_until_it_is_reloaded
     engine.ingest([str(chat_session(tmp_path / "in"))])
     index, store = engine.turn_index(), engine.turn_windows()
     index.refresh()
-    assert index.current() is None  # a one-shot process holds no rows
+    assert held_rows(index) is None  # a one-shot process holds no rows
     index.keep_rows()  # as the owner server's engine.keep_resident() does
     index.refresh()
-    assert index.current() is not None
+    assert held_rows(index) is not None
     later = engine.raw.read(engine.raw.write(Session("chat-2", DAY, [Turn("user", "明天我要去颐和园划船。"),
                                                                      Turn("assistant", "记得带上防晒霜。")])))
     store.index([later], engine.embedder().embed)
-    assert index.current() is None  # written after the load: not refreshed yet
-    behind = TurnSearch.start(index, store, engine.raw, "颐和园划船", 20)
+    assert held_rows(index) is None  # written after the load: not refreshed yet
+    behind = TurnSearch.start(index, engine.raw, "颐和园划船", 20)
     assert behind.load is None and list(behind.full_text.result()) == ["chat-2:turns:0-1"]
     nodes = behind.nodes({"chat-2:turns:0-1": (0.2, 0.4)}, merged=set())
     assert nodes["chat-2:turns:0-1"].content == "user: 明天我要去颐和园划船。\nassistant: 记得带上防晒霜。"
     index.refresh()
-    current = TurnSearch.start(index, store, engine.raw, "颐和园划船", 20)
+    current = TurnSearch.start(index, engine.raw, "颐和园划船", 20)
     assert current.load is not None
     assert current.load.windows(["chat-2:turns:0-1"])["chat-2:turns:0-1"].text == nodes["chat-2:turns:0-1"].content
     assert current.nodes({"chat-2:turns:0-1": (0.2, 0.4)}, merged=set()) == nodes
@@ -271,10 +277,10 @@ def test_a_long_lived_holder_reads_returned_windows_from_memory(home, tmp_path):
     engine.ingest([str(chat_session(tmp_path / "in"))])
     with engine.hold():
         engine.recall({"text": "香山"})
-        assert engine.turn_index().current() is None  # not kept yet: the rows were not read
+        assert held_rows(engine.turn_index()) is None  # not kept yet: the rows were not read
         engine.keep_resident(wait_seconds=60)
         found = windows_of(engine.recall({"text": "周末去爬香山"}).to_json())
-        load = engine.turn_index().current()
+        load = held_rows(engine.turn_index())
         assert load is not None
         assert found and load.ids
         from_lancedb = engine.turn_windows().windows(load.ids)
@@ -293,7 +299,7 @@ def test_a_search_of_the_loads_version_names_its_hits_as_a_search_of_the_table_d
                                                                        Turn("assistant", "香山的红叶十月最好。")])))
     store.index([waiting], engine.embedder().embed, budget=0)
     index.refresh()
-    load = index.searchable()
+    load = index.current()
     assert load is not None and "chat-2:turns:0-1" not in load.ids  # not embedded: not in the load
     by_id = store.start_search("香山", 20).result()
     assert set(by_id) >= {"chat-1:turns:2-4", "chat-1:turns:3-5", "chat-2:turns:0-1"}
@@ -307,11 +313,11 @@ def test_a_search_of_the_loads_version_names_its_hits_as_a_search_of_the_table_d
     assert store.start_search("香山", 20, 10**6, ids_of).result() == by_id and len(named) == 1  # no such version
 
     store.table().optimize()  # compaction: the row ids of the new version are not the load's
-    assert index.searchable() is None
+    assert index.current() is None
     assert store.start_search("香山", 20, load.version, ids_of).result() == by_id and len(named) == 2  # still its own
     index.refresh()
-    assert index.searchable().version != load.version
-    assert store.start_search("香山", 20, index.searchable().version, index.searchable().ids_of).result() == by_id
+    assert index.current().version != load.version
+    assert store.start_search("香山", 20, index.current().version, index.current().ids_of).result() == by_id
 
 
 def test_rows_asked_for_while_a_load_without_them_runs_come_with_the_next_refresh(home, tmp_path):
@@ -327,10 +333,10 @@ def test_rows_asked_for_while_a_load_without_them_runs_come_with_the_next_refres
 
     store.active_windows = read_then_keep_rows
     index.refresh()
-    assert index.current() is None
+    assert held_rows(index) is None
     store.active_windows = read
     index.refresh()
-    assert index.current() is not None
+    assert held_rows(index) is not None
 
 
 def test_the_owner_server_loads_the_windows_while_it_warms_up_without_waiting_for_a_recall(home, tmp_path):
@@ -346,9 +352,9 @@ def test_the_owner_server_loads_the_windows_while_it_warms_up_without_waiting_fo
     with server.engine.hold():
         server._warm_up()
         deadline = time.monotonic() + 30
-        while server.engine.turn_index().current() is None and time.monotonic() < deadline:
+        while held_rows(server.engine.turn_index()) is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        load = server.engine.turn_index().current()
+        load = held_rows(server.engine.turn_index())
         assert load is not None, "no recall ran, yet the windows should be resident with their rows"
         assert sorted(load.ids) == sorted(server.engine.turn_windows().windows(load.ids))
         assert len(load.ids) == server.engine.turn_windows().count() > 0

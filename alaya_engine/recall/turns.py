@@ -62,11 +62,6 @@ class WindowIndex(ResidentIndex):
             self._version = None
 
     def current(self) -> "ResidentWindows | None":
-        """The load, when it holds the rows and is of the table's current version."""
-        load = self.searchable()
-        return load if load is not None and load.rows is not None else None
-
-    def searchable(self) -> "ResidentWindows | None":
         """The load, when it is of the table's current version (with or without rows): a full-text search of that
         version names its hits from it."""
         load = self.resident
@@ -95,15 +90,20 @@ class ResidentWindows(ResidentVectors):
         (a window not embedded yet)."""
         import numpy as np
 
-        found = np.minimum(np.searchsorted(self._sorted_row_ids, row_ids), max(len(self._sorted_row_ids) - 1, 0))
-        return [self.ids[self._by_row_id[place]] if len(self.ids) and self._sorted_row_ids[place] == row_id else None
+        if not len(self.ids):
+            return [None] * len(row_ids)
+        found = np.minimum(np.searchsorted(self._sorted_row_ids, row_ids), len(self.ids) - 1)
+        return [self.ids[self._by_row_id[place]] if self._sorted_row_ids[place] == row_id else None
                 for place, row_id in zip(found.tolist(), row_ids.tolist())]
 
     def windows(self, window_ids: list[str]) -> dict[str, TurnWindow]:
-        """The rows of these windows the load holds, each sliced out of its batch (``Table.take`` over hundreds of
-        batches took 15 ms, and joining them into one copy of the text held it twice while it was made)."""
+        """The rows of these windows the load holds (none without rows), each sliced out of its batch
+        (``Table.take`` over hundreds of batches took 15 ms, and joining them into one copy of the text held it
+        twice while it was made)."""
         from bisect import bisect_right
 
+        if self.rows is None:
+            return {}
         windows = {}
         for window_id in window_ids:
             row = self.position.get(window_id)
@@ -119,26 +119,24 @@ def _window(row: dict) -> TurnWindow:
 
 @dataclass
 class TurnSearch:
-    """What a recall needs to search the windows: their resident index and its current ``load`` (None when it is
-    behind the table), their store, the full-text search (None without free text), and L3, where a merged window
-    is read (it is no row of the table: see :func:`.run.take_units`)."""
+    """What a recall needs to search the windows: their resident index and its ``load`` of the table's current
+    version (None when it is behind the table), the full-text search (None without free text), and L3, where a
+    merged window is read (it is no row of the table: see :func:`.run.take_units`)."""
 
     index: WindowIndex
     load: ResidentWindows | None
-    store: "TurnWindowStore"
     full_text: "Future[dict[str, float]] | None"
     raw: "RawStore"
     nearest: "Future[list[str]] | None" = None
 
     @classmethod
-    def start(cls, index: WindowIndex, store: "TurnWindowStore", raw: "RawStore", words: str | None,
-              limit: int) -> "TurnSearch":
+    def start(cls, index: WindowIndex, raw: "RawStore", words: str | None, limit: int) -> "TurnSearch":
         """The window search of one recall: its full-text part, of ``words`` (None: none), started on LanceDB's
-        threads to run beside the query embedding."""
-        searchable = index.searchable()
-        full_text = None if words is None else store.start_search(
-            words, limit, *((searchable.version, searchable.ids_of) if searchable is not None else ()))
-        return cls(index, index.current(), store, full_text, raw)
+        threads to run beside the query embedding; its hits are named from the load when it is current."""
+        load = index.current()
+        version, ids_of = (load.version, load.ids_of) if load is not None else (None, None)
+        full_text = None if words is None else index.store.start_search(words, limit, version, ids_of)
+        return cls(index, load, full_text, raw)
 
     def start_vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> None:
         """Start the vector search of :meth:`distances` on a thread of its own, so the caller searches the cards
@@ -171,7 +169,7 @@ class TurnSearch:
 
         windows = {} if self.load is None else self.load.windows([unit for unit in chosen if unit not in merged])
         unread = [window_id for window_id in chosen if window_id not in windows and window_id not in merged]
-        windows.update((window_id, _window(row)) for window_id, row in self.store.windows(unread).items())
+        windows.update((window_id, _window(row)) for window_id, row in self.index.store.windows(unread).items())
         spans = [parse_window_id(window_id) for window_id in chosen if window_id not in windows]
         if spans:
             windows.update(read_spans(self.raw, spans))

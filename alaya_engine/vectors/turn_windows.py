@@ -206,19 +206,18 @@ class TurnWindowStore:
     def vectors_version(self) -> int:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
 
-    def active_windows(self, with_rows: bool, version: int | None = None
+    def active_windows(self, with_rows: bool, version: int
                        ) -> tuple[list[str], "np.ndarray", list | None, "np.ndarray"]:
         """The ids and vectors of the embedded windows, ``with_rows`` their rows (Arrow batches of the columns recall
         reads, in the same order) or None, and their LanceDB row ids, from one scan of the table as of ``version``
-        (None: the latest): recall holds all of them in memory (docs/benchmarks.md gives the cost per 1,000
+        (:meth:`vectors_version`): recall holds all of them in memory (docs/benchmarks.md gives the cost per 1,000
         sessions), and names a full-text search's hits of that version by their row ids
         (:meth:`start_search`)."""
         import numpy as np
         import pyarrow as pa
 
-        table, schema = self.table() if version is None else self._db.open_table(TURN_WINDOWS), _row_schema()
-        if version is not None:
-            table.checkout(version)
+        table, schema = self._db.open_table(TURN_WINDOWS), _row_schema()
+        table.checkout(version)
         rows: list = []
         row_ids: list = []
 
