@@ -87,9 +87,9 @@ def serve(
 ) -> None:
     """Start the owner server for this store (it also starts on demand)."""
     terminal.run_in_client()
-    from alaya_engine.foundations.paths import Layout, resolve_home
+    from alaya_engine.foundations.paths import Layout
 
-    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout = Layout(ctx.obj["home"])
     layout.require_initialised()
     if foreground:
         from alaya_engine.server.service import OwnerServer

@@ -71,9 +71,10 @@ class AlayaGroup(TyperGroup):
             code = 130
         except Exception as error:  # the last line of defence: log the traceback, show one line
             from alaya_engine.foundations.disk import disk_full, is_disk_full
-            from alaya_engine.foundations.paths import resolve_home
 
-            home = resolve_home(home_option(args))
+            from .terminal import current
+
+            home = current().home(home_option(args))
             if is_disk_full(error, home):
                 sys.exit(report_error(disk_full(error, home), wants_json))
             log.exception("unexpected failure")
@@ -101,7 +102,9 @@ def _global(
                                                                 "of through the owner server "
                                                                 "(also ALAYA_NO_SERVER=1).")] = False,
 ) -> None:
-    ctx.obj = {"home": home, "no_server": no_server}
+    from .terminal import current
+
+    ctx.obj = {"home": current().home(home), "home_option": home, "no_server": no_server}
 
 
 for module in (store_commands, admin_commands, agent_commands):

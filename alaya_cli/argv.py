@@ -39,10 +39,16 @@ def place_global_options(argv: list[str]) -> list[str]:
 
 
 def home_option(args: list[str]) -> str | None:
-    """``--home``'s value in a command line that failed (before or after Typer parsed it)."""
-    for position, arg in enumerate(args):
+    """``--home``'s value (the last one given, as the parser takes it) in a command line before or after Typer
+    parsed it; nothing after ``--``."""
+    value = None
+    position = 0
+    while position < len(args) and args[position] != "--":
+        arg = args[position]
         if arg == "--home" and position + 1 < len(args):
-            return args[position + 1]
-        if arg.startswith("--home="):
-            return arg.split("=", 1)[1]
-    return None
+            value = args[position + 1]
+            position += 1
+        elif arg.startswith("--home="):
+            value = arg.split("=", 1)[1]
+        position += 1
+    return value

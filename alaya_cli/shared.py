@@ -55,8 +55,8 @@ def show(document: dict, as_json: bool, view: str, **options) -> None:
 
 
 def store_home(ctx: typer.Context) -> Path:
-    from alaya_engine.foundations.paths import Layout, resolve_home
+    from alaya_engine.foundations.paths import Layout
 
-    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout = Layout(ctx.obj["home"])
     layout.require_initialised()
     return layout.home

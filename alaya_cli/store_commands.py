@@ -54,9 +54,9 @@ def _read_stdin(ctx: typer.Context) -> bytes:
     """Stdin, up to one byte past ``ingest.max_file_mb``: enough for the engine to refuse it as it refuses an
     oversized file, without reading (or sending the server) more."""
     from alaya_engine.foundations.config import ingest_limit, load_config
-    from alaya_engine.foundations.paths import Layout, resolve_home
+    from alaya_engine.foundations.paths import Layout
 
-    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout = Layout(ctx.obj["home"])
     layout.require_initialised()
     return terminal.current().read_stdin(ingest_limit(load_config(layout.config_file)) + 1)
 
@@ -160,10 +160,10 @@ def restore(
 
 def _restore_backup(ctx: typer.Context, archive: Path, force: bool, as_json: bool) -> None:
     from alaya_engine.engine import Engine
-    from alaya_engine.foundations.paths import Layout, resolve_home
+    from alaya_engine.foundations.paths import Layout
     from alaya_engine.server.client import stop_server
 
-    layout = Layout(resolve_home(ctx.obj["home"]))
+    layout = Layout(ctx.obj["home"])
     if layout.is_initialised() and force:
         stop_server(layout.home)
     document = Engine.restore_backup(archive, layout.home, force).to_json()
@@ -217,7 +217,8 @@ def recall(
                                    include_memex=memex)
     if not request and not terminal.current().stdin_is_tty():
         request = request_from_stdin(read_stdin())
-    show(call(ctx, "recall", {"request": request}), as_json, "print_recall", home=ctx.obj["home"])
+    show(call(ctx, "recall", {"request": request}), as_json, "print_recall",
+         home=str(ctx.obj["home"]) if ctx.obj["home_option"] else None)
 
 
 @commands.command()

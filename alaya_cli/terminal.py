@@ -17,6 +17,7 @@ import sys
 import threading
 from collections.abc import Callable
 from contextvars import ContextVar
+from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 if TYPE_CHECKING:
@@ -71,6 +72,21 @@ class Local:
     def env(self, name: str) -> str | None:
         return os.environ.get(name)
 
+    def home(self, option: str | None) -> Path:
+        """The store this command is about: ``--home``, else ``$ALAYA_HOME``, else ``~/.alaya``, all read in the
+        environment and working folder of whoever typed the command. Resolved once, by the global options; every
+        command uses that result, so a forwarded one never reads the server's own environment."""
+        from alaya_engine.foundations.paths import DEFAULT_HOME, HOME_ENV
+
+        return Path(self.path(option or self.env(HOME_ENV) or DEFAULT_HOME))
+
+    def shorten(self, path: str) -> str:
+        """``path`` with the user's home folder written ``~`` (the user's, not the server's)."""
+        home = self.env("HOME") or ""
+        if home.rstrip("/") and (path == home or path.startswith(home.rstrip("/") + "/")):
+            return "~" + path[len(home.rstrip("/")):]
+        return path
+
     def console(self, stderr: bool = False) -> Console:
         from rich.console import Console
 
@@ -115,6 +131,7 @@ class Forwarded(Local):
         return self._stdin[:limit]
 
     def path(self, path: str) -> str:
+        """As the client would resolve it: its ``HOME`` for ``~``, its working folder for a relative path."""
         home = self._env.get("HOME")
         expanded = home + path[1:] if home and (path == "~" or path.startswith("~/")) else os.path.expanduser(path)
         return os.path.normpath(os.path.join(self._cwd, expanded))

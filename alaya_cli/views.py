@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from alaya_engine.foundations.human import human_bytes, plural, share_bar
@@ -72,10 +71,9 @@ def print_ingest(console: "Console", report: dict) -> None:
 
 
 def _short(path: str) -> str:
-    try:
-        return str(Path("~") / Path(path).relative_to(Path.home()))
-    except ValueError:
-        return path
+    from .terminal import current
+
+    return current().shorten(path)
 
 
 def print_distill(console: "Console", report: dict) -> None:
@@ -235,7 +233,8 @@ def print_review_decided(console: "Console", document: dict) -> None:
 
 def print_recall(console: "Console", result: dict, home: str | None = None) -> None:
     """Recall's human output: ranked cards with h, type and the relation that reached them, ending with the command
-    of the next step (``home`` is the ``--home`` the command was given, repeated so the command can be pasted)."""
+    of the next step (``home``: the store, when ``--home`` was given, repeated so the command can be pasted
+    anywhere)."""
     from rich.markup import escape
 
     query = result["query"]

@@ -100,7 +100,7 @@ def _relay(connection, scan, home: str, heard: list) -> int | tuple[str, int] | 
         if chunk and not heard:
             heard.append(True)
         pending += chunk
-        while b"\n" in pending or (not chunk and pending):
+        while b"\n" in pending:
             line, _, pending = pending.partition(b"\n")
             try:
                 message = scan(line.decode("utf-8"), 0)[0]

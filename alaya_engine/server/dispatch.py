@@ -6,7 +6,9 @@ shutdown then waited for. So one thread accepts connections and reads their requ
 (an unfinished line holds no worker, and is dropped at shutdown or after :data:`REQUEST_LINE_SECONDS`), and a
 fixed set of threads runs the requests — writes in a pool of their own, so recalls are answered while jobs
 queue for the engine's step lock. Past :data:`MAX_CONNECTIONS` open connections a newcomer is told
-``server_busy`` at once. Every request queued or running gets a heartbeat (see :mod:`.protocol`).
+``server_busy`` at once. Every request queued or running gets a heartbeat (see :mod:`.protocol`). What is sent
+never blocks on a client that stops reading (:mod:`.connection`); a request whose client hung up while it waited
+in the queue is not run.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
 from ..foundations.errors import RUNTIME, AlayaError
-from .protocol import HEARTBEAT_SECONDS, MAX_LINE, PROTOCOL_VERSION, decode, encode, error_reply, request_id
+from .connection import Connection, Writer
+from .protocol import HEARTBEAT_SECONDS, MAX_LINE, PROTOCOL_VERSION, decode, error_reply, request_id
 
 log = logging.getLogger(__name__)
 
@@ -30,43 +33,9 @@ MAX_CONNECTIONS = 128
 LISTEN_BACKLOG = 1024
 """Connections the kernel queues before the I/O thread accepts them (a full queue fails connect at once)."""
 REQUEST_LINE_SECONDS = 30.0
-SEND_TIMEOUT_SECONDS = 30.0
-"""A client that stops reading its answer for this long is treated as gone."""
 
 Route = str
 """Where a request runs: ``"inline"`` (on the I/O thread: cheap server methods), ``"read"`` or ``"write"``."""
-
-
-class Connection:
-    """One client: the request line as it arrives, then the answer; sends from several threads never mix."""
-
-    def __init__(self, sock: socket.socket):
-        self.socket = sock
-        self.buffer = bytearray()
-        self.opened = time.monotonic()
-        self.id: object = None
-        self.refusal: AlayaError | None = None
-        """Set for a connection over the cap: answered with it once its request is read (closing a socket
-        whose request is unread would reset it, and the client would see no answer at all)."""
-        self._sending = threading.Lock()
-        self.closed = False
-
-    def send(self, message: dict) -> bool:
-        data = encode(message)
-        with self._sending:
-            if self.closed:
-                return False
-            try:
-                self.socket.sendall(data)
-                return True
-            except OSError:  # the client hung up, or stopped reading for SEND_TIMEOUT_SECONDS
-                return False
-
-    def close(self) -> None:
-        with self._sending:
-            if not self.closed:
-                self.closed = True
-                self.socket.close()
 
 
 class Dispatcher:
@@ -88,11 +57,13 @@ class Dispatcher:
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._drained = threading.Event()
+        self._writer = Writer()
         self._threads = [threading.Thread(target=self._io_loop, name="alaya-io", daemon=True),
                          threading.Thread(target=self._heartbeats, name="alaya-heartbeat", daemon=True)]
 
     def start(self) -> None:
         self.listener.setblocking(False)
+        self._writer.start()
         for thread in self._threads:
             thread.start()
 
@@ -103,10 +74,12 @@ class Dispatcher:
 
     def drain(self) -> None:
         """Finish the requests in flight (and queued)."""
+        self._writer.hurry()
         for pool in self._pools.values():
             pool.shutdown(wait=True)
         self._drained.set()
         self._threads[1].join()
+        self._writer.stop()
 
     def _io_loop(self) -> None:
         selector = selectors.DefaultSelector()
@@ -143,7 +116,7 @@ class Dispatcher:
                 log.warning("cannot accept a connection: %s", error)
                 time.sleep(0.1)  # the listener stays readable: without a pause this would spin
                 return
-            connection = Connection(sock)
+            connection = Connection(sock, self._writer)
             with self._lock:
                 if len(self._open) >= MAX_CONNECTIONS:
                     connection.refusal = AlayaError("server_busy", f"{self.describe} is busy ({MAX_CONNECTIONS} "
@@ -185,7 +158,6 @@ class Dispatcher:
             self._refuse(connection, AlayaError("bad_request", f"request is not a JSON object on one line: {error}"))
             return
         connection.id = request_id(request)
-        connection.socket.settimeout(SEND_TIMEOUT_SECONDS)
         route = self.route(request)
         if route == "inline":
             self._work(connection, request)
@@ -196,21 +168,26 @@ class Dispatcher:
 
     def _work(self, connection: Connection, request: dict) -> None:
         try:
-            reply = self.answer(request, connection.send)
+            if connection.client_gone():  # it gave up while the request was queued: nobody wants it run now
+                log.info("request %s dropped: its client hung up before it ran", request.get("method"))
+                reply = None
+            else:
+                reply = self.answer(request, connection.send)
         finally:
             with self._lock:
                 self._pending.discard(connection)
-        try:
-            connection.send(reply)
-        finally:
-            self._close(connection)
+        if reply is not None:
+            connection.finish(reply)
+        if connection.dropped:
+            log.info("request %s ran to its end after its client stopped reading", request.get("method"))
+        self._forget(connection)
 
     def _heartbeats(self) -> None:
         while not self._drained.wait(HEARTBEAT_SECONDS):
             with self._lock:
                 pending = list(self._pending)
             for connection in pending:
-                connection.send({"v": PROTOCOL_VERSION, "id": connection.id, "working": True})
+                connection.beat({"v": PROTOCOL_VERSION, "id": connection.id, "working": True})
 
     def _drop_slow(self, selector: selectors.BaseSelector, opened_before: float) -> None:
         for key in list(selector.get_map().values()):
@@ -220,15 +197,15 @@ class Dispatcher:
                                                                  f"{REQUEST_LINE_SECONDS:g} s"))
 
     def _refuse(self, connection: Connection, error: AlayaError) -> None:
-        """Answer with ``error`` (sent at once: a fresh connection's buffer has room for one line) and close."""
-        try:
-            connection.socket.settimeout(1.0)
-        except OSError:
-            pass
-        connection.send(error_reply(connection.id, error))
-        self._close(connection)
+        """Answer with ``error`` and close (once it is written)."""
+        connection.finish(error_reply(connection.id, error))
+        self._forget(connection)
 
     def _close(self, connection: Connection) -> None:
         connection.close()
+        self._forget(connection)
+
+    def _forget(self, connection: Connection) -> None:
+        """No longer counted against :data:`MAX_CONNECTIONS` (its last bytes may still be on their way)."""
         with self._lock:
             self._open.discard(connection)
