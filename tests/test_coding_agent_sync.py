@@ -182,6 +182,24 @@ def test_a_new_transcript_still_being_written_waits(cli, runtime, root):
     assert [c["error"]["message"] for c in document["changes"] if c["status"] == "refused"][0].startswith("line 2:")
 
 
+def test_a_last_line_without_a_line_break_is_taken_when_whole_and_include_active_takes_a_cut_one(cli, runtime,
+                                                                                                 tmp_path):
+    """A new transcript whose last line lacks a line break waited even with ``--include-active``, which its
+    ``waiting`` line offers: a whole JSON object there is a finished line, and ``--include-active`` takes a cut one."""
+    root = tmp_path / runtime.fixture
+    whole = root / runtime.folder / runtime.done
+    whole.parent.mkdir(parents=True)
+    whole.write_text((FIXTURES / runtime.fixture / runtime.folder / runtime.done).read_text().rstrip("\n"))
+    partial = root / runtime.folder / runtime.partial
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    partial.write_text(PARTIAL_FIRST_LINE[runtime.name] + '{"type":"assistant","mess')
+    code, document = sync(cli, runtime, root)
+    assert changes(document) == {runtime.done: ("new", "ingested"), runtime.partial: ("new", "waiting")}
+    code, document = sync(cli, runtime, root, "--include-active")
+    assert code == 2 and changes(document) == {runtime.partial: ("new", "refused")}
+    assert document["changes"][0]["error"]["message"].startswith("line 2: malformed JSON")
+
+
 def test_folder_from_the_environment_and_a_missing_one(cli, runtime, root, tmp_path, monkeypatch):
     monkeypatch.setenv(runtime.env, str(root))
     result = cli("sync", runtime.name, "--json")

@@ -5,7 +5,9 @@ transcripts, a :class:`Runtime`'s ``scan`` (:mod:`.openclaw_sync`, :mod:`.claude
 
 When a session has ended: a live transcript carries no end marker, so
 
-- a transcript never seen before is ingested at once (unless its last line is still being written);
+- a transcript never seen before is ingested at once, unless its last line is still being written (no line break
+  after it, and not a whole JSON object yet): that one waits as a changed transcript does, below (a line still cut
+  off when it is taken is refused, naming the line, and read again when the file changes);
 - a transcript that changed since then is re-ingested as a new version (``replace``) once it has been quiet for
   ``sync.session_idle_minutes`` (config.json, default 30), or at once with ``--include-active``;
 - an archive a runtime renames a live transcript to (OpenClaw's ``.reset.``) is ingested once, as that session's
@@ -32,6 +34,7 @@ from typing import TYPE_CHECKING
 from ..foundations.atomic import atomic_write_json
 from ..foundations.config import load_config
 from ..foundations.errors import AlayaError
+from ..foundations.json_input import JsonInputError, load_json
 from ..foundations.lock import StoreLock
 from ..foundations.paths import Layout, resolve_home
 
@@ -93,7 +96,7 @@ class Content:
     size: int
     mtime_ns: int
     complete: bool
-    """Ends with a line break: no line is half written."""
+    """No line is half written: the file ends with a line break, or its last line is a whole JSON object."""
 
 
 @dataclass
@@ -229,7 +232,7 @@ class Sync:
             self.dirty = True
             report.unchanged += 1
             return None
-        if change == "new" and not content.complete and idle_s < self.idle_s:
+        if change == "new" and not content.complete and not quiet:
             report.changes.append(Change(key, item.agent, change, "waiting", idle_s=int(idle_s)))
             return None
         return item, change, content
@@ -287,14 +290,30 @@ def list_folder(folder: Path, agent: str, classify: Callable[[str], str], scan: 
 
 def read_content(path: Path) -> Content:
     digest = hashlib.sha256()
-    size, last = 0, b""
+    size, tail = 0, bytearray()
     with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
-            last = chunk[-1:]
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                tail += chunk
+            else:
+                tail[:] = chunk[cut + 1:]
         mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
-    return Content(digest.hexdigest(), size, mtime_ns, complete=last == b"\n")
+    return Content(digest.hexdigest(), size, mtime_ns, complete=is_whole_line(bytes(tail)))
+
+
+def is_whole_line(tail: bytes) -> bool:
+    """Whether what follows a transcript's last line break is a whole line: nothing, or a JSON object. A line being
+    written is never one, since no cut-off start of an object parses; a writer that ends its file without a line
+    break leaves one."""
+    if not tail.strip():
+        return True
+    try:
+        return isinstance(load_json(tail.decode("utf-8-sig")), dict)
+    except (UnicodeDecodeError, JsonInputError):
+        return False
 
 
 def load_state(path: Path) -> dict[str, Tracked]:
