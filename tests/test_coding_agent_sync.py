@@ -200,6 +200,25 @@ def test_a_last_line_without_a_line_break_is_taken_when_whole_and_include_active
     assert document["changes"][0]["error"]["message"].startswith("line 2: malformed JSON")
 
 
+@pytest.mark.parametrize("runtime", [CODEX], ids=["codex"])
+def test_bookkeeping_of_the_wrong_shape_is_started_afresh_with_one_warning(cli, home, runtime, root):
+    """Valid JSON with a field of the wrong type (``"size": "x"``) made every later sync an internal error."""
+    sync(cli, runtime, root)
+    state_file = Layout(home).sync_state(runtime.name)
+    state = json.loads(state_file.read_text())
+    state["files"][str(root / runtime.folder / runtime.done)]["size"] = "x"
+    state_file.write_text(json.dumps(state))
+    result = cli("sync", runtime.name, "--dir", str(root), "--json")
+    document = result.json()
+    [warning] = document["warnings"]
+    assert warning.startswith(f"sync bookkeeping {state_file} is unreadable (") and "field 'size'" in warning
+    assert [line for line in result.stderr.splitlines() if line.startswith("warning:")] == [f"warning: {warning}"]
+    assert changes(document) == {runtime.done: ("new", "unchanged"), runtime.other: ("new", "unchanged"),
+                                 runtime.corrupt: ("new", "refused")}, "every file read again, nothing stored twice"
+    code, document = sync(cli, runtime, root)
+    assert code == 0 and document["warnings"] == [] and document["changes"] == [], "said once, then as before"
+
+
 def test_folder_from_the_environment_and_a_missing_one(cli, runtime, root, tmp_path, monkeypatch):
     monkeypatch.setenv(runtime.env, str(root))
     result = cli("sync", runtime.name, "--json")

@@ -21,7 +21,6 @@ runtime (``<home>/sync/<runtime>.lock``) keeps overlapping cron runs of the same
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import time
@@ -127,6 +126,8 @@ class SyncReport:
     distill: dict | None = None
     busy: str | None = None
     """Why this run did nothing: another sync holds the lock."""
+    warnings: list[str] = field(default_factory=list)
+    """What the run worked around, one line each (bookkeeping it could not read)."""
     elapsed_ms: float = 0.0
 
     def count(self, status: str) -> int:
@@ -178,13 +179,15 @@ class Sync:
         self.state_dir = state_dir
         self.idle_s = idle_s
         self.include_active = include_active
-        self.tracked = load_state(self.state_file)
-        self.dirty = False
+        self.tracked, self.unreadable = load_state(self.state_file)
+        self.dirty = self.unreadable is not None  # written even if nothing changed, so the warning is given once
 
     def run(self, report: SyncReport, agent: str | None, distill: bool) -> None:
         scan = self.runtime.scan(self.state_dir, agent)
         found = sorted(scan.found, key=lambda item: str(item.path))
         report.agents, skipped, folders = scan.agents, scan.skipped, scan.folders
+        if self.unreadable:
+            report.warnings.append(self.unreadable)
         report.files = len(found)
         now_ns = time.time_ns()
         to_ingest: list[tuple[Found, str, Content]] = []
@@ -316,16 +319,36 @@ def is_whole_line(tail: bytes) -> bool:
         return False
 
 
-def load_state(path: Path) -> dict[str, Tracked]:
-    """The bookkeeping; unreadable bookkeeping is started afresh (every file looks new, ingest dedups)."""
+TRACKED_TYPES = {"size": int, "mtime_ns": int, "sha256": str, "status": str, "session_id": (str, type(None)),
+                 "error": (str, type(None))}
+"""Every field of a :class:`Tracked` and the types it may hold: bookkeeping of another shape is unreadable."""
+
+
+def load_state(path: Path) -> tuple[dict[str, Tracked], str | None]:
+    """The bookkeeping, or none and why, when it cannot be read or is not of the shape this sync writes: it is then
+    started afresh (every file looks new; ingest finds the sessions already stored unchanged)."""
     if not path.exists():
-        return {}
+        return {}, None
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        return {key: Tracked(**entry) for key, entry in document["files"].items()}
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        log.warning("sync state %s is unreadable (%s); starting afresh", path, error)
-        return {}
+        document = load_json(path.read_text(encoding="utf-8"))
+        files = document.get("files") if isinstance(document, dict) else None
+        if not isinstance(files, dict):
+            raise ValueError("no 'files' object")
+        return {key: _tracked(key, entry) for key, entry in files.items()}, None
+    except (OSError, ValueError) as error:
+        reason = (error.strerror if isinstance(error, OSError) and error.strerror
+                  else f"{error}{error.where}" if isinstance(error, JsonInputError) else str(error))
+        log.warning("sync bookkeeping %s is unreadable (%s); starting afresh", path, reason)
+        return {}, f"sync bookkeeping {path} is unreadable ({reason}); started afresh: every transcript is read again"
+
+
+def _tracked(key: str, entry: object) -> Tracked:
+    if not isinstance(entry, dict):
+        raise ValueError(f"{key}: not an object")
+    for name, kind in TRACKED_TYPES.items():
+        if not isinstance(entry.get(name), kind) or isinstance(entry.get(name), bool):
+            raise ValueError(f"{key}: field '{name}' is missing or of the wrong type")
+    return Tracked(**{name: entry[name] for name in TRACKED_TYPES})
 
 
 def save_state(path: Path, tracked: dict[str, Tracked]) -> None:
