@@ -13,6 +13,9 @@ When a session has ended: a live transcript carries no end marker, so
 - an archive a runtime renames a live transcript to (OpenClaw's ``.reset.``) is ingested once, as that session's
   final version, when this sync was following the transcript; other archives are skipped.
 
+Never read: what a symbolic link in the transcripts folder leads to (:func:`real_subfolders`), and a file over
+``ingest.max_file_mb``, which ingest would refuse (both counted as skipped).
+
 Bookkeeping (size, mtime, sha256 and outcome per file) lives in ``<home>/sync/<runtime>.json``. When nothing
 changed a run lists folders and stats files, nothing more: no hashing, no engine, no owner server. One lock per
 runtime (``<home>/sync/<runtime>.lock``) keeps overlapping cron runs of the same sync apart.
@@ -31,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_json
-from ..foundations.config import load_config
+from ..foundations.config import ingest_limit, load_config
 from ..foundations.errors import AlayaError
 from ..foundations.json_input import JsonInputError, load_json
 from ..foundations.lock import StoreLock
@@ -42,6 +45,8 @@ if TYPE_CHECKING:
 
 STATE_FORMAT = 1
 TRANSCRIPT = "transcript"
+SYMLINK = "symbolic link"
+TOO_LARGE = "over ingest.max_file_mb"
 log = logging.getLogger(__name__)
 
 
@@ -148,7 +153,8 @@ def run_sync(runtime: Runtime, home: str | os.PathLike | None, no_server: bool, 
     started = time.perf_counter()
     layout = Layout(resolve_home(home))
     layout.require_initialised()
-    idle_minutes = load_config(layout.config_file)["sync"]["session_idle_minutes"]
+    config = load_config(layout.config_file)
+    idle_minutes = config["sync"]["session_idle_minutes"]
     state_dir = Path(state_dir).expanduser().absolute()
     report = SyncReport(runtime=runtime.name, state_dir=str(state_dir),
                         transcripts_dir=str(state_dir / runtime.folder), idle_minutes=idle_minutes)
@@ -160,8 +166,8 @@ def run_sync(runtime: Runtime, home: str | os.PathLike | None, no_server: bool, 
         report.busy = f"another `alaya sync {runtime.name}` is running for this store; this run did nothing"
     else:
         try:
-            Sync(runtime, layout, no_server, state_dir, idle_minutes * 60, include_active, backend).run(
-                report, agent, distill)
+            Sync(runtime, layout, no_server, state_dir, idle_minutes * 60, ingest_limit(config), include_active,
+                 backend).run(report, agent, distill)
         finally:
             lock.release()
     report.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
@@ -170,7 +176,7 @@ def run_sync(runtime: Runtime, home: str | os.PathLike | None, no_server: bool, 
 
 class Sync:
     def __init__(self, runtime: Runtime, layout: Layout, no_server: bool, state_dir: Path, idle_s: float,
-                 include_active: bool, backend: Backend | None = None):
+                 max_bytes: int, include_active: bool, backend: Backend | None = None):
         self.runtime = runtime
         self.state_file = layout.sync_state(runtime.name)
         self.layout = layout
@@ -178,6 +184,7 @@ class Sync:
         self.backend = backend
         self.state_dir = state_dir
         self.idle_s = idle_s
+        self.max_bytes = max_bytes
         self.include_active = include_active
         self.tracked, self.unreadable = load_state(self.state_file)
         self.dirty = self.unreadable is not None  # written even if nothing changed, so the warning is given once
@@ -221,9 +228,12 @@ class Sync:
             return None
         else:
             change = "grown" if item.size > known.size else "changed"
-            if item.follows is None and not quiet:
-                report.changes.append(Change(key, item.agent, change, "waiting", known.session_id, idle_s=int(idle_s)))
-                return None
+        if item.size > self.max_bytes:  # ingest would refuse it: not worth hashing (a sparse 3 GB file took 10 s)
+            skipped[TOO_LARGE] += 1
+            return None
+        if known is not None and item.follows is None and not quiet:
+            report.changes.append(Change(key, item.agent, change, "waiting", known.session_id, idle_s=int(idle_s)))
+            return None
         try:
             content = read_content(item.path)
         except OSError as error:
@@ -275,9 +285,13 @@ def list_folder(folder: Path, agent: str, classify: Callable[[str], str], scan: 
                 subfolders: str | None = "not a file") -> None:
     """Add one folder's transcripts (with stat) to ``scan``; ``classify`` names what a file is by its name.
     ``archive`` is the kind that marks an archive and how to find the transcript it was renamed from;
-    ``subfolders`` is the skip reason for folders inside (None when the scan walks into them)."""
+    ``subfolders`` is the skip reason for folders inside (None when the scan walks into them). Symbolic links are
+    skipped, as everywhere in a runtime's folder (:func:`real_subfolders`)."""
     scan.folders.append(folder)
     for entry in os.scandir(folder):
+        if entry.is_symlink():
+            scan.skipped[SYMLINK] += 1
+            continue
         if entry.is_dir():
             if subfolders:
                 scan.skipped[subfolders] += 1
@@ -289,6 +303,21 @@ def list_folder(folder: Path, agent: str, classify: Callable[[str], str], scan: 
             continue
         stat = entry.stat()
         scan.found.append(Found(Path(entry.path), agent, kind, stat.st_size, stat.st_mtime_ns, follows))
+
+
+def real_subfolders(folder: Path, scan: Scan, names: set[str] | None = None) -> list[Path]:
+    """The folders in ``folder`` (only those ``names`` when given), by name. A symbolic link among them is counted
+    as skipped, never followed, as ``import-memex`` does in a vault: nothing outside the folder the user pointed
+    at is read, and no transcript is read twice under two paths (each time replacing its session)."""
+    found = []
+    for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        if (names is not None and entry.name not in names) or not entry.is_dir():
+            continue
+        if entry.is_symlink():
+            scan.skipped[SYMLINK] += 1
+        else:
+            found.append(Path(entry.path))
+    return found
 
 
 def read_content(path: Path) -> Content:
