@@ -104,6 +104,8 @@ def _sync(ctx: typer.Context, runtime: Runtime, folder: str | None, env_name: st
     document = run_sync(runtime, ctx.obj["home"], ctx.obj["no_server"], state_dir=chosen, agent=agent,
                         distill=distill, include_active=include_active, backend=here.backend)
     emit(document) if as_json else print_sync(document)
+    for warning in document["warnings"]:
+        say(f"warning: {warning}", error=True)
     refused = [change for change in document["changes"] if change["status"] == "refused"]
     for change in refused:
         say(f"error: {change['path']}: {change['error']['message']}", error=True)

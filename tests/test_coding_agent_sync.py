@@ -182,6 +182,69 @@ def test_a_new_transcript_still_being_written_waits(cli, runtime, root):
     assert [c["error"]["message"] for c in document["changes"] if c["status"] == "refused"][0].startswith("line 2:")
 
 
+def test_a_last_line_without_a_line_break_is_taken_when_whole_and_include_active_takes_a_cut_one(cli, runtime,
+                                                                                                 tmp_path):
+    """A new transcript whose last line lacks a line break waited even with ``--include-active``, which its
+    ``waiting`` line offers: a whole JSON object there is a finished line, and ``--include-active`` takes a cut one."""
+    root = tmp_path / runtime.fixture
+    whole = root / runtime.folder / runtime.done
+    whole.parent.mkdir(parents=True)
+    whole.write_text((FIXTURES / runtime.fixture / runtime.folder / runtime.done).read_text().rstrip("\n"))
+    partial = root / runtime.folder / runtime.partial
+    partial.parent.mkdir(parents=True, exist_ok=True)
+    partial.write_text(PARTIAL_FIRST_LINE[runtime.name] + '{"type":"assistant","mess')
+    code, document = sync(cli, runtime, root)
+    assert changes(document) == {runtime.done: ("new", "ingested"), runtime.partial: ("new", "waiting")}
+    code, document = sync(cli, runtime, root, "--include-active")
+    assert code == 2 and changes(document) == {runtime.partial: ("new", "refused")}
+    assert document["changes"][0]["error"]["message"].startswith("line 2: malformed JSON")
+
+
+@pytest.mark.parametrize("runtime", [CODEX], ids=["codex"])
+def test_bookkeeping_of_the_wrong_shape_is_started_afresh_with_one_warning(cli, home, runtime, root):
+    """Valid JSON with a field of the wrong type (``"size": "x"``) made every later sync an internal error."""
+    sync(cli, runtime, root)
+    state_file = Layout(home).sync_state(runtime.name)
+    state = json.loads(state_file.read_text())
+    state["files"][str(root / runtime.folder / runtime.done)]["size"] = "x"
+    state_file.write_text(json.dumps(state))
+    result = cli("sync", runtime.name, "--dir", str(root), "--json")
+    document = result.json()
+    [warning] = document["warnings"]
+    assert warning.startswith(f"sync bookkeeping {state_file} is unreadable (") and "field 'size'" in warning
+    assert [line for line in result.stderr.splitlines() if line.startswith("warning:")] == [f"warning: {warning}"]
+    assert changes(document) == {runtime.done: ("new", "unchanged"), runtime.other: ("new", "unchanged"),
+                                 runtime.corrupt: ("new", "refused")}, "every file read again, nothing stored twice"
+    code, document = sync(cli, runtime, root)
+    assert code == 0 and document["warnings"] == [] and document["changes"] == [], "said once, then as before"
+
+
+@pytest.mark.parametrize("runtime", [CLAUDE], ids=["claude-code"])
+def test_symbolic_links_are_not_followed_and_files_over_the_size_limit_are_not_read(cli, home, runtime, root,
+                                                                                    tmp_path):
+    """A linked project folder's transcript from outside was ingested, and a 3 GB sparse file hashed on every run
+    (5-12 s) only for ingest to refuse it: links are skipped as ``import-memex`` skips them, big files by their stat."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    stranger = outside / "0b7d3f20-2a6c-4e8d-b5f0-7c1e9a2d4b63.jsonl"
+    stranger.write_text((root / runtime.folder / runtime.other).read_text().replace("0b7d3f19", "0b7d3f20"))
+    projects = root / runtime.folder
+    (projects / "-home-dev-projects-linked").symlink_to(outside, target_is_directory=True)
+    (projects / Path(runtime.done).parent / "linked.jsonl").symlink_to(stranger)
+    with open(projects / Path(runtime.other).parent / "huge.jsonl", "wb") as huge:
+        huge.truncate(3 * 2**30)
+    config = json.loads((home / "config.json").read_text())
+    config["ingest"]["max_file_mb"] = 1
+    (home / "config.json").write_text(json.dumps(config))
+    code, document = sync(cli, runtime, root)
+    assert set(changes(document)) == {runtime.done, runtime.other, runtime.corrupt}
+    assert document["skipped"] == {**runtime.skipped, "symbolic link": 2, "over ingest.max_file_mb": 1}
+    assert document["elapsed_ms"] < 3000, "the big file is skipped by its size, not read"
+    assert cli("status", "--json").json()["l3"]["sessions"] == 2
+    text = cli("sync", runtime.name, "--dir", str(root)).stdout
+    assert "5 skipped (1 over ingest.max_file_mb, 1 session folder, 1 sub-agent transcript, 2 symbolic link)" in text
+
+
 def test_folder_from_the_environment_and_a_missing_one(cli, runtime, root, tmp_path, monkeypatch):
     monkeypatch.setenv(runtime.env, str(root))
     result = cli("sync", runtime.name, "--json")

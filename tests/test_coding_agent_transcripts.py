@@ -13,8 +13,9 @@ from conftest import FIXTURES
 
 from alaya_engine.distill.offline import OfflineDistiller
 from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.foundations.json_input import load_json
 from alaya_engine.raw.formats import parse_session_bytes
-from alaya_engine.raw.runtime_text import TOOL_TEXT_CAP
+from alaya_engine.raw.runtime_text import ARGUMENT_DEPTH, TOO_DEEP, TOOL_TEXT_CAP
 
 CLAUDE_PROJECTS = FIXTURES / "claude_home" / "projects"
 CLAUDE_SQL = CLAUDE_PROJECTS / "-home-dev-projects-billing-api" / "6f2c1e4a-8b3d-4c5e-9f1a-2b3c4d5e6f70.jsonl"
@@ -119,3 +120,71 @@ def test_the_offline_distiller_reads_failures_and_fixes_from_both_runtimes(path,
     if path is not CLAUDE_OOM:
         [gotcha] = [card for card in distillation.cards if card.type == "gotcha"]
         assert "**Error:** `" in gotcha.content, "the error line is quoted from the failing tool turn"
+
+
+def _claude_line(session: str, kind: str, content, message_id: str | None = None) -> str:
+    message = {"role": kind, "content": content, **({"id": message_id} if message_id else {})}
+    return json.dumps({"type": kind, "sessionId": session, "uuid": f"u-{kind}-{message_id}",
+                       "timestamp": "2026-04-06T10:00:00.000Z", "message": message})
+
+
+def _codex_lines(session: str, *items: dict) -> str:
+    head = {"timestamp": "2026-04-07T10:00:00.000Z", "type": "session_meta",
+            "payload": {"id": session, "timestamp": "2026-04-07T10:00:00.000Z", "cwd": "/srv/app"}}
+    asked = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "fix the build"}]}
+    return "\n".join(json.dumps(line) for line in [head, *({"timestamp": "2026-04-07T10:00:01.000Z",
+                                                             "type": "response_item", "payload": item}
+                                                            for item in (asked, *items))]) + "\n"
+
+
+def _call(arguments: str, call_id="call_1") -> dict:
+    return {"type": "function_call", "name": "shell", "arguments": arguments, "call_id": call_id}
+
+
+def _nested(depth: int) -> str:
+    return '{"a":' * depth + "1" + "}" * depth
+
+
+NOT_JSON_ARGUMENTS = '{"timeout": NaN, "retries": Infinity, "limit": 1e999}'
+HOSTILE_TRANSCRIPTS = {
+    "claude-id-list.jsonl": "\n".join([
+        _claude_line("c-ids", "user", "run the tests"),
+        _claude_line("c-ids", "assistant", [{"type": "tool_use", "id": ["t1"], "name": "Bash", "input": {}}], "m1"),
+        _claude_line("c-ids", "user", [{"type": "tool_result", "tool_use_id": {"id": "t1"}, "content": "ok"}])])
+    + "\n",
+    "claude-deep-input.jsonl": _claude_line("c-deep", "user", "run the tests") + "\n" + _claude_line(
+        "c-deep", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": "DEEP"}], "m1").replace(
+        '"DEEP"', _nested(900)) + "\n",
+    "codex-id-list.jsonl": _codex_lines("k-ids", _call("{}", ["c1"]),
+                                        {"type": "function_call_output", "call_id": {"id": 1}, "output": "ok"}),
+    "codex-deep-arguments.jsonl": _codex_lines("k-deep", _call(_nested(600))),
+    "codex-bracket-string.jsonl": _codex_lines("k-brackets", _call("[" * 100_000)),
+    "codex-nan-arguments.jsonl": _codex_lines("k-nan", _call(NOT_JSON_ARGUMENTS)),
+}
+
+
+def test_hostile_coding_agent_transcripts_are_stored_as_json_never_as_internal_errors(cli, home, tmp_path):
+    """Ids of the wrong type, arguments nested hundreds deep and arguments that are not JSON (NaN) once made an
+    internal error (exit 1, a traceback in the log), or put NaN in L3 and in every reply that read it back."""
+    folder = tmp_path / "hostile"
+    folder.mkdir()
+    for name, text in HOSTILE_TRANSCRIPTS.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    result = cli("ingest", "--json", str(folder))
+    assert result.exit_code == 0, result.stderr
+    assert [outcome["status"] for outcome in result.json()["files"]] == ["ingested"] * len(HOSTILE_TRANSCRIPTS)
+    assert "Traceback" not in (home / "logs" / "alaya.log").read_text(encoding="utf-8")
+    stored = {session_id: load_json(stored_text(home, session_id)) for session_id in (
+        "claude-c-ids", "claude-c-deep", "codex-k-ids", "codex-k-deep", "codex-k-brackets", "codex-k-nan")}
+    for session_id in ("claude-c-ids", "codex-k-ids"):
+        turns = stored[session_id]["turns"]
+        assert turns[1]["tool_calls"][0]["id"] is None and turns[2].get("tool_name") is None
+    for session_id in ("claude-c-deep", "codex-k-deep"):
+        deep = json.dumps(stored[session_id], ensure_ascii=False)
+        assert TOO_DEEP in deep and deep.count('{"a": ') == ARGUMENT_DEPTH
+    assert stored["codex-k-brackets"]["turns"][1]["tool_calls"][0]["arguments"].startswith("[[[")
+    [call] = stored["codex-k-nan"]["turns"][1]["tool_calls"]
+    assert call["arguments"] == NOT_JSON_ARGUMENTS, "arguments that are not JSON are kept as the text they are"
+    trace = cli("trace", "--json", "codex-k-nan:turns:0-1")
+    assert trace.exit_code == 0, trace.stderr
+    assert load_json(trace.stdout)["context_turns"][1]["tool_calls"] == [call], "the reply is strict JSON"

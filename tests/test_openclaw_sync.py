@@ -173,14 +173,26 @@ def test_a_new_transcript_still_being_written_waits(cli, state):
     assert changes(document)["main/sessions/" + partial.name] == ("new", "waiting")
 
 
-def test_agent_filter_and_unknown_agent(cli, state):
+def test_agent_filter_unknown_agent_and_linked_folders(cli, state, tmp_path):
+    """Symbolic links are not followed (an agent folder, a sessions folder): nothing outside is read, and the
+    ``work`` sessions are not read a second time under ``linked``."""
+    agents = state / "agents"
+    (agents / "linked").symlink_to(agents / "work", target_is_directory=True)
+    (agents / "moved").mkdir()
+    (agents / "moved" / "sessions").symlink_to(tmp_path, target_is_directory=True)
     code, document = sync(cli, state, "--agent", "main")
-    assert code == 0 and document["agents"] == ["main"]
+    assert code == 0 and document["agents"] == ["main"] and "symbolic link" not in document["skipped"]
     assert set(changes(document)) == {MAIN_DONE, MAIN_GROWING}
     result = cli("sync", "openclaw", "--state-dir", str(state), "--agent", "ops", "--json")
     assert result.exit_code == 2
     assert json.loads(result.stdout)["error"] == {
-        "code": "unknown_agent", "message": f"no OpenClaw agent 'ops' in {state / 'agents'}; found: main, work"}
+        "code": "unknown_agent", "message": f"no OpenClaw agent 'ops' in {agents}; found: main, moved, work"}
+    linked = cli("sync", "openclaw", "--state-dir", str(state), "--agent", "linked", "--json").json()["error"]
+    assert linked["message"] == (f"no OpenClaw agent 'linked' in {agents} (it is a symbolic link, which sync does "
+                                 "not follow); found: main, moved, work")
+    code, document = sync(cli, state)
+    assert document["agents"] == ["main", "moved", "work"] and document["skipped"]["symbolic link"] == 2
+    assert set(changes(document)) == {WORK_DONE, WORK_CORRUPT}
 
 
 def test_state_dir_from_the_environment_and_a_missing_one(cli, state, tmp_path, monkeypatch):

@@ -9,12 +9,11 @@ id, so ingesting it would replace the parent. How a transcript becomes a session
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ..foundations.errors import AlayaError
 from ..raw.claude_code import AGENT
-from .runtime_sync import TRANSCRIPT, Runtime, Scan, list_folder
+from .runtime_sync import TRANSCRIPT, Runtime, Scan, list_folder, real_subfolders
 
 DIR_ENV = "CLAUDE_CONFIG_DIR"
 DEFAULT_DIR = "~/.claude"
@@ -37,9 +36,9 @@ def scan(config_dir: Path, agent: str | None) -> Scan:
         raise AlayaError("not_found", f"no Claude Code projects at {projects}; pass --dir or set {DIR_ENV} to "
                                       f"Claude Code's config folder (default {DEFAULT_DIR})")
     found = Scan([AGENT])
-    for entry in sorted(os.scandir(projects), key=lambda entry: entry.name):
-        if entry.is_dir() and not entry.name.startswith("."):
-            list_folder(Path(entry.path), AGENT, classify, found, subfolders="session folder")
+    for folder in real_subfolders(projects, found):
+        if not folder.name.startswith("."):
+            list_folder(folder, AGENT, classify, found, subfolders="session folder")
     return found
 
 

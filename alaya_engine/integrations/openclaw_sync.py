@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..foundations.errors import AlayaError
-from .runtime_sync import TRANSCRIPT, Runtime, Scan, list_folder, run_sync
+from .runtime_sync import SYMLINK, TRANSCRIPT, Runtime, Scan, list_folder, real_subfolders, run_sync
 
 if TYPE_CHECKING:
     from ..server.backend import Backend
@@ -59,17 +59,19 @@ def scan(state_dir: Path, agent: str | None) -> Scan:
     if not agents_dir.is_dir():
         raise AlayaError("not_found", f"no OpenClaw agents at {agents_dir}; pass --state-dir or set "
                                       f"{STATE_DIR_ENV} to OpenClaw's state folder (default {DEFAULT_STATE_DIR})")
-    agents = sorted(entry.name for entry in os.scandir(agents_dir) if entry.is_dir())
-    if agent is not None:
-        if agent not in agents:
-            raise AlayaError("unknown_agent", f"no OpenClaw agent '{agent}' in {agents_dir}; "
-                                              f"found: {', '.join(agents) or 'none'}")
-        agents = [agent]
-    found = Scan(agents)
-    for name in agents:
-        folder = agents_dir / name / "sessions"
-        if folder.is_dir():
-            list_folder(folder, name, classify, found, archive=(RESET_ARCHIVE, transcript_of))
+    found = Scan([])
+    folders = real_subfolders(agents_dir, found, None if agent is None else {agent})
+    if agent is not None and not folders:
+        agents = ", ".join(folder.name for folder in real_subfolders(agents_dir, Scan([]))) or "none"
+        linked = " (it is a symbolic link, which sync does not follow)" if found.skipped else ""
+        raise AlayaError("unknown_agent", f"no OpenClaw agent '{agent}' in {agents_dir}{linked}; found: {agents}")
+    found.agents = [folder.name for folder in folders]
+    for folder in folders:
+        sessions = folder / "sessions"
+        if sessions.is_symlink():
+            found.skipped[SYMLINK] += 1
+        elif sessions.is_dir():
+            list_folder(sessions, folder.name, classify, found, archive=(RESET_ARCHIVE, transcript_of))
     return found
 
 

@@ -5,11 +5,16 @@ transcripts, a :class:`Runtime`'s ``scan`` (:mod:`.openclaw_sync`, :mod:`.claude
 
 When a session has ended: a live transcript carries no end marker, so
 
-- a transcript never seen before is ingested at once (unless its last line is still being written);
+- a transcript never seen before is ingested at once, unless its last line is still being written (no line break
+  after it, and not a whole JSON object yet): that one waits as a changed transcript does, below (a line still cut
+  off when it is taken is refused, naming the line, and read again when the file changes);
 - a transcript that changed since then is re-ingested as a new version (``replace``) once it has been quiet for
   ``sync.session_idle_minutes`` (config.json, default 30), or at once with ``--include-active``;
 - an archive a runtime renames a live transcript to (OpenClaw's ``.reset.``) is ingested once, as that session's
   final version, when this sync was following the transcript; other archives are skipped.
+
+Never read: what a symbolic link in the transcripts folder leads to (:func:`real_subfolders`), and a file over
+``ingest.max_file_mb``, which ingest would refuse (both counted as skipped).
 
 Bookkeeping (size, mtime, sha256 and outcome per file) lives in ``<home>/sync/<runtime>.json``. When nothing
 changed a run lists folders and stats files, nothing more: no hashing, no engine, no owner server. One lock per
@@ -19,7 +24,6 @@ runtime (``<home>/sync/<runtime>.lock``) keeps overlapping cron runs of the same
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import time
@@ -30,8 +34,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_json
-from ..foundations.config import load_config
+from ..foundations.config import ingest_limit, load_config
 from ..foundations.errors import AlayaError
+from ..foundations.json_input import JsonInputError, load_json
 from ..foundations.lock import StoreLock
 from ..foundations.paths import Layout, resolve_home
 
@@ -40,6 +45,8 @@ if TYPE_CHECKING:
 
 STATE_FORMAT = 1
 TRANSCRIPT = "transcript"
+SYMLINK = "symbolic link"
+TOO_LARGE = "over ingest.max_file_mb"
 log = logging.getLogger(__name__)
 
 
@@ -93,7 +100,7 @@ class Content:
     size: int
     mtime_ns: int
     complete: bool
-    """Ends with a line break: no line is half written."""
+    """No line is half written: the file ends with a line break, or its last line is a whole JSON object."""
 
 
 @dataclass
@@ -124,6 +131,8 @@ class SyncReport:
     distill: dict | None = None
     busy: str | None = None
     """Why this run did nothing: another sync holds the lock."""
+    warnings: list[str] = field(default_factory=list)
+    """What the run worked around, one line each (bookkeeping it could not read)."""
     elapsed_ms: float = 0.0
 
     def count(self, status: str) -> int:
@@ -144,7 +153,8 @@ def run_sync(runtime: Runtime, home: str | os.PathLike | None, no_server: bool, 
     started = time.perf_counter()
     layout = Layout(resolve_home(home))
     layout.require_initialised()
-    idle_minutes = load_config(layout.config_file)["sync"]["session_idle_minutes"]
+    config = load_config(layout.config_file)
+    idle_minutes = config["sync"]["session_idle_minutes"]
     state_dir = Path(state_dir).expanduser().absolute()
     report = SyncReport(runtime=runtime.name, state_dir=str(state_dir),
                         transcripts_dir=str(state_dir / runtime.folder), idle_minutes=idle_minutes)
@@ -156,8 +166,8 @@ def run_sync(runtime: Runtime, home: str | os.PathLike | None, no_server: bool, 
         report.busy = f"another `alaya sync {runtime.name}` is running for this store; this run did nothing"
     else:
         try:
-            Sync(runtime, layout, no_server, state_dir, idle_minutes * 60, include_active, backend).run(
-                report, agent, distill)
+            Sync(runtime, layout, no_server, state_dir, idle_minutes * 60, ingest_limit(config), include_active,
+                 backend).run(report, agent, distill)
         finally:
             lock.release()
     report.elapsed_ms = round((time.perf_counter() - started) * 1000, 1)
@@ -166,7 +176,7 @@ def run_sync(runtime: Runtime, home: str | os.PathLike | None, no_server: bool, 
 
 class Sync:
     def __init__(self, runtime: Runtime, layout: Layout, no_server: bool, state_dir: Path, idle_s: float,
-                 include_active: bool, backend: Backend | None = None):
+                 max_bytes: int, include_active: bool, backend: Backend | None = None):
         self.runtime = runtime
         self.state_file = layout.sync_state(runtime.name)
         self.layout = layout
@@ -174,14 +184,17 @@ class Sync:
         self.backend = backend
         self.state_dir = state_dir
         self.idle_s = idle_s
+        self.max_bytes = max_bytes
         self.include_active = include_active
-        self.tracked = load_state(self.state_file)
-        self.dirty = False
+        self.tracked, self.unreadable = load_state(self.state_file)
+        self.dirty = self.unreadable is not None  # written even if nothing changed, so the warning is given once
 
     def run(self, report: SyncReport, agent: str | None, distill: bool) -> None:
         scan = self.runtime.scan(self.state_dir, agent)
         found = sorted(scan.found, key=lambda item: str(item.path))
         report.agents, skipped, folders = scan.agents, scan.skipped, scan.folders
+        if self.unreadable:
+            report.warnings.append(self.unreadable)
         report.files = len(found)
         now_ns = time.time_ns()
         to_ingest: list[tuple[Found, str, Content]] = []
@@ -215,9 +228,12 @@ class Sync:
             return None
         else:
             change = "grown" if item.size > known.size else "changed"
-            if item.follows is None and not quiet:
-                report.changes.append(Change(key, item.agent, change, "waiting", known.session_id, idle_s=int(idle_s)))
-                return None
+        if item.size > self.max_bytes:  # ingest would refuse it: not worth hashing (a sparse 3 GB file took 10 s)
+            skipped[TOO_LARGE] += 1
+            return None
+        if known is not None and item.follows is None and not quiet:
+            report.changes.append(Change(key, item.agent, change, "waiting", known.session_id, idle_s=int(idle_s)))
+            return None
         try:
             content = read_content(item.path)
         except OSError as error:
@@ -229,7 +245,7 @@ class Sync:
             self.dirty = True
             report.unchanged += 1
             return None
-        if change == "new" and not content.complete and idle_s < self.idle_s:
+        if change == "new" and not content.complete and not quiet:
             report.changes.append(Change(key, item.agent, change, "waiting", idle_s=int(idle_s)))
             return None
         return item, change, content
@@ -269,9 +285,13 @@ def list_folder(folder: Path, agent: str, classify: Callable[[str], str], scan: 
                 subfolders: str | None = "not a file") -> None:
     """Add one folder's transcripts (with stat) to ``scan``; ``classify`` names what a file is by its name.
     ``archive`` is the kind that marks an archive and how to find the transcript it was renamed from;
-    ``subfolders`` is the skip reason for folders inside (None when the scan walks into them)."""
+    ``subfolders`` is the skip reason for folders inside (None when the scan walks into them). Symbolic links are
+    skipped, as everywhere in a runtime's folder (:func:`real_subfolders`)."""
     scan.folders.append(folder)
     for entry in os.scandir(folder):
+        if entry.is_symlink():
+            scan.skipped[SYMLINK] += 1
+            continue
         if entry.is_dir():
             if subfolders:
                 scan.skipped[subfolders] += 1
@@ -285,28 +305,79 @@ def list_folder(folder: Path, agent: str, classify: Callable[[str], str], scan: 
         scan.found.append(Found(Path(entry.path), agent, kind, stat.st_size, stat.st_mtime_ns, follows))
 
 
+def real_subfolders(folder: Path, scan: Scan, names: set[str] | None = None) -> list[Path]:
+    """The folders in ``folder`` (only those ``names`` when given), by name. A symbolic link among them is counted
+    as skipped, never followed, as ``import-memex`` does in a vault: nothing outside the folder the user pointed
+    at is read, and no transcript is read twice under two paths (each time replacing its session)."""
+    found = []
+    for entry in sorted(os.scandir(folder), key=lambda entry: entry.name):
+        if (names is not None and entry.name not in names) or not entry.is_dir():
+            continue
+        if entry.is_symlink():
+            scan.skipped[SYMLINK] += 1
+        else:
+            found.append(Path(entry.path))
+    return found
+
+
 def read_content(path: Path) -> Content:
     digest = hashlib.sha256()
-    size, last = 0, b""
+    size, tail = 0, bytearray()
     with open(path, "rb") as handle:
         while chunk := handle.read(1 << 20):
             digest.update(chunk)
             size += len(chunk)
-            last = chunk[-1:]
+            cut = chunk.rfind(b"\n")
+            if cut < 0:
+                tail += chunk
+            else:
+                tail[:] = chunk[cut + 1:]
         mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
-    return Content(digest.hexdigest(), size, mtime_ns, complete=last == b"\n")
+    return Content(digest.hexdigest(), size, mtime_ns, complete=is_whole_line(bytes(tail)))
 
 
-def load_state(path: Path) -> dict[str, Tracked]:
-    """The bookkeeping; unreadable bookkeeping is started afresh (every file looks new, ingest dedups)."""
-    if not path.exists():
-        return {}
+def is_whole_line(tail: bytes) -> bool:
+    """Whether what follows a transcript's last line break is a whole line: nothing, or a JSON object. A line being
+    written is never one, since no cut-off start of an object parses; a writer that ends its file without a line
+    break leaves one."""
+    if not tail.strip():
+        return True
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        return {key: Tracked(**entry) for key, entry in document["files"].items()}
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        log.warning("sync state %s is unreadable (%s); starting afresh", path, error)
-        return {}
+        return isinstance(load_json(tail.decode("utf-8-sig")), dict)
+    except (UnicodeDecodeError, JsonInputError):
+        return False
+
+
+TRACKED_TYPES = {"size": int, "mtime_ns": int, "sha256": str, "status": str, "session_id": (str, type(None)),
+                 "error": (str, type(None))}
+"""Every field of a :class:`Tracked` and the types it may hold: bookkeeping of another shape is unreadable."""
+
+
+def load_state(path: Path) -> tuple[dict[str, Tracked], str | None]:
+    """The bookkeeping, or none and why, when it cannot be read or is not of the shape this sync writes: it is then
+    started afresh (every file looks new; ingest finds the sessions already stored unchanged)."""
+    if not path.exists():
+        return {}, None
+    try:
+        document = load_json(path.read_text(encoding="utf-8"))
+        files = document.get("files") if isinstance(document, dict) else None
+        if not isinstance(files, dict):
+            raise ValueError("no 'files' object")
+        return {key: _tracked(key, entry) for key, entry in files.items()}, None
+    except (OSError, ValueError) as error:
+        reason = (error.strerror if isinstance(error, OSError) and error.strerror
+                  else f"{error}{error.where}" if isinstance(error, JsonInputError) else str(error))
+        log.warning("sync bookkeeping %s is unreadable (%s); starting afresh", path, reason)
+        return {}, f"sync bookkeeping {path} is unreadable ({reason}); started afresh: every transcript is read again"
+
+
+def _tracked(key: str, entry: object) -> Tracked:
+    if not isinstance(entry, dict):
+        raise ValueError(f"{key}: not an object")
+    for name, kind in TRACKED_TYPES.items():
+        if not isinstance(entry.get(name), kind) or isinstance(entry.get(name), bool):
+            raise ValueError(f"{key}: field '{name}' is missing or of the wrong type")
+    return Tracked(**{name: entry[name] for name in TRACKED_TYPES})
 
 
 def save_state(path: Path, tracked: dict[str, Tracked]) -> None:

@@ -9,6 +9,7 @@ string or blocks) plus ``sessionId``, ``uuid``/``parentUuid``, ``timestamp``, ``
   answer, and often as long as the rest together);
 - ``tool_use`` blocks become the assistant turn's ``tool_calls``; Claude Code writes each block of one API message
   on its own line, so lines sharing a message id make one turn (the text that announces a call and the call);
+  an ``id`` or ``tool_use_id`` that is not a string is dropped (the result then names no tool);
 - ``tool_result`` blocks, which arrive inside ``user`` records, become ``tool`` turns named after the call they
   answer (``is_error`` kept): filed as the user's words they would open an episode on every command's output;
 - images become ``[image]``; long tool results and long strings in call arguments are clipped (:mod:`.runtime_text`);
@@ -106,10 +107,10 @@ class _Reader:
             if kind == "text" and isinstance(block.get("text"), str):
                 texts.append(block["text"])
             elif kind == "tool_use":
-                name = text_or_none(block.get("name"))
-                calls.append({"id": block.get("id"), "name": name, "arguments": clip_arguments(block.get("input"))})
-                if isinstance(block.get("id"), str) and name:
-                    self.tool_names[block["id"]] = name
+                call_id, name = text_or_none(block.get("id")), text_or_none(block.get("name"))
+                calls.append({"id": call_id, "name": name, "arguments": clip_arguments(block.get("input"))})
+                if call_id and name:
+                    self.tool_names[call_id] = name
             elif kind == "image":
                 texts.append(IMAGE)
         message_id = text_or_none(message.get("id"))
@@ -135,7 +136,8 @@ class _Reader:
             elif kind == "tool_result":
                 extra = {"is_error": True} if block.get("is_error") is True else {}
                 self.turns.append(Turn("tool", clip(_result_text(block.get("content"))), timestamp,
-                                       tool_name=self.tool_names.get(block.get("tool_use_id")), extra=extra))
+                                       tool_name=self.tool_names.get(text_or_none(block.get("tool_use_id"))),
+                                       extra=extra))
         if not texts:
             return
         if record.get("isCompactSummary") is True:

@@ -9,7 +9,8 @@ What becomes of the response items:
   ``[image]``). ``developer`` messages and the context Codex injects as user messages (``<environment_context>``,
   ``<user_instructions>``, AGENTS.md) are dropped: instructions to the model, not the person's words;
 - ``function_call``, ``custom_tool_call`` (``apply_patch``), ``local_shell_call`` and ``web_search_call`` become
-  the assistant turn's ``tool_calls`` (JSON arguments decoded; long strings clipped);
+  the assistant turn's ``tool_calls`` (JSON arguments decoded, arguments that are not JSON, ``NaN`` included, kept
+  as their text; long strings clipped; a ``call_id`` that is not a string is dropped);
 - ``function_call_output`` and ``custom_tool_call_output`` become ``tool`` turns named after their call (the shell's
   ``{"output", "metadata": {"exit_code"}}`` envelope unwrapped, a non-zero exit code kept as ``exit_code``;
   long output clipped, :mod:`.runtime_text`);
@@ -21,10 +22,10 @@ The session id is ``codex-`` and ``payload.id``; the channel is the project (the
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..foundations.domain import Session, Turn
+from ..foundations.json_input import JsonInputError, load_json
 from .runtime_text import IMAGE, clip, clip_arguments, project_channel
 from .session_parts import check_session_id, finish, jsonl_events, refuse, text_or_none, to_millis
 
@@ -93,7 +94,8 @@ class _Reader:
             self._call(item, timestamp)
         elif kind in OUTPUTS:
             text, exit_code = _output(item.get("output"))
-            self.turns.append(Turn("tool", clip(text), timestamp, tool_name=self.tool_names.get(item.get("call_id")),
+            tool_name = self.tool_names.get(text_or_none(item.get("call_id")))
+            self.turns.append(Turn("tool", clip(text), timestamp, tool_name=tool_name,
                                    extra={"exit_code": exit_code} if exit_code else {}))
 
     def _call(self, item: dict, timestamp: int | None) -> None:
@@ -106,9 +108,10 @@ class _Reader:
             arguments = {"input": item.get("input")}
         else:
             arguments = item.get("action")
-        if isinstance(item.get("call_id"), str):
-            self.tool_names[item["call_id"]] = name
-        call = {"id": item.get("call_id"), "name": name, "arguments": clip_arguments(arguments)}
+        call_id = text_or_none(item.get("call_id"))
+        if call_id:
+            self.tool_names[call_id] = name
+        call = {"id": call_id, "name": name, "arguments": clip_arguments(arguments)}
         if self.turns and self.turns[-1].role == "assistant":
             self.turns[-1].tool_calls.append(call)
         else:
@@ -146,10 +149,12 @@ def _output(output: Any) -> tuple[str, int | None]:
 
 
 def _decoded(arguments: Any) -> Any:
-    """Function-call arguments arrive as a JSON string; decoded when they are JSON, else kept as they are."""
+    """Function-call arguments (and the shell's output envelope) arrive as a JSON string: decoded when they are
+    JSON, else kept as the text they are. Strictly decoded: ``NaN`` or ``Infinity`` would reach the stored session
+    and every reply that carries it, which no JSON reader takes back (the OpenClaw plugin's ``JSON.parse``)."""
     if not isinstance(arguments, str):
         return arguments
     try:
-        return json.loads(arguments)
-    except ValueError:
+        return load_json(arguments)
+    except JsonInputError:
         return arguments
