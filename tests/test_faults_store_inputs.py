@@ -11,6 +11,9 @@ import sys
 
 import pytest
 
+from alaya import AlayaError
+from alaya import open as open_memory
+
 BAD_CREATED = {"inf.md": ".inf", "nan.md": ".nan", "huge.md": "1" + "0" * 40, "past.md": "-99999999999999999999"}
 
 
@@ -92,3 +95,26 @@ def test_stdin_and_files_over_max_file_mb_are_refused_alike_with_and_without_the
         named = alaya(served_home, "ingest", str(oversized), server=server)
         assert named.returncode == 2 and named.stderr.decode().splitlines() == [
             f"error: {oversized}: file is 1.5 MB, over ingest.max_file_mb (1 MB)"], named.stderr
+
+
+def test_a_card_id_that_is_not_utf8_is_bad_input_for_every_face(served_home, cli):
+    """Bytes that are not UTF-8 reach Python as lone surrogates (``os.fsdecode``), which the graph store's binding
+    could not take: an unexpected RuntimeError, exit 1 and a traceback in the log. Now bad input for the command
+    line in-process and forwarded to the owner server, and for the Python API alike."""
+    not_utf8 = b"\xff\xfe"
+    bad = os.fsdecode(not_utf8)
+    for args in (["trace", bad], ["restore", bad], ["link", bad, "card-x"], ["link", "card-x", bad]):
+        result = cli(*args, "--json")
+        assert result.exit_code == 2 and result.json()["error"]["code"] == "bad_id", (args, result.stderr)
+        assert result.stderr.splitlines() == [f"error: {result.json()['error']['message']}"]
+    reason = cli("link", "card-x", "card-y", "--reason", bad, "--json")
+    assert reason.exit_code == 2 and "reason" in reason.json()["error"]["message"], reason.stderr
+    with open_memory(served_home, server=False) as memory:
+        for attempt in (lambda: memory.trace(bad), lambda: memory.link("card-x", bad)):
+            with pytest.raises(AlayaError) as raised:
+                attempt()
+            assert (raised.value.code, raised.value.exit_code) == ("bad_id", 2)
+    forwarded = alaya(served_home, "trace", not_utf8, server=True)
+    assert forwarded.returncode == 2 and forwarded.stderr.decode().splitlines() == [
+        "error: card id '\ufffd\ufffd' is not valid UTF-8 text; card ids come from recall"], forwarded.stderr
+    assert not any("Traceback" in log.read_text() for log in (served_home / "logs").glob("*.log"))
