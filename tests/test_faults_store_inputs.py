@@ -1,6 +1,7 @@
 """Bad items never abort whole runs (issue 21, items 13 and 14): a memex file whose front matter the graph cannot
 hold is refused with its reason while the others import; a card title with a NUL or long four-byte characters
-exports like any other."""
+exports like any other, and bidirectional controls never reach a file name. A card id that is not UTF-8 is bad
+input wherever it comes in."""
 
 from __future__ import annotations
 
@@ -55,6 +56,21 @@ def test_export_writes_cards_whose_titles_hold_a_nul_or_long_wide_characters(cli
     assert "a NUL\\0in the title" in nul.read_text(encoding="utf-8")
     assert json.loads((tmp_path / "export" / ".alaya-export").read_text())["cards"] == 3
 
+
+
+def test_exported_file_names_drop_bidirectional_controls(cli, tmp_path):
+    """A right-to-left override in a title showed ``invoice-exe.pdf`` in a file manager for ``…fdp.exe``: the bidi
+    controls are dropped from names, and only from names (the card keeps its title)."""
+    bidi = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    title = f"invoice \u202efdp.exe{bidi}end"
+    (tmp_path / "vault").mkdir()
+    (tmp_path / "vault" / "bidi.md").write_text(f"---\ntitle: \"{title}\"\n---\nbody\n", encoding="utf-8")
+    assert cli("import-memex", str(tmp_path / "vault")).exit_code == 0
+    result = cli("export", "--out", str(tmp_path / "export"), "--json")
+    assert result.exit_code == 0, result.stderr
+    [path] = (tmp_path / "export" / "cards").rglob("*.md")
+    assert path.name.startswith("invoice-fdp.exeend-") and not set(bidi) & set(path.name), ascii(path.name)
+    assert f"# {title}" in path.read_text(encoding="utf-8")
 
 def alaya(home, *args: str, server: bool, input: bytes | None = None) -> subprocess.CompletedProcess:
     """``alaya --home HOME ARGS`` as a real process, through the owner server or in-process."""
