@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .foundations.disk import disk_full, is_disk_full
 from .foundations.errors import AlayaError
+from .foundations.json_input import has_lone_surrogate, without_lone_surrogates
 
 if TYPE_CHECKING:
     from .engine import Engine
@@ -64,6 +65,20 @@ def _texts(params: dict, key: str) -> list[str]:
     return value
 
 
+def _card_id(params: dict, key: str = "card_id") -> str:
+    """The card id under ``key``: every method that looks a card up by id reads it here."""
+    return _utf8(str(params.get(key, "")), "card id", "bad_id", "card ids come from recall")
+
+
+def _utf8(text: str, what: str, code: str, remedy: str) -> str:
+    """``text``, refused as bad input when it is not UTF-8: a command-line argument of other bytes arrives holding
+    lone surrogates, which the graph store's binding cannot take as a query parameter and no file can hold (they
+    failed as an unexpected RuntimeError or UnicodeEncodeError, with a traceback in the log)."""
+    if has_lone_surrogate(text):
+        raise AlayaError(code, f"{what} '{without_lone_surrogates(text)}' is not valid UTF-8 text; {remedy}")
+    return text
+
+
 def _base64(params: dict, key: str) -> bytes | None:
     value = params.get(key)
     if value is None:
@@ -99,7 +114,7 @@ def _introspect(engine: "Engine", params: dict, progress: Progress) -> dict:
 
 @method("restore")
 def _restore(engine: "Engine", params: dict, progress: Progress) -> dict:
-    return engine.restore(str(params.get("card_id", "")))
+    return engine.restore(_card_id(params))
 
 
 @method("review.list")
@@ -155,12 +170,12 @@ def _verify(engine: "Engine", params: dict, progress: Progress) -> dict:
 
 @method("card")
 def _card(engine: "Engine", params: dict, progress: Progress) -> dict:
-    return engine.card(str(params.get("card_id", "")))
+    return engine.card(_card_id(params))
 
 
 @method("trace")
 def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
-    return engine.trace(str(params.get("card_id", ""))).to_json()
+    return engine.trace(_card_id(params)).to_json()
 
 
 @method("session.turns")
@@ -179,8 +194,9 @@ def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
     weight = params.get("weight", 1.0)
     if wrong or isinstance(weight, bool) or not isinstance(weight, (int, float)):
         raise AlayaError("bad_request", f"link needs text for {', '.join(wrong) or 'its fields'} and a number weight")
-    return engine.link(fields["source"], fields["target"], fields["relation"], fields["reason"], float(weight),
-                       new_relation=params.get("new_relation") is True).to_json()
+    reason = _utf8(fields["reason"], "the reason", "bad_request", "set the terminal to UTF-8 and type it again")
+    return engine.link(_card_id(params, "source"), _card_id(params, "target"), fields["relation"], reason,
+                       float(weight), new_relation=params.get("new_relation") is True).to_json()
 
 
 @method("export")

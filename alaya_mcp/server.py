@@ -9,10 +9,16 @@ transport points fd 1 at stderr while it serves, and Alaya's own logging goes to
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import io
 import json
 import logging
+import os
 import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import contextmanager
+from typing import BinaryIO
 
 import anyio
 import anyio.to_thread
@@ -23,6 +29,7 @@ from mcp.shared.message import SessionMessage
 
 from alaya_engine import __version__
 from alaya_engine.foundations.errors import RUNTIME, AlayaError
+from alaya_engine.foundations.json_input import JsonInputError, load_json
 
 from .tools import INSTRUCTIONS, TOOLS, ToolSpec, run_tool
 
@@ -108,16 +115,57 @@ def serve(home: str | None, no_server: bool) -> int:
     server = build_server(home, no_server)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
-            messages, receive = anyio.create_memory_object_stream(0)
-            async with anyio.create_task_group() as tasks:
-                tasks.start_soon(_answer_malformed_lines, read_stream, messages, write_stream)
-                await server.run(receive, write_stream, server.create_initialization_options())
+        with _client_input() as wire:
+            async with stdio_server(stdin=_client_lines(wire)) as (read_stream, write_stream):
+                messages, receive = anyio.create_memory_object_stream(0)
+                async with anyio.create_task_group() as tasks:
+                    tasks.start_soon(_answer_malformed_lines, read_stream, messages, write_stream)
+                    await server.run(receive, write_stream, server.create_initialization_options())
 
     log.info("mcp server started on stdio")
     anyio.run(main)
     log.info("mcp server stopped: the client closed the connection")
     return 0
+
+
+@contextmanager
+def _client_input() -> Iterator[BinaryIO]:
+    """The client's end of stdin, for this server alone: while it serves, fd 0 reads the null device (as when the
+    SDK claims the stream itself), so no library or child process can swallow a message. The duplicate is never
+    closed: a worker thread may still block reading it after the transport ends."""
+    wire = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        yield os.fdopen(wire, "rb", closefd=False)
+    finally:
+        os.dup2(wire, 0)
+
+
+async def _client_lines(wire: BinaryIO) -> AsyncIterator[str]:
+    """The client's lines (bytes that are not UTF-8 read as U+FFFD), each made fit for the SDK's transport."""
+    async for line in anyio.wrap_file(io.TextIOWrapper(wire, encoding="utf-8", errors="replace")):
+        yield _fit_for_sdk(line)
+
+
+def _fit_for_sdk(line: str) -> str:
+    """``line`` as the SDK should read it. Its parser fails a whole line over a lone-surrogate escape (``"\\ud800"``),
+    which becomes U+FFFD here as in any JSON the command line reads; and it takes a request whose id is neither a
+    string nor an integer (an object, a float, ``true``, ``1e400``) for a notification, which nobody answers, so
+    the client waited forever: such a request is passed on as ``{}``, which is answered like any other JSON that is
+    not a message (-32600, id null). Text that is not JSON goes through as it is (-32700)."""
+    try:
+        message = load_json(line, strict=False)
+    except JsonInputError:
+        return line
+    if isinstance(message, dict) and "method" in message and "id" in message:
+        request_id = message["id"]
+        if isinstance(request_id, bool) or not isinstance(request_id, (int, str)):
+            log.info("request %.40r refused: its id %.40r is not a string or an integer", message["method"],
+                     request_id)
+            return "{}"
+    return json.dumps(message, ensure_ascii=False)
 
 
 async def _answer_malformed_lines(lines, messages, replies) -> None:

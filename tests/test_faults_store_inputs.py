@@ -1,6 +1,7 @@
 """Bad items never abort whole runs (issue 21, items 13 and 14): a memex file whose front matter the graph cannot
 hold is refused with its reason while the others import; a card title with a NUL or long four-byte characters
-exports like any other."""
+exports like any other, and bidirectional controls never reach a file name. A card id that is not UTF-8 is bad
+input wherever it comes in."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ import subprocess
 import sys
 
 import pytest
+
+from alaya import AlayaError
+from alaya import open as open_memory
 
 BAD_CREATED = {"inf.md": ".inf", "nan.md": ".nan", "huge.md": "1" + "0" * 40, "past.md": "-99999999999999999999"}
 
@@ -53,6 +57,21 @@ def test_export_writes_cards_whose_titles_hold_a_nul_or_long_wide_characters(cli
     assert json.loads((tmp_path / "export" / ".alaya-export").read_text())["cards"] == 3
 
 
+
+def test_exported_file_names_drop_bidirectional_controls(cli, tmp_path):
+    """A right-to-left override in a title showed ``invoice-exe.pdf`` in a file manager for ``…fdp.exe``: the bidi
+    controls are dropped from names, and only from names (the card keeps its title)."""
+    bidi = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+    title = f"invoice \u202efdp.exe{bidi}end"
+    (tmp_path / "vault").mkdir()
+    (tmp_path / "vault" / "bidi.md").write_text(f"---\ntitle: \"{title}\"\n---\nbody\n", encoding="utf-8")
+    assert cli("import-memex", str(tmp_path / "vault")).exit_code == 0
+    result = cli("export", "--out", str(tmp_path / "export"), "--json")
+    assert result.exit_code == 0, result.stderr
+    [path] = (tmp_path / "export" / "cards").rglob("*.md")
+    assert path.name.startswith("invoice-fdp.exeend-") and not set(bidi) & set(path.name), ascii(path.name)
+    assert f"# {title}" in path.read_text(encoding="utf-8")
+
 def alaya(home, *args: str, server: bool, input: bytes | None = None) -> subprocess.CompletedProcess:
     """``alaya --home HOME ARGS`` as a real process, through the owner server or in-process."""
     env = {key: value for key, value in os.environ.items() if key != "ALAYA_NO_SERVER"}
@@ -92,3 +111,26 @@ def test_stdin_and_files_over_max_file_mb_are_refused_alike_with_and_without_the
         named = alaya(served_home, "ingest", str(oversized), server=server)
         assert named.returncode == 2 and named.stderr.decode().splitlines() == [
             f"error: {oversized}: file is 1.5 MB, over ingest.max_file_mb (1 MB)"], named.stderr
+
+
+def test_a_card_id_that_is_not_utf8_is_bad_input_for_every_face(served_home, cli):
+    """Bytes that are not UTF-8 reach Python as lone surrogates (``os.fsdecode``), which the graph store's binding
+    could not take: an unexpected RuntimeError, exit 1 and a traceback in the log. Now bad input for the command
+    line in-process and forwarded to the owner server, and for the Python API alike."""
+    not_utf8 = b"\xff\xfe"
+    bad = os.fsdecode(not_utf8)
+    for args in (["trace", bad], ["restore", bad], ["link", bad, "card-x"], ["link", "card-x", bad]):
+        result = cli(*args, "--json")
+        assert result.exit_code == 2 and result.json()["error"]["code"] == "bad_id", (args, result.stderr)
+        assert result.stderr.splitlines() == [f"error: {result.json()['error']['message']}"]
+    reason = cli("link", "card-x", "card-y", "--reason", bad, "--json")
+    assert reason.exit_code == 2 and "reason" in reason.json()["error"]["message"], reason.stderr
+    with open_memory(served_home, server=False) as memory:
+        for attempt in (lambda: memory.trace(bad), lambda: memory.link("card-x", bad)):
+            with pytest.raises(AlayaError) as raised:
+                attempt()
+            assert (raised.value.code, raised.value.exit_code) == ("bad_id", 2)
+    forwarded = alaya(served_home, "trace", not_utf8, server=True)
+    assert forwarded.returncode == 2 and forwarded.stderr.decode().splitlines() == [
+        "error: card id '\ufffd\ufffd' is not valid UTF-8 text; card ids come from recall"], forwarded.stderr
+    assert not any("Traceback" in log.read_text() for log in (served_home / "logs").glob("*.log"))

@@ -44,6 +44,18 @@ def test_a_link_after_a_torn_journal_line_is_kept_by_verify_and_rebuild(demo_hom
     assert (first, second) in links_of(demo_home, "CAUSED_BY")
 
 
+
+def test_a_torn_last_journal_line_is_reported_before_any_line_follows_it(home, cli):
+    """A crash mid-append leaves the journal's last line without its newline: verify names it at once, not only
+    after the next append has pushed it into the middle, and rebuild reports it and goes on."""
+    path = journal_file(home)
+    path.write_bytes(b'{"op": "link.add", "at": 17')
+    (torn,) = problems(cli, "journal_line_unreadable")
+    assert torn["ids"] == [str(path), "1"] and "no newline at the end" in torn["detail"], torn
+    rebuilt = cli("rebuild", "--l2", "--json")
+    assert rebuilt.exit_code == 0, rebuilt.stderr
+    assert [entry["path"] for entry in rebuilt.json()["unreadable"]] == [str(path)]
+
 def test_damaged_journal_lines_are_reported_and_never_fail_verify_or_rebuild(demo_home, demo_cli):
     first, second = two_cards(demo_home)
     path = journal_file(demo_home)

@@ -9,8 +9,11 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import select
 import shutil
+import subprocess
 import sys
+import time
 from importlib.resources import files
 from pathlib import Path
 
@@ -190,3 +193,48 @@ def test_recall_input_schema_matches_the_engine_rules():
 
 def test_every_tool_has_a_distinct_engine_method():
     assert len({spec.method for spec in TOOLS}) == len(TOOLS)
+
+
+def test_every_request_is_answered_whatever_its_id_and_a_lone_surrogate_reads_as_fffd(home):
+    """A real ``alaya mcp`` spoken to line by line, stdin held open as a client does, each reply awaited with a
+    deadline. The SDK took a request whose id is neither a string nor an integer for a notification, so the
+    client waited forever; and a lone-surrogate escape made the whole line a parse error, where the command line
+    reads U+FFFD."""
+    process = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(home), "mcp"],
+                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "ALAYA_NO_SERVER": "1"})
+    received = bytearray()
+
+    def ask(line: str, deadline: float = 10) -> dict | None:
+        process.stdin.write(line.encode() + b"\n")
+        process.stdin.flush()
+        ends = time.monotonic() + deadline
+        while b"\n" not in received:
+            if not select.select([process.stdout], [], [], max(0.0, ends - time.monotonic()))[0]:
+                return None
+            chunk = os.read(process.stdout.fileno(), 1 << 16)
+            if not chunk:
+                return None
+            received.extend(chunk)
+        reply, _, rest = bytes(received).partition(b"\n")
+        received[:] = rest
+        return json.loads(reply)
+
+    try:
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                      "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                                 "clientInfo": {"name": "ids", "version": "1"}}}
+        assert ask(json.dumps(initialize), deadline=60)["id"] == 1
+        process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        for bad_id in ('{"n": 1}', "1.5", "true", "[1]", "1e400", "null"):
+            reply = ask(f'{{"jsonrpc": "2.0", "id": {bad_id}, "method": "tools/list"}}')
+            assert reply is not None and reply["id"] is None and reply["error"]["code"] == -32600, (bad_id, reply)
+        trace = ask('{"jsonrpc": "2.0", "id": 2, "method": "tools/call", '
+                    '"params": {"name": "alaya_trace", "arguments": {"card_id": "\\ud800x"}}}')
+        assert trace["id"] == 2 and trace["result"]["isError"], trace
+        assert json.loads(trace["result"]["content"][0]["text"])["error"] == {
+            "code": "unknown_card", "message": "no card '\ufffdx' in this store; card ids come from recall"}
+        assert ask('{"jsonrpc": "2.0", "id": "last", "method": "tools/list"}')["result"]["tools"]
+    finally:
+        process.stdin.close()
+        process.wait(timeout=30)

@@ -3,7 +3,8 @@
 File names: ``<title slug>-<card id without "card-">.md`` under ``cards/<type>/``, e.g.
 ``cards/gotcha/gateway-重启后-telegram-消息丢失-3ef7d74365696dbe.md``. The slug keeps letters of any
 script, lowercases ASCII, turns runs of spaces, control characters (a NUL cannot be in a file name) and
-characters that break file names or links (``/ \\ : * ? " < > | # ^ [ ] `` ``) into ``-`` and stops at 60
+characters that break file names or links (``/ \\ : * ? " < > | # ^ [ ] `` ``) into ``-``, drops the invisible
+bidirectional controls (U+202E shows ``txt.exe`` as ``exe.txt``: a name must read as it is) and stops at 60
 characters and 200 bytes (a name has at most 255; four-byte characters would pass it); the id makes every name
 unique across folders (Obsidian resolves a ``[[name]]`` by file name wherever the file is) and stable
 while the title does not change. Links are ``[[file name|title]]``.
@@ -22,12 +23,13 @@ FRONT_MATTER_FIELDS = ("id", "title", "type", "tags", "aliases", "temperature", 
 SLUG_CHARS = 60
 SLUG_BYTES = 200
 _BREAKS_NAMES = re.compile(r"[\s\x00-\x1f\x7f/\\:*?\"<>|#^\[\]`%!{}]+")
+_BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 
 
 def file_stem(card_id: str, title: str) -> str:
-    slug = _BREAKS_NAMES.sub("-", _lower_ascii(title))
+    slug = _name_part(_lower_ascii(title))
     slug = slug.strip("-.")[:SLUG_CHARS].encode("utf-8")[:SLUG_BYTES].decode("utf-8", "ignore").strip("-.")
-    suffix = _BREAKS_NAMES.sub("-", card_id.removeprefix("card-")).strip(".")
+    suffix = _name_part(card_id.removeprefix("card-")).strip(".")
     return f"{slug}-{suffix}" if slug else suffix
 
 
@@ -74,6 +76,10 @@ def index_document(cards: list[dict[str, Any]], stems: dict[str, str], header: s
                  for c in sorted(members, key=lambda c: (c["title"].lower(), c["id"]))]
         parts.append(f"## {card_type} ({len(members)})\n" + ("\n" + "\n".join(lines) + "\n" if lines else ""))
     return "\n".join(parts)
+
+
+def _name_part(text: str) -> str:
+    return _BREAKS_NAMES.sub("-", _BIDI_CONTROLS.sub("", text))
 
 
 def _lower_ascii(text: str) -> str:

@@ -72,18 +72,24 @@ def _undo(descriptor: int, size: int, written: int) -> None:
         pass
 
 
-def read_lines(path: Path, offset: int = 0, valid: Callable[[dict], bool] | None = None) -> Iterator[LogLine]:
-    """The complete lines of ``path`` from byte ``offset`` on (a last line without its newline — an append in
-    progress or a crash — is not yielded). Empty lines are skipped; ``valid`` checks a document's shape."""
+def read_lines(path: Path, offset: int = 0, valid: Callable[[dict], bool] | None = None,
+               torn_end: bool = False) -> Iterator[LogLine]:
+    """The complete lines of ``path`` from byte ``offset`` on. Empty lines are skipped; ``valid`` checks a
+    document's shape. A last line without its newline (an append in progress, or a crash's leftover) is not
+    yielded, unless ``torn_end`` asks for it as an unreadable line: the journal's, so that verify names a torn
+    line at the end as it does one that later appends moved into the middle."""
     if not path.exists():
         return
     with path.open("rb") as handle:
         handle.seek(offset)
         counting = offset == 0
         for number, raw in enumerate(handle, start=1):
-            if not raw.endswith(b"\n"):
-                return
             start, offset = offset, offset + len(raw)
+            if not raw.endswith(b"\n"):
+                if torn_end and raw.strip():
+                    yield LogLine(path, number if counting else None, start, len(raw), None,
+                                  "no newline at the end: an append cut short (a crash or a full disk)")
+                return
             if not raw.strip():
                 continue
             document, reason = _parse(raw)

@@ -4,7 +4,8 @@ Manual links, merges, forgetting, imports. Each event is one JSON line appended
 and fsynced before the graph is touched (``jsonl.append_lines``: never onto a
 torn line), so a rebuild replays the journal after the distilled records, in
 order. A line that cannot be read (a torn append, damage) is skipped by replay
-and named by ``lines``, so verify can report it; the lines after it still count.
+and named by ``lines``, so verify can report it, the last line of a file too;
+the lines after it still count.
 """
 
 from __future__ import annotations
@@ -34,9 +35,9 @@ class Journal:
         append_lines(self.folder / f"{month}.jsonl", [{"op": op, "at": at, **payload} for payload in payloads])
 
     def lines(self) -> Iterator[LogLine]:
-        """Every complete line in append order, readable or not."""
+        """Every line in append order, readable or not: a file's torn last line is one that is not."""
         for path in sorted(self.folder.glob("*.jsonl")):
-            yield from read_lines(path, valid=is_event)
+            yield from read_lines(path, valid=is_event, torn_end=True)
 
     def events(self, op: str | None = None) -> Iterator[dict]:
         """Every readable event in order (optionally only one kind)."""

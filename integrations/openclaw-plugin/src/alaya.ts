@@ -64,32 +64,48 @@ export class AlayaClient {
   }
 
   /** One engine method through the owner server. A missing server is started (and a server of another Alaya
-   * version restarted) through the `alaya` command, then the request is sent once more. */
+   * version restarted) through the `alaya` command, then the request is sent once more. A version mismatch first
+   * reads the installed version again: the gateway outlives upgrades, so the version read at the first call may be
+   * the stale one, and restarting the server would not help (every call failed until the gateway restarted). */
   async call<T = any>(method: string, params: Record<string, unknown>): Promise<T> {
-    const clientVersion = await this.alayaVersion();
-    try {
-      return (await this.send(method, params, clientVersion)) as T;
-    } catch (error) {
-      if (error instanceof ServerAbsent || (error instanceof AlayaError && error.code === "server_stopping")) {
-        await this.cli(["serve"], { timeoutMs: START_TIMEOUT_MS, json: false });
-      } else if (error instanceof AlayaError && error.code === "version_mismatch") {
-        await this.cli(["server", "restart"], { timeoutMs: START_TIMEOUT_MS });
-      } else {
-        throw error;
+    let clientVersion = await this.alayaVersion();
+    let rechecked = false;
+    let started = false;
+    for (;;) {
+      try {
+        return (await this.send(method, params, clientVersion)) as T;
+      } catch (error) {
+        const mismatch = error instanceof AlayaError && error.code === "version_mismatch";
+        if (mismatch && !rechecked) {
+          rechecked = true;
+          this.version = undefined;
+          const installed = await this.alayaVersion();
+          if (installed !== clientVersion) {
+            clientVersion = installed;
+            continue;
+          }
+        }
+        if (started) {
+          if (error instanceof ServerAbsent) {
+            throw new AlayaError("server_unreachable", `no Alaya server answers on ${this.socket} for ${this.options.home}, ` +
+              `even after starting one; see ${path.join(this.options.home, "logs", "server.log")}`);
+          }
+          throw error;
+        }
+        started = true;
+        if (error instanceof ServerAbsent || (error instanceof AlayaError && error.code === "server_stopping")) {
+          await this.cli(["serve"], { timeoutMs: START_TIMEOUT_MS, json: false });
+        } else if (mismatch) {
+          await this.cli(["server", "restart"], { timeoutMs: START_TIMEOUT_MS });
+        } else {
+          throw error;
+        }
       }
-    }
-    try {
-      return (await this.send(method, params, clientVersion)) as T;
-    } catch (error) {
-      if (error instanceof ServerAbsent) {
-        throw new AlayaError("server_unreachable", `no Alaya server answers on ${this.socket} for ${this.options.home}, ` +
-          `even after starting one; see ${path.join(this.options.home, "logs", "server.log")}`);
-      }
-      throw error;
     }
   }
 
-  /** The installed Alaya's version, which every request carries (the server refuses other versions). */
+  /** The installed Alaya's version, which every request carries (the server refuses other versions); read once,
+   * and again after a mismatch. */
   alayaVersion(): Promise<string> {
     this.version ??= this.cli(["version"], { timeoutMs: 60_000 }).then((document) => String(document.version));
     this.version.catch(() => (this.version = undefined));
