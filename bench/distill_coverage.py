@@ -13,6 +13,10 @@ Datasets, read from ``../shared/data/`` and never copied (one row says so when a
 MemoryBank's Chinese and English everyday chat (``memorybank/{cn,en}_sessions``, 150 sessions each, with
 ``{cn,en}_probing_questions.jsonl``) and LoCoMo (``locomo/sessions``, ``queries.jsonl``). The whole run takes
 seconds, so ``--quick`` runs it too.
+
+agentset (``agentset/``) labels the knowledge itself, not only the turns questions point at: its rows
+(:mod:`bench.agentset_coverage`) judge what the cards of a real store say, item by item. Building that store
+takes tens of seconds, so ``--quick`` skips them unless ``distill_coverage`` is named (then its first 6 sessions).
 """
 
 from __future__ import annotations
@@ -26,10 +30,11 @@ from alaya_engine.distill.offline import OfflineDistiller
 from alaya_engine.foundations.domain import Session
 from alaya_engine.foundations.errors import AlayaError
 
+from . import agentset_coverage
 from .distill_speed import LOCOMO
 from .plan import Plan
 from .quality.memorybank import MEMORYBANK
-from .report import Row, skipped
+from .report import Row, percent, skipped
 from .show_cards import load_session
 
 NAME = "distill_coverage"
@@ -77,13 +82,13 @@ def run(plan: Plan) -> list[Row]:
     found = datasets()
     missing = [dataset for dataset in found if isinstance(dataset, str)]
     if len(missing) == len(found):
-        return [skipped(NAME, "datasets not found", "; ".join(missing))]
+        return [skipped(NAME, "datasets not found", "; ".join(missing))] + agentset_coverage.run(plan, NAME)
     distiller = OfflineDistiller()
     rows = [skipped(NAME, "dataset not found", dataset) for dataset in missing]
     for dataset in found:
         if isinstance(dataset, Dataset):
             rows.extend(_measure(dataset, distiller))
-    return rows
+    return rows + agentset_coverage.run(plan, NAME)
 
 
 def _measure(dataset: Dataset, distiller: OfflineDistiller) -> list[Row]:
@@ -108,12 +113,12 @@ def _measure(dataset: Dataset, distiller: OfflineDistiller) -> list[Row]:
     evidence = _evidence(dataset)
     label = dataset.label
     return [
-        Row(NAME, f"{label}: sessions with a card", _share(coverage.sessions_with_cards, coverage.sessions), "%",
+        Row(NAME, f"{label}: sessions with a card", percent(coverage.sessions_with_cards, coverage.sessions), "%",
             f"{coverage.sessions_with_cards} of {coverage.sessions}, {coverage.cards} cards"
             + (f", {coverage.refused} empty files left out" if coverage.refused else "")),
-        Row(NAME, f"{label}: user turns kept", _share(coverage.user_turns_kept, coverage.user_turns), "%",
+        Row(NAME, f"{label}: user turns kept", percent(coverage.user_turns_kept, coverage.user_turns), "%",
             f"{coverage.user_turns_kept} of {coverage.user_turns}"),
-        Row(NAME, f"{label}: evidence turns kept", _share(len(evidence & kept), len(evidence)), "%",
+        Row(NAME, f"{label}: evidence turns kept", percent(len(evidence & kept), len(evidence)), "%",
             f"{len(evidence & kept)} of {len(evidence)} (evidence_dia_ids of {dataset.questions.name})"),
     ]
 
@@ -132,7 +137,3 @@ def _evidence(dataset: Dataset) -> set[tuple[str, str]]:
             record = json.loads(line)
             evidence.update((dataset.question_group(record), dia_id) for dia_id in record.get("evidence_dia_ids") or [])
     return evidence
-
-
-def _share(part: int, whole: int) -> float | None:
-    return round(100 * part / whole, 1) if whole else None

@@ -39,6 +39,11 @@ def skipped(benchmark: str, metric: str, why: str) -> Row:
     return Row(benchmark, metric, None, "-", why)
 
 
+def percent(part: int, whole: int) -> float | None:
+    """``part`` as a percentage of ``whole``, one decimal (None of nothing)."""
+    return round(100 * part / whole, 1) if whole else None
+
+
 def median_p95(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]

@@ -1,8 +1,9 @@
 """Stores made once per ``python -m bench`` run and copied for each benchmark that needs one.
 
 ``Engine.init`` costs seconds (the model's tokenizer is built and pickled into the store's cache, the graph
-schema created, the core relations embedded) and a synthetic store of 100k cards most of a minute, so each is
-made once per run in the run's scratch folder. Every benchmark works on its own copy, which it may change:
+schema created, the core relations embedded), a synthetic store of 100k cards most of a minute and a labelled
+dataset's store (its sessions ingested and distilled) tens of seconds, so each is made once per run in the
+run's scratch folder. Every benchmark works on its own copy, which it may change:
 recalls write access counters, introspect cools cards down and forgets some.
 """
 
@@ -11,7 +12,7 @@ from __future__ import annotations
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -27,6 +28,7 @@ class Stores:
         """Wall time of the one ``Engine.init`` of this run (the empty template)."""
         self._template: Path | None = None
         self._synthetic: dict[int, tuple[Path, dict]] = {}
+        self._datasets: dict[str, tuple[Path, dict]] = {}
 
     @contextmanager
     def empty(self) -> Iterator[Path]:
@@ -47,6 +49,18 @@ class Stores:
             shutil.copytree(self._template_home(), home)
             self._synthetic[size] = (home, build_store(home, size))
         return self._synthetic[size]
+
+    @contextmanager
+    def dataset(self, name: str, build: Callable[[Path], dict]) -> Iterator[tuple[Path, dict]]:
+        """A fresh copy of the store named ``name``, which ``build(home)`` fills on first use from a copy of the
+        empty one, and what ``build`` returned (its statistics)."""
+        if name not in self._datasets:
+            home = self.scratch / name / "home"
+            shutil.copytree(self._template_home(), home)
+            self._datasets[name] = (home, build(home))
+        source, built = self._datasets[name]
+        with self._copy(source) as home:
+            yield home, built
 
     def _template_home(self) -> Path:
         if self._template is None:

@@ -1,0 +1,83 @@
+"""``distill_coverage`` on agentset: how much of the labelled knowledge the store's cards hold, per kind.
+
+The other datasets label only the turns questions point at; agentset labels the knowledge itself, so here a card
+is judged on what it says (:mod:`bench.item_coverage`, :mod:`bench.specifics`), on the store built from all 24
+sessions (:mod:`bench.agentset_store`). Rows: the share of items some card covers, overall and per kind; the
+share of cards that match no item; the sessions that gave no card; the share of the questions' evidence turns
+inside some card (what bounds recall of cards alone); the cards made. Every item's result is saved in the last
+row's JSON detail.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .agentset_store import agentset_store, dataset_for, read_cards
+from .item_coverage import Coverage, measure
+from .plan import Plan
+from .quality.agentset import KINDS, Agentset
+from .report import Row, percent
+
+LABEL = "agentset"
+
+
+def run(plan: Plan, name: str) -> list[Row]:
+    dataset = dataset_for(plan, name)
+    if isinstance(dataset, Row):
+        return [dataset]
+    with agentset_store(plan, dataset) as (home, built):
+        return coverage_rows(name, dataset, home, built)
+
+
+def coverage_rows(name: str, dataset: Agentset, home: Path, built: dict) -> list[Row]:
+    cards = read_cards(home, dataset)
+    coverage = measure(dataset.items, cards, {turn.key: turn.content for turn in dataset.haystack.turns})
+    judged = coverage.judged
+    covered = sum(result.covered for result in judged)
+    touched = sum(bool(result.touching) for result in judged)
+    stated = sum(result.covered_with_stated for result in judged)
+    whole = sum(result.covered_whole for result in judged)
+    rows = [Row(name, f"{LABEL}: items a card covers", percent(covered, len(judged)), "%",
+                f"{covered} of {len(judged)}; by a card holding every turn of the item: {whole} "
+                f"({percent(whole, len(judged))}%); a card sharing a turn, specifics aside: {touched} "
+                f"({percent(touched, len(judged))}%); with all the statement's specifics, said in its turns or not: "
+                f"{stated} ({percent(stated, len(judged))}%); "
+                f"items with no specific said (a shared turn suffices): "
+                f"{sum(not result.specifics for result in judged)}")]
+    for kind in KINDS:
+        of_kind = [result for result in judged if result.item.kind == kind]
+        kept = sum(result.covered for result in of_kind)
+        rows.append(Row(name, f"{LABEL}: {kind} items covered", percent(kept, len(of_kind)), "%",
+                        f"{kept} of {len(of_kind)}"))
+    return rows + _card_rows(name, dataset, coverage, built) + [_detail_row(name, coverage)]
+
+
+def _card_rows(name: str, dataset: Agentset, coverage: Coverage, built: dict) -> list[Row]:
+    cards = coverage.cards
+    in_cards = frozenset().union(*(card.turns for card in cards))
+    idle = [session for session in dataset.session_ids if not any(turn[0] == session for turn in in_cards)]
+    evidence = frozenset().union(*(question.evidence for question in dataset.haystack.questions))
+    return [
+        Row(name, f"{LABEL}: cards matching no item", percent(len(coverage.unmatched), len(cards)), "%",
+            f"{len(coverage.unmatched)} of {len(cards)} cards; sharing no turn with any item: "
+            f"{len(coverage.untouched)} ({percent(len(coverage.untouched), len(cards))}%)"),
+        Row(name, f"{LABEL}: sessions with no card", len(idle), "sessions",
+            f"of {len(dataset.session_ids)}" + (f": {', '.join(idle)}" if idle else "")),
+        Row(name, f"{LABEL}: evidence turns inside a card", percent(len(evidence & in_cards), len(evidence)), "%",
+            f"{len(evidence & in_cards)} of {len(evidence)} evidence turns of {len(dataset.haystack.questions)} "
+            f"questions"),
+        Row(name, f"{LABEL}: cards made", len(cards), "cards",
+            f"{len(dataset.session_ids)} sessions, {len(dataset.haystack.turns)} turns, {built['links']} links; "
+            f"ingest + distill {built['seconds']:.1f} s"),
+    ]
+
+
+def _detail_row(name: str, coverage: Coverage) -> Row:
+    """Per item: whether it is covered, the cards sharing a turn with it, and the specifics the best one kept."""
+    columns = ["kid", "kind", "covered", "cards sharing a turn", "best card's specifics kept", "specifics said"]
+    lines = ["\t".join([result.item.kid, result.item.kind, str(int(result.covered)), ",".join(result.touching),
+                        f"{max(result.best_kept, 0)}/{len(result.specifics)}", " | ".join(result.specifics)])
+             for result in coverage.judged]
+    return Row(name, f"{LABEL}: per-item results (JSON detail)", len(lines), "items",
+               "kid, kind, covered, cards sharing a turn, specifics kept by the best of them, specifics said",
+               detail={"columns": columns, "rows": lines})
