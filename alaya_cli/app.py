@@ -19,7 +19,7 @@ from alaya_engine.foundations.errors import RUNTIME, USAGE, AlayaError, report_e
 from alaya_engine.foundations.privacy import create_privately
 
 from . import admin_commands, agent_commands, store_commands
-from .argv import home_option, place_global_options
+from .argv import command_name, home_option, place_global_options
 from .shared import say
 from .terminal import RunInClient, StdinWanted
 
@@ -36,6 +36,11 @@ COMMAND_ORDER = ("init", "demo", "ingest", "distill", "recall", "trace", "schema
 """``alaya --help`` lists commands in the order of a memory's life, not the order they are defined in."""
 
 
+class _OutputClosed(Exception):
+    """stdout's reader went away (``| head``). Carried past click, which turns a broken pipe into exit code 1:
+    the reader took what it wanted, so the command ends quietly with 0 (:func:`alaya_cli.main.closed_stdout`)."""
+
+
 class AlayaGroup(TyperGroup):
     """Runs a command and maps every failure to one line and an exit code."""
 
@@ -44,9 +49,17 @@ class AlayaGroup(TyperGroup):
         rank = {name: position for position, name in enumerate(COMMAND_ORDER)}
         return sorted(names, key=lambda name: (rank.get(name, len(rank)), name))
 
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            raise _OutputClosed from None
+
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = place_global_options(sys.argv[1:] if args is None else args)
         wants_json = "--json" in args
+        if not command_name(args):  # `alaya`, `alaya --home H`: the usage, as for any group given no command
+            args = [*args, "--help"]
         create_privately()
         try:
             result = super().main(args=args, prog_name=prog_name or "alaya", standalone_mode=False, **extra)
@@ -64,8 +77,10 @@ class AlayaGroup(TyperGroup):
                                     wants_json)
         except typer.Exit as exit_:
             code = exit_.exit_code
-        except (BrokenPipeError, RunInClient, StdinWanted):
-            raise  # a closed stdout ends quietly (alaya_cli.main); the other two are answers to the server
+        except _OutputClosed:
+            raise BrokenPipeError from None  # a closed stdout ends quietly (alaya_cli.main)
+        except (RunInClient, StdinWanted):
+            raise  # answers to the server
         except (typer.Abort, KeyboardInterrupt):
             say("aborted", error=True)
             code = 130

@@ -52,3 +52,12 @@ def home_option(args: list[str]) -> str | None:
             value = arg.split("=", 1)[1]
         position += 1
     return value
+
+
+def command_name(argv: list[str]) -> str:
+    """The command's name: the first word that is not an option nor ``--home``'s value ("" when there is none)."""
+    words = place_global_options(argv)
+    position = 0
+    while position < len(words) and words[position] == "--home":
+        position += 2
+    return next((word for word in words[position:] if not word.startswith("-")), "")

@@ -28,12 +28,16 @@ def main() -> None:
     try:
         try:
             argv = sys.argv[1:]
-            code = forward(argv)
+            try:
+                code = forward(argv)
+            except KeyboardInterrupt:
+                code = interrupted()
             if code is None:
                 code = run_here(argv)
         except SystemExit as exit_:
             code = exit_.code
-        sys.stdout.flush()  # here, not at exit, where a closed pipe would print "Exception ignored ..."
+        if sys.stdout is not None:
+            sys.stdout.flush()  # here, not at exit, where a closed pipe would print "Exception ignored ..."
     except BrokenPipeError:
         code = closed_stdout()
     sys.exit(code)
@@ -43,31 +47,24 @@ def forward(argv: list[str]) -> int | None:
     """The command's exit code from the owner server, or None to run it in this process."""
     from alaya_engine.server import bare_client as bare
 
-    from .argv import home_option
+    from .argv import command_name, home_option
 
     options = argv[:argv.index("--")] if "--" in argv else argv
     if "--no-server" in options or bare.server_disabled() or command_name(options) in RUN_HERE:
         return None
-    home = bare.store_home(home_option(argv))
+    try:
+        home = bare.store_home(home_option(argv))
+    except OSError:  # a relative --home in a deleted working folder: the in-process path says so
+        return None
     if not os.path.isfile(os.path.join(home, "store.json")):
         return None  # no store yet: `init`, or the in-process path's "no store" error
-    params = {"argv": argv, "cwd": os.getcwd(), "tty": [_isatty(0), _isatty(1), _isatty(2)],
+    params = {"argv": argv, "cwd": _cwd(), "tty": [_isatty(0), _isatty(1), _isatty(2)],
               "width": _width(), "env": {name: os.environ[name] for name in FORWARDED_ENV if name in os.environ}}
     outcome = bare.forward(home, params)
     if isinstance(outcome, tuple):  # the command reads stdin: send it along
         params["stdin_b64"] = _stdin_b64(outcome[1])
         outcome = bare.forward(home, params)
     return outcome if isinstance(outcome, int) else None
-
-
-def command_name(options: list[str]) -> str:
-    """The first word that is not an option (nor ``--home``'s value): the command."""
-    from .argv import place_global_options
-
-    words = place_global_options(options)
-    if words[:1] == ["--home"]:
-        words = words[2:]
-    return next((word for word in words if not word.startswith("-")), "")
 
 
 def run_here(argv: list[str]) -> int:
@@ -97,19 +94,42 @@ def _width() -> int | None:
     return int(columns) if columns.isdigit() else None
 
 
+def _cwd() -> str | None:
+    """The working folder, or None when it was deleted (a command that names a relative path is then told so)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
+
+
 def _stdin_b64(limit: int) -> str:
+    """Up to ``limit`` bytes of stdin (none when fd 0 is closed: Python then has no ``sys.stdin``)."""
     import binascii
 
-    return binascii.b2a_base64(sys.stdin.buffer.read(limit), newline=False).decode("ascii")
+    data = sys.stdin.buffer.read(limit) if sys.stdin is not None else b""
+    return binascii.b2a_base64(data, newline=False).decode("ascii")
 
 
 def closed_stdout() -> int:
-    """The reader went away (``alaya recall --json | head -c 200``): like any Unix tool, stop without a word.
+    """The reader went away (``alaya recall --json | head -1``): like any Unix tool, stop without a word, and
+    without calling it a failure, since the reader took what it wanted.
 
     stdout is pointed at /dev/null so the interpreter's last flush of what is still buffered cannot fail again.
     """
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    return 1
+    if sys.stdout is not None:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+def interrupted() -> int:
+    """Ctrl-C while the server ran the command: the client stops waiting, the server does not stop the command.
+
+    A command still queued is dropped (the server sees the client gone and never starts it); one already running
+    runs to its end, since a write cut at an arbitrary step would leave work half done. Reads cost nothing to
+    finish. Exit 130, as for any interrupted command."""
+    sys.stderr.write("interrupted: if the server had started this command, it finishes it "
+                     "(see: alaya server status)\n")
+    return 130
 
 
 if __name__ == "__main__":

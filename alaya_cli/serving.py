@@ -13,7 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from . import terminal
-from .argv import place_global_options
+from .argv import command_name
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -29,11 +29,7 @@ class ForwardedCommandLine:
         self._command = None
 
     def route(self, params: dict) -> str:
-        args = place_global_options([str(arg) for arg in params.get("argv") or []])
-        if args[:1] == ["--home"]:
-            args = args[2:]
-        command = next((arg for arg in args if not arg.startswith("-")), "")
-        return "read" if command in READS else "write"
+        return "read" if command_name([str(arg) for arg in params.get("argv") or []]) in READS else "write"
 
     def run(self, engine: Engine, params: dict, send: Callable[[dict], bool]) -> dict:
         from alaya_engine.server.backend import LocalBackend

@@ -11,6 +11,7 @@ subprocess pipes often are, is never read.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import sys
@@ -54,7 +55,7 @@ class Local:
         return sys.stderr
 
     def stdin_is_tty(self) -> bool:
-        return sys.stdin.isatty()
+        return sys.stdin is not None and sys.stdin.isatty()
 
     def stdout_is_tty(self) -> bool:
         return sys.stdout.isatty()
@@ -63,11 +64,16 @@ class Local:
         return sys.stderr.isatty()
 
     def read_stdin(self, limit: int) -> bytes:
-        return sys.stdin.buffer.read(limit)
+        """Up to ``limit`` bytes (none when fd 0 was closed: Python then has no ``sys.stdin``)."""
+        return sys.stdin.buffer.read(limit) if sys.stdin is not None else b""
 
     def path(self, path: str) -> str:
         """``path`` as the person typed it, made absolute (``~`` expanded)."""
-        return os.path.abspath(os.path.expanduser(path))
+        try:
+            cwd = os.getcwd()
+        except OSError:  # the working folder was deleted
+            cwd = None
+        return _absolute(os.path.expanduser(path), cwd)
 
     def env(self, name: str) -> str | None:
         return os.environ.get(name)
@@ -88,9 +94,7 @@ class Local:
         return path
 
     def console(self, stderr: bool = False) -> Console:
-        from rich.console import Console
-
-        return Console(stderr=stderr, highlight=False, soft_wrap=True)
+        return _console_class()(stderr=stderr, highlight=False, soft_wrap=True)
 
 
 class Forwarded(Local):
@@ -100,7 +104,7 @@ class Forwarded(Local):
         self.backend = backend
         ttys = params.get("tty") or [False, False, False]
         self._ttys = [bool(flag) for flag in (list(ttys) + [False] * 3)[:3]]
-        self._cwd = str(params.get("cwd") or "/")
+        self._cwd = params.get("cwd") if isinstance(params.get("cwd"), str) else None
         self._env = {str(key): str(value) for key, value in (params.get("env") or {}).items()}
         self._width = params.get("width") if isinstance(params.get("width"), int) else None
         stdin = params.get("stdin_b64")
@@ -134,17 +138,16 @@ class Forwarded(Local):
         """As the client would resolve it: its ``HOME`` for ``~``, its working folder for a relative path."""
         home = self._env.get("HOME")
         expanded = home + path[1:] if home and (path == "~" or path.startswith("~/")) else os.path.expanduser(path)
-        return os.path.normpath(os.path.join(self._cwd, expanded))
+        return _absolute(expanded, self._cwd)
 
     def env(self, name: str) -> str | None:
         return self._env.get(name)
 
     def console(self, stderr: bool = False) -> Console:
-        from rich.console import Console
-
         tty = self.stderr_is_tty() if stderr else self.stdout_is_tty()
-        return Console(file=self._stderr if stderr else self._stdout, force_terminal=tty, width=self._width or 80,
-                       highlight=False, soft_wrap=True, no_color="NO_COLOR" in self._env)
+        return _console_class()(file=self._stderr if stderr else self._stdout, force_terminal=tty,
+                                width=self._width or 80, highlight=False, soft_wrap=True,
+                                no_color="NO_COLOR" in self._env)
 
     def flush(self) -> None:
         self._stdout.flush()
@@ -247,6 +250,30 @@ def run_in_client() -> None:
     """Called first by commands that only the client's own process can run."""
     if forwarded():
         raise RunInClient()
+
+
+@functools.cache
+def _console_class() -> type[Console]:
+    """Rich's console, except that a closed stdout (``alaya status | head -1``) raises BrokenPipeError, which ends
+    the command quietly with exit code 0 (:func:`alaya_cli.main.closed_stdout`), instead of rich's exit code 1."""
+    from rich.console import Console
+
+    class QuietConsole(Console):
+        def on_broken_pipe(self) -> None:
+            raise BrokenPipeError
+
+    return QuietConsole
+
+
+def _absolute(path: str, cwd: str | None) -> str:
+    if os.path.isabs(path):
+        return os.path.normpath(path)
+    if cwd is None:
+        from alaya_engine.foundations.errors import USAGE, AlayaError
+
+        raise AlayaError("no_working_folder", f"the working folder was deleted, so the relative path '{path}' leads "
+                                              "nowhere; cd into a folder that exists and run the command again", USAGE)
+    return os.path.normpath(os.path.join(cwd, path))
 
 
 def _decode(text: str) -> bytes:

@@ -429,6 +429,7 @@ def test_the_clients_default_timeouts_are_the_configs():
 
     assert (protocol.CONNECT_TIMEOUT, protocol.REQUEST_TIMEOUT) == (DEFAULTS["server"]["connect_timeout"],
                                                                     DEFAULTS["server"]["request_timeout"])
+    assert protocol.DEFAULT_MAX_SESSION_BYTES == DEFAULTS["ingest"]["max_file_mb"] * 1_000_000
 
 
 # The hostile-input properties (tests/test_hostile_*.py run them in-process) through a live server as well.

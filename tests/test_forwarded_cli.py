@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,8 +16,10 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
-from test_faults_server import kill_owner, owner, set_config
-from test_server import server_env
+from test_faults_server import kill_owner, one_line_error, owner, resume, set_config
+from test_server import server_env, wait_for
+
+from alaya_engine.foundations.paths import Layout
 
 pytestmark = pytest.mark.slow
 
@@ -31,7 +35,8 @@ def alaya(*args: str, env: dict, cwd: Path, input: bytes | None = None, timeout:
     result = subprocess.run([sys.executable, "-m", "alaya_cli", *args], input=input, capture_output=True,
                             timeout=timeout, env=env, cwd=cwd)
     result.elapsed = time.monotonic() - started
-    result.out, result.err = result.stdout.decode(), result.stderr.decode()
+    result.stdout, result.stderr = result.stdout.decode(), result.stderr.decode()
+    result.out, result.err = result.stdout, result.stderr
     return result
 
 
@@ -108,6 +113,9 @@ def test_a_forwarded_command_uses_the_clients_environment_and_folders_never_the_
     assert served["home"] == str(stores["A"]) and here["home"] == str(stores["twin"])
     assert served["l3"]["sessions"] == here["l3"]["sessions"] and served["l2"]["cards"] == here["l2"]["cards"]
 
+    ingest = alaya("--home", "../../A", "ingest", "-", env={**client, "HOME": str(tmp_path)}, cwd=client_cwd,
+                   input=SESSION.replace("from-stdin", "shown-with-tilde").encode())
+    assert "Saved to ~/A/raw/" in ingest.out, ingest.out  # the client's HOME is ~, not the server's
     recall = alaya("--home", "../../A", "recall", "gateway restart telegram", env=client, cwd=client_cwd)
     assert f"Next step: alaya --home {stores['A']} recall" in recall.out, recall.out
 
@@ -164,5 +172,181 @@ def test_a_client_that_stops_reading_costs_only_its_own_request(demo_home, tmp_p
         log = (home / "logs" / "alaya.log").read_text()
         assert "read nothing of its output for 2 s: its connection is closed" in log
         assert "Traceback" not in log
+    finally:
+        kill_owner(home)
+
+
+@pytest.fixture(scope="module")
+def served(demo_template, tmp_path_factory):
+    """One demo store with its server up, shared by the quick checks below (each leaves it as it found it)."""
+    home = tmp_path_factory.mktemp("served") / "home"
+    shutil.copytree(demo_template, home)
+    assert alaya("--home", str(home), "status", env=server_env(), cwd=home).returncode == 0
+    yield home
+    kill_owner(home)
+
+
+def shell(command: str, home: Path, cwd: Path) -> subprocess.CompletedProcess:
+    """``command`` in sh, with ``$ALAYA`` the command line that runs ``alaya --home HOME``."""
+    env = {**server_env(), "ALAYA": f"{sys.executable} -m alaya_cli --home {home}"}
+    result = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=120, env=env, cwd=cwd)
+    result.out, result.err = result.stdout, result.stderr
+    return result
+
+
+def test_a_closed_stdout_ends_the_command_quietly_through_the_server_and_without(served, home):
+    for args in ((str(served), "recall", "gateway restart"), (str(home), "--no-server", "status")):
+        reader_gone = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", *args], stdout=subprocess.PIPE,
+                                       stderr=subprocess.PIPE, env=server_env())
+        reader_gone.stdout.close()  # before the client has written anything: `alaya … | head -0`
+        _, err = reader_gone.communicate(timeout=120)
+        assert (reader_gone.returncode, err) == (0, b""), (args, err)
+
+
+def test_a_deleted_working_folder_is_one_line_not_a_traceback(served, tmp_path):
+    gone = tmp_path / "gone"
+    in_gone = lambda args: shell(f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && exec $ALAYA {args}',  # noqa: E731
+                                 served, tmp_path)
+    status = in_gone("status --json")
+    assert status.returncode == 0 and json.loads(status.out)["home"] == str(served), status.err
+    for args in ("export --out vault", "--home relative/store status"):
+        refused = in_gone(args)
+        assert refused.returncode == 2 and "working folder was deleted" in one_line_error(refused), refused.err
+
+
+def test_a_closed_stdin_is_empty_input_not_a_traceback(served, tmp_path):
+    recall = shell("exec $ALAYA recall --json <&-", served, tmp_path)
+    assert recall.returncode == 2 and json.loads(recall.out)["error"]["code"] == "bad_query"
+    one_line_error(recall)
+    ingest = shell("exec $ALAYA ingest - <&-", served, tmp_path)
+    assert ingest.returncode == 2 and "empty" in one_line_error(ingest)
+
+
+def sessions_stored(home: Path) -> int:
+    status = alaya("--home", str(home), "status", "--json", env=server_env(), cwd=home)
+    return json.loads(status.out)["l3"]["sessions"]
+
+
+def test_ctrl_c_of_a_forwarded_write_leaves_it_to_finish_in_the_server(served, tmp_path):
+    before = sessions_stored(served)
+    job = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "ingest",
+                            str(long_job(tmp_path / "job")), "--distill"], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, env=server_env(), text=True)
+    assert wait_for(lambda: sessions_stored(served) > before, 60)  # the server is at it
+    job.send_signal(signal.SIGINT)
+    _, err = job.communicate(timeout=30)
+    assert job.returncode == 130 and err.startswith("interrupted: if the server had started this command, it "
+                                                    "finishes it"), err
+    assert "Traceback" not in err
+    assert wait_for(lambda: sessions_stored(served) == before + 30, 120)
+
+
+def test_a_request_whose_client_gave_up_is_not_run_later(served, tmp_path):
+    set_config(served, "server", request_timeout=2)
+    pid = owner(served)
+    session = tmp_path / "late.json"
+    session.write_text(SESSION.replace("from-stdin", "given-up"))
+    before = sessions_stored(served)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        late = alaya("--home", str(served), "ingest", str(session), env=server_env(), cwd=tmp_path)
+    finally:
+        resume(pid)
+        set_config(served, "server", request_timeout=30)
+    assert late.returncode == 1 and "sent nothing for 2 s" in one_line_error(late)
+    log = Layout(served).home / "logs" / "alaya.log"
+    assert wait_for(lambda: "dropped: its client hung up before it ran" in log.read_text(), 30)
+    assert sessions_stored(served) == before
+
+
+def test_two_homes_the_last_wins_through_the_server_and_without(served, home, tmp_path):
+    try:
+        through = alaya("--home", str(served), "status", "--home", str(home), "--json", env=server_env(), cwd=tmp_path)
+        assert json.loads(through.out)["home"] == str(home)  # not the first one's, though its server runs
+    finally:
+        kill_owner(home)
+    here = alaya("--home", str(served), "--no-server", "status", "--home", str(home), "--json", env=server_env(),
+                 cwd=tmp_path)
+    assert json.loads(here.out)["home"] == str(home)
+
+
+def test_no_command_prints_the_usage_and_exits_0_on_both_paths(served, tmp_path):
+    for args in ((), ("--no-server",)):
+        usage = alaya("--home", str(served), *args, env=server_env(), cwd=tmp_path)
+        assert usage.returncode == 0 and usage.out.startswith("Usage: alaya"), (args, usage.err)
+
+
+def test_a_server_at_its_connection_cap_is_asked_again_by_the_thin_client(served, tmp_path):
+    from alaya_engine.server.dispatch import MAX_CONNECTIONS
+
+    idle = []
+    try:
+        for _ in range(MAX_CONNECTIONS):
+            connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            connection.connect(str(Layout(served).socket))
+            idle.append(connection)
+        time.sleep(0.5)  # the server has accepted them all
+        client = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "status", "--json"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=server_env(), text=True)
+        time.sleep(1.0)
+        assert client.poll() is None  # still asking (it used to give up at once with server_busy)
+    finally:
+        for connection in idle:
+            connection.close()
+    out, err = client.communicate(timeout=60)
+    assert client.returncode == 0 and json.loads(out)["home"] == str(served), err
+
+
+def test_a_request_over_the_servers_limit_is_refused_before_it_is_sent(served):
+    from alaya_engine.foundations.errors import AlayaError
+    from alaya_engine.server.client import ServerClient
+
+    client = ServerClient(served)
+    with pytest.raises(AlayaError) as refused:
+        client.call("recall", {"request": {"text": "x" * (client.settings.max_request + 1)}})
+    assert refused.value.code == "request_too_large" and refused.value.exit_code == 2
+    assert f"up to {client.settings.max_request / 2 ** 20:.0f} MiB" in refused.value.message
+    assert client.call("server.status")["pid"] == owner(served)  # and the server never saw it
+
+
+def test_a_command_while_the_server_stops_is_told_it_is_stopping(demo_home, tmp_path):
+    home = demo_home
+    env = server_env()
+    try:
+        set_config(home, "lock", wait_seconds=1)
+        before = sessions_stored(home)
+        pid = owner(home)
+        job = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(home), "ingest",
+                                str(long_job(tmp_path / "job", 200))], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, env=env)
+        assert wait_for(lambda: sessions_stored(home) > before, 60)  # the server is at it
+        stop = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(home), "server", "stop"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+        assert wait_for(lambda: not Layout(home).socket.exists(), 30)  # it stopped listening: it is stopping
+        os.kill(pid, signal.SIGSTOP)  # and stays so, whatever this machine's speed, while a command comes in
+        try:
+            assert job.poll() is None and stop.poll() is None
+            late = alaya("--home", str(home), "status", env=env, cwd=tmp_path)
+        finally:
+            resume(pid)
+        line = one_line_error(late)
+        assert "is stopping: it has been finishing the jobs it had started for" in line, line
+        assert "without --no-server" not in line
+    finally:
+        kill_owner(home)
+        for process in (job, stop):
+            process.kill()
+            process.wait(30)
+
+
+def test_a_server_that_cannot_start_on_a_full_disk_says_so(template_home, small_disk, tmp_path):
+    from conftest import fill
+
+    home = small_disk / "home"
+    shutil.copytree(template_home, home)
+    fill(small_disk, 0)
+    try:
+        result = alaya("--home", str(home), "status", env=server_env(), cwd=tmp_path)
+        assert result.returncode == 1 and "disk full at" in one_line_error(result), result.err
     finally:
         kill_owner(home)

@@ -81,7 +81,7 @@ def assert_quiet_end(process: subprocess.Popen) -> None:
     stderr = process.stderr.read().decode()
     process.wait(timeout=120)
     assert "Traceback" not in stderr and "BrokenPipe" not in stderr and "Exception ignored" not in stderr, stderr
-    assert process.returncode == 1, (process.args, process.returncode)
+    assert process.returncode == 0, (process.args, process.returncode)  # the reader took what it wanted
 
 
 def test_a_closed_stdout_ends_quietly(demo_home):

@@ -46,7 +46,8 @@ class StoreLock:
                 if time.monotonic() >= deadline:
                     holder = self._read_holder(fd)
                     os.close(fd)
-                    raise AlayaError("store_locked", self._busy_message(holder), RUNTIME) from None
+                    code = "server_stopping_busy" if _stopping(holder) else "store_locked"
+                    raise AlayaError(code, self._busy_message(holder), RUNTIME) from None
                 time.sleep(POLL_SECONDS)
         self._write_holder(fd)
         self._fd = fd
@@ -69,14 +70,24 @@ class StoreLock:
     def __exit__(self, *exc_info) -> None:
         self.release()
 
-    def _write_holder(self, fd: int) -> None:
+    def _write_holder(self, fd: int, **extra) -> None:
         holder = {
             "pid": os.getpid(),
             "command": self.command,
             "since": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            **extra,
         }
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(holder).encode(), 0)
+
+    def mark_stopping(self) -> None:
+        """Say in the lock file that the holder is stopping (an owner server finishing its last jobs), so that a
+        command waiting for the store is told that, not advised to stop a server that is already stopping."""
+        if self._fd is not None:
+            try:
+                self._write_holder(self._fd, stopping_since=time.time())
+            except OSError:  # a full disk: the message falls back to the plain one
+                pass
 
     @staticmethod
     def _read_holder(fd: int) -> dict:
@@ -88,16 +99,26 @@ class StoreLock:
     def _busy_message(self, holder: dict) -> str:
         who = (f"pid {holder.get('pid', '?')} ('{holder.get('command', 'unknown command')}', "
                f"since {holder.get('since', '?')})")
+        home = self.lock_file.parent
+        if _stopping(holder):
+            stopping = max(0.0, time.time() - holder["stopping_since"])
+            return (f"the server for {home} (pid {holder.get('pid', '?')}) is stopping: it has been finishing the "
+                    f"jobs it had started for {stopping:.0f} s; run the command again once it has stopped "
+                    f"(see: alaya --home {home} server status)")
         if is_owner_server(holder):
             remedy = ("run the command without --no-server (the server runs it), or stop the server first: "
-                      f"alaya --home {self.lock_file.parent} server stop")
+                      f"alaya --home {home} server stop")
         else:
             remedy = "try again when it finishes, or raise lock.wait_seconds in config.json for long jobs"
-        return f"store {self.lock_file.parent} is busy: {who} holds it; waited {self.wait_seconds:g} s. {remedy}"
+        return f"store {home} is busy: {who} holds it; waited {self.wait_seconds:g} s. {remedy}"
 
 
 def is_owner_server(holder: dict) -> bool:
     return str(holder.get("command", "")).startswith(OWNER_SERVER)
+
+
+def _stopping(holder: dict) -> bool:
+    return is_owner_server(holder) and isinstance(holder.get("stopping_since"), (int, float))
 
 
 def held_by(lock_file: Path) -> dict | None:

@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 
+from ..foundations.disk import disk_full, is_disk_full
 from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.paths import resolve_home
 from .service import OwnerServer
@@ -43,20 +44,29 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ready-fd", type=int)
     arguments = parser.parse_args(argv)
     starter = _Starter(arguments.ready_fd)
+    home = resolve_home(arguments.home)
     try:
-        code = OwnerServer(resolve_home(arguments.home), on_ready=lambda: starter.tell("ready")).run()
+        code = OwnerServer(home, on_ready=lambda: starter.tell("ready")).run()
     except AlayaError as error:
         failure = error
     except Exception as error:  # never a hung or silent start: log the traceback, tell the cause in one line
-        log.exception("the server failed")
-        failure = AlayaError("internal", f"unexpected {type(error).__name__}: {error}; see logs/server.log",
-                             RUNTIME)
+        if is_disk_full(error, home):
+            failure = disk_full(error, home)
+        else:
+            log.exception("the server failed")
+            failure = AlayaError("internal", f"unexpected {type(error).__name__}: {error}; see logs/server.log",
+                                 RUNTIME)
     else:
         starter.tell("done")
         return code
-    log.error("cannot serve: %s", failure.message)
-    print(f"error: {failure.message}", file=sys.stderr)
+    # The client first: on a full disk the log (this process's stderr too) cannot take a line, and the client is
+    # the one who must hear why.
     starter.tell(json.dumps({"code": failure.code, "message": failure.message, "exit_code": failure.exit_code}))
+    log.error("cannot serve: %s", failure.message)
+    try:
+        print(f"error: {failure.message}", file=sys.stderr, flush=True)
+    except OSError:
+        pass
     return failure.exit_code
 
 

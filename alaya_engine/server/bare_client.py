@@ -51,10 +51,13 @@ def store_home(home: str | None) -> str:
 def forward(home: str, params: dict) -> int | tuple[str, int] | None:
     """Run the command line in ``params`` (``argv``, ``cwd``, ``tty``, ``width``, ``env``, maybe ``stdin_b64``) in
     the server for ``home``; its output goes to this process's stdout and stderr. None: the caller takes over
-    (no server answers, it runs another version, or the command must run in the client), nothing having run."""
+    (no server answers, it runs another version, or the command must run in the client), nothing having run.
+    A server at its connection cap is asked again, with growing pauses, for up to ``server.connect_timeout``;
+    BrokenPipeError: this process's own output was closed (``| head``), which ends the command quietly."""
     try:
         import _json
         import _socket
+        import time
     except ImportError:
         return None
     message = {"v": PROTOCOL_VERSION, "id": 1, "method": "cli", "params": params, "client_version": __version__}
@@ -64,6 +67,28 @@ def forward(home: str, params: dict) -> int | tuple[str, int] | None:
         return None  # an argument that is not UTF-8: the in-process parser reports it
     scan = _json.make_scanner(_StrictJson())
     connect_timeout, request_timeout = _timeouts(home, scan)
+    deadline = time.monotonic() + connect_timeout
+    pause = 0.05
+    while True:
+        outcome = _forward_once(home, line, scan, _socket, connect_timeout, request_timeout)
+        if outcome is not _BUSY:
+            return outcome
+        if time.monotonic() + pause > deadline:
+            return _report(home, "server_busy", f"the server for {home} stayed busy (too many connections open) for "
+                                                f"{connect_timeout:g} s; try again in a moment")
+        time.sleep(pause)
+        pause = min(pause * 2, 0.5)
+
+
+_BUSY = "busy"
+"""What :func:`_forward_once` says when the server refused the connection for being at its cap."""
+
+
+class _OutputClosed(Exception):
+    """This process's stdout or stderr was closed by its reader: nothing the server says can be shown."""
+
+
+def _forward_once(home: str, line: bytes, scan, _socket, connect_timeout: float, request_timeout: float):
     connection = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
         connection.settimeout(connect_timeout)
@@ -80,6 +105,8 @@ def forward(home: str, params: dict) -> int | tuple[str, int] | None:
             if not heard:  # a server dying as we connected (SIGKILLed, its socket left behind): nothing ran
                 return None
             raise
+    except _OutputClosed:
+        raise BrokenPipeError from None
     except TimeoutError:
         return _report(home, "server_unresponsive", f"the server for {home} sent nothing for {request_timeout:g} s "
                                                     "(stopped or stuck); run: alaya server restart (or raise "
@@ -111,12 +138,17 @@ def _relay(connection, scan, home: str, heard: list) -> int | tuple[str, int] | 
                                                   "run: alaya server restart")
             if "out" in message or "err" in message:
                 stream = sys.stdout if "out" in message else sys.stderr
-                stream.write(message.get("out", message.get("err")))
-                stream.flush()
+                try:
+                    stream.write(message.get("out", message.get("err")))
+                    stream.flush()
+                except (BrokenPipeError, AttributeError) as closed:  # AttributeError: fd 1 or 2 closed at start
+                    raise _OutputClosed from closed
             elif "error" in message:
                 error = message["error"]
                 if isinstance(error, dict) and error.get("code") in ("version_mismatch", "server_stopping"):
                     return None  # the in-process path restarts it
+                if isinstance(error, dict) and error.get("code") == "server_busy":  # refused at the door: ask again
+                    return _BUSY
                 return _report(home, error.get("code", "internal"), error.get("message", ""), error.get("exit_code"))
             elif "result" in message:
                 result = message["result"]

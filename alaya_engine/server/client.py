@@ -19,9 +19,17 @@ import time
 from pathlib import Path
 
 from .. import __version__
-from ..foundations.errors import RUNTIME, AlayaError
+from ..foundations.errors import RUNTIME, USAGE, AlayaError
 from ..foundations.paths import Layout
-from .protocol import CONNECT_TIMEOUT, PROTOCOL_VERSION, REQUEST_TIMEOUT, encode, read_message
+from .protocol import (
+    CONNECT_TIMEOUT,
+    DEFAULT_MAX_SESSION_BYTES,
+    PROTOCOL_VERSION,
+    REQUEST_TIMEOUT,
+    encode,
+    frame_limit,
+    read_message,
+)
 
 TYPE_CHECKING = False
 """Not ``typing.TYPE_CHECKING``: importing ``typing`` costs ~7 ms on every client start."""
@@ -41,13 +49,20 @@ class ServerSettings:
 
     def __init__(self, home: Path):
         try:
-            section = json.loads((home / "config.json").read_text(encoding="utf-8")).get("server", {})
+            config = json.loads((home / "config.json").read_text(encoding="utf-8"))
+            section = config.get("server", {})
             values = {key: section.get(key, default) for key, default in self.defaults().items()}
             self.autostart = bool(values.pop("autostart"))
             self.start_timeout, self.connect_timeout, self.request_timeout = (float(value) for value in values.values())
         except (OSError, ValueError, AttributeError, TypeError):
+            config = {}
             self.autostart, self.start_timeout, self.connect_timeout, self.request_timeout = (
                 self.defaults().values())
+        try:
+            self.max_request = frame_limit(int(float(config["ingest"]["max_file_mb"]) * 1_000_000))
+        except (KeyError, ValueError, TypeError, AttributeError):
+            self.max_request = frame_limit(DEFAULT_MAX_SESSION_BYTES)
+        """The longest request the server reads (:func:`.protocol.frame_limit`)."""
 
     @staticmethod
     def defaults() -> dict:
@@ -85,12 +100,17 @@ class ServerClient:
 
     def _call_once(self, method: str, params: dict | None, progress: Callable[[int, int], None] | None,
                    request_timeout: float | None) -> dict:
+        data = encode({"v": PROTOCOL_VERSION, "id": 1, "method": method, "params": params or {},
+                       "client_version": __version__})
+        if len(data) > self.settings.max_request:  # the server would hang up mid-way, the reason unread
+            raise AlayaError("request_too_large", f"this request is {len(data) / 2 ** 20:.0f} MiB; the server for "
+                                                  f"{self.home} reads requests of up to "
+                                                  f"{self.settings.max_request / 2 ** 20:.0f} MiB: send less", USAGE)
         connection = self._connect()
         timeout = request_timeout or self.settings.request_timeout
         try:
             connection.settimeout(timeout)
-            connection.sendall(encode({"v": PROTOCOL_VERSION, "id": 1, "method": method, "params": params or {},
-                                       "client_version": __version__}))
+            connection.sendall(data)
             with connection.makefile("rb") as stream:
                 while True:
                     message = read_message(stream)
@@ -195,8 +215,10 @@ def start_server(home: Path, timeout: float) -> ServerClient:
             told += chunk
             if told.startswith(b"{") and told.endswith(b"\n"):
                 failure = json.loads(told)
-                raise AlayaError(failure["code"], f"the Alaya server for {home} cannot start: {failure['message']}",
-                                 failure.get("exit_code", RUNTIME))
+                message = failure["message"]  # a server still stopping: that says it all
+                if failure["code"] != "server_stopping_busy":
+                    message = f"the Alaya server for {home} cannot start: {message}"
+                raise AlayaError(failure["code"], message, failure.get("exit_code", RUNTIME))
             if not chunk:  # the pipe closed: it listens ("ready"), another server owns the store ("done"), or it died
                 read_end = _closed(read_end)
                 if not told and process.wait() != 0:

@@ -142,7 +142,8 @@ class Dispatcher:
             return
         selector.unregister(connection.socket)
         if end < 0:
-            self._refuse(connection, AlayaError("bad_request", f"request line longer than {self.max_line >> 20} MiB"))
+            self._refuse(connection, AlayaError("request_too_large", f"a request is at most {self.max_line >> 20} MiB "
+                                                                     "long; send less"))
             return
         line = bytes(connection.buffer[:end])
         connection.buffer = bytearray()

@@ -49,6 +49,10 @@ def render(document: dict[str, Any]) -> str:
     return json.dumps(document, ensure_ascii=False, indent=2, default=str)
 
 
+DEFAULT_MAX_SESSION_BYTES = 64_000_000
+"""``ingest.max_file_mb`` when config.json has none, in bytes (``tests/test_faults_server.py`` checks it)."""
+
+
 def frame_limit(max_session_bytes: int) -> int:
     """The longest request a server takes: ``MAX_LINE`` beside an ingest's stdin of up to one byte past
     ``ingest.max_file_mb``, which travels base64-encoded (4 bytes for 3)."""

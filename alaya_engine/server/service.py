@@ -239,6 +239,7 @@ class OwnerServer:
             if self.active == 0 and idle >= idle_timeout:
                 log.info("idle for %.0f s; exiting", idle)
                 break
+        self.engine.lock.mark_stopping()
         dispatcher.stop_accepting()
         self._close(listener, watched[self.layout.socket])
         dispatcher.drain()
