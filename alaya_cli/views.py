@@ -343,12 +343,22 @@ def print_link(console: "Console", document: dict) -> None:
 
 
 def print_status(console: "Console", report: dict) -> None:
+    from rich.markup import escape
+
     l3, l2, l1 = report["l3"], report["l2"], report["l1"]
     console.print("📊 [bold]Alaya Status[/]  " + f"[dim]{report['home']}[/]")
     console.print("\n[bold]L3 Raw Storage[/]")
     console.print(f"  Sessions: {l3['sessions']:,} ({human_bytes(l3['bytes'])})")
     console.print(f"  Oldest: {l3['oldest'] or '-'}")
     console.print(f"  Newest: {l3['newest'] or '-'}")
+    empty = l3["gave_nothing"]
+    if empty["sessions"]:
+        console.print(f"  Gave no card: {plural(empty['sessions'], 'distilled session')}"
+                      + (" (newest first):" if empty["newest"] else ""))
+        for item in empty["newest"]:
+            console.print(f"    - {escape(item['session_id'])}: {escape(item['reason'])}")
+        if empty["sessions"] > len(empty["newest"]):
+            console.print(f"    … and {empty['sessions'] - len(empty['newest']):,} more")
     console.print(f"\n[bold]L2 Graph DB[/] ({l2['engine']}, {human_bytes(l2['bytes'])})")
     console.print(f"  Cards: {l2['cards']:,}")
     for card_type, count in l2["cards_by_type"].items():

@@ -79,6 +79,9 @@ def duplicates_template(template_home, tmp_path_factory) -> Path:
     folder = home.parent / "in"
     paths = [write_problem_session(folder, f"session-2026040{copy}-120000", TEMPLATE, 1775044800000 + copy * 3_600_000)
              for copy in range(2)]
+    config = json.loads((home / "config.json").read_text())
+    config["distill"]["max_cards_per_session"] = 5  # five twin pairs: one for each answer the judge can give
+    (home / "config.json").write_text(json.dumps(config))
     engine = Engine.open(home)
     engine.ingest([str(path) for path in paths])
     assert engine.distill().to_json()["cards_created"] == 10

@@ -163,3 +163,6 @@ def test_your_own_memory_in_three_commands_from_the_readme(tmp_path):
     assert "Alaya is ready" in outputs[0] and (home / "config.json").exists()
     assert "1 ingested" in outputs[1] and "Distillation complete" in outputs[1]
     assert "[1] " in outputs[2] and "nginx" in outputs[2] and "Average h_distance" in outputs[2]
+    first = outputs[2].split("[2] ")[0]  # as the README says: the cause card first, the problem on it
+    assert "#gotcha" in first and "proxy_read_timeout" in first and "502" in first, outputs[2]
+    assert "300s" in outputs[2] and "CAUSED_BY" in outputs[1], outputs

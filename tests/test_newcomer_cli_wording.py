@@ -86,8 +86,7 @@ def test_skipped_sessions_say_why_in_human_output_too(cli, tmp_path):
 
 
 def test_counts_of_one_are_singular(cli, tmp_path):
-    path = session(tmp_path, "first-session", "Our nginx returns 502 after every deploy. Why?",
-                   "The cause is proxy_read_timeout: the upstream restarts slower than 60 s.",
+    path = session(tmp_path, "first-session", "Hello again!", "Hi, good to see you.",
                    "I decided to keep the timeout at 300s for all services from now on.")
     result = cli("ingest", str(path), "--distill")
     assert result.exit_code == 0, result.stderr

@@ -446,6 +446,13 @@ class GraphStore:
                  "share": round(counts.get(index, 0) / total, 4) if total else 0.0}
                 for index, (low, high) in enumerate(TEMPERATURE_BANDS)]
 
+    def sessions_without_cards(self) -> list[str]:
+        """Distilled sessions no card comes from, newest first (status lists them: a session that gave nothing
+        should be seen, not silently counted)."""
+        return [row[0] for row in self.query(
+            "MATCH (s:Session) WHERE s.distilled_hash IS NOT NULL "
+            "AND NOT EXISTS { MATCH (:Card)-[:EXTRACTED_FROM]->(s) } RETURN s.id ORDER BY s.timestamp DESC, s.id")]
+
     def counts(self) -> dict[str, Any]:
         """Cards per type, sessions, and links per relation (custom and promoted ones by their own name)."""
         cards_by_type = dict.fromkeys(CARD_TYPES, 0)

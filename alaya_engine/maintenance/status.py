@@ -32,6 +32,9 @@ class StatusReport:
         return from_fields(cls, document)
 
 
+GAVE_NOTHING_LISTED = 10
+
+
 def store_status(store: StoreParts) -> StatusReport:
     from ..vectors.store import read_stats
 
@@ -39,6 +42,7 @@ def store_status(store: StoreParts) -> StatusReport:
     with store.step() as graph:
         l2 = graph.counts()
         histogram = graph.temperature_histogram()
+        empty = graph.sessions_without_cards()
     oldest, newest = l2.pop("oldest_session"), l2.pop("newest_session")
     l1 = read_stats(store.layout.vectors_dir)
     vector_bytes = store.manifest["embedding"]["dimension"] * 4
@@ -47,9 +51,25 @@ def store_status(store: StoreParts) -> StatusReport:
         version=__version__,
         l3={"sessions": raw.sessions, "bytes": raw.bytes,
             "oldest": oldest.date().isoformat() if oldest else None,
-            "newest": newest.date().isoformat() if newest else None},
+            "newest": newest.date().isoformat() if newest else None,
+            "gave_nothing": {"sessions": len(empty), "newest": _why_nothing(store, empty[:GAVE_NOTHING_LISTED])}},
         l2={"engine": store.manifest["graph_engine"], **l2, "bytes": disk_usage(store.layout.graph_dir)},
         l1={**l1, "embedding": store.manifest["embedding"], "bytes": disk_usage(store.layout.vectors_dir),
             "resident_bytes": {tier: l1["by_tier"].get(tier, 0) * vector_bytes for tier in ("HOT", "WARM")}},
         temperature=histogram,
     )
+
+
+def _why_nothing(store: StoreParts, session_ids: list[str]) -> list[dict]:
+    """Each session with the reason its distillation recorded in L3 (a session whose cards were all forgotten or
+    merged away since has none)."""
+    from ..raw.distilled import DistilledStore
+
+    records = DistilledStore(store.layout.distilled, store.layout.contexts)
+    listed = []
+    for session_id in session_ids:
+        record = records.read(session_id)
+        reason = (record.skipped_reason if record and not record.cards else None) or \
+            "its cards were forgotten or merged into other sessions' cards"
+        listed.append({"session_id": session_id, "reason": reason})
+    return listed

@@ -1,8 +1,9 @@
 """The OfflineDistiller: one session in, a Distillation out.
 
-It sends the session to the agent reader or the conversation reader, folds
-near-duplicate cards together, keeps the most important ones in session order,
-makes their titles unique and links them.
+It sends the session to the agent reader or the conversation reader, adds what
+people stated in plain words that those did not already say (``statements``),
+folds near-duplicate cards together, keeps the most important ones in session
+order, makes their titles unique and links them.
 """
 
 from __future__ import annotations
@@ -10,10 +11,12 @@ from __future__ import annotations
 from ...foundations.domain import Session
 from ..base import Distillation
 from .agent import agent_candidates
-from .candidate import Candidate
+from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
 from .links import card_links
+from .statements import stated_candidates
 from .text.overlap import overlap
+from .text.titles import shorten, title_width
 from .turns import speaker_of
 
 
@@ -38,7 +41,8 @@ class OfflineDistiller:
             candidates = conversation_candidates(session)
         else:
             candidates = agent_candidates(session)
-        kept = _cut(_merge_duplicates(candidates), self.max_cards_per_session)
+        candidates = _merge_duplicates(candidates)
+        kept = _cut(candidates + stated_candidates(session, candidates), self.max_cards_per_session)
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
         _make_titles_unique(kept)
@@ -49,7 +53,7 @@ class OfflineDistiller:
         tokens = session.tokens
         if tokens < self.min_session_tokens:
             return f"session has {tokens} tokens, below distill.min_session_tokens ({self.min_session_tokens})"
-        return "no reusable knowledge found"
+        return "no fact, cause, fix, decision, rule, plan or preference stated with anything specific"
 
 
 def _is_conversation(session: Session) -> bool:
@@ -98,4 +102,5 @@ def _make_titles_unique(candidates: list[Candidate]) -> None:
         key = candidate.title.lower()
         seen[key] = seen.get(key, 0) + 1
         if seen[key] > 1:
-            candidate.title = f"{candidate.title} ({seen[key]})"
+            suffix = f" ({seen[key]})"
+            candidate.title = shorten(candidate.title, TITLE_LIMIT - title_width(suffix)) + suffix

@@ -35,6 +35,13 @@ def _causal_links(card: Candidate, earlier: list[Candidate]) -> list[LinkDraft]:
             if cue:
                 links.append(LinkDraft(gotcha.title, card.title, "CAUSES", f"“{cue}” leads to this problem"))
                 break
+    answered = any(link.relation == "CAUSED_BY" for link in links)
+    if not answered and card.type in ("decision", "pattern") and earlier and earlier[-1].type == "gotcha" \
+            and shared_weight(card.words, earlier[-1].words) >= 1:
+        # what was decided or done right after a cause was found, about the same thing, answers it: people
+        # rarely say "because" when the reason was the last thing said
+        links.append(LinkDraft(card.title, earlier[-1].title, "CAUSED_BY",
+                               f"the {card.type} comes right after this cause and is about the same thing"))
     if card.type in ("pattern", "decision"):
         concept = next((other for other in reversed(earlier)
                         if other.type == "concept" and _mentions(card.body, other)), None)

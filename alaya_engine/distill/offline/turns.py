@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ...foundations.domain import Session, Turn
 from .cues import AI_SPEAKERS
+from .text.chinese import is_chinese
 
 
 def speaker_of(turn: Turn) -> str | None:
@@ -13,6 +14,10 @@ def speaker_of(turn: Turn) -> str | None:
 
 
 def role_name(turn: Turn) -> str:
+    """How a card names someone known only by role, in the language they speak: a Chinese card reads 用户 and 助手,
+    never "The assistant建议"."""
+    if turn.role in ("user", "assistant") and is_chinese(turn.content):
+        return {"user": "用户", "assistant": "助手"}[turn.role]
     return {"user": "The user", "assistant": "The assistant"}.get(turn.role, turn.role.title())
 
 

@@ -90,7 +90,7 @@ def _advice_card(session: Session, index: int, kept: list[tuple[float, str]], na
     chinese = is_chinese(text)
     statements = said_to(text, assistant, person)
     best = said_to(max(kept, key=lambda item: item[0])[1], assistant, person)
-    title = shorten(best if best.startswith(assistant) else _lead(assistant, text, chinese) + best, TITLE_LIMIT)
+    title = shorten(best if best.startswith(assistant) else _lead(assistant, text, best, chinese) + best, TITLE_LIMIT)
     question = quoted_question(session.turns[asker], names) if asker is not None else ""
     turns = [index] + ([asker] if asker is not None else [])
     score = max(score for score, _ in kept)
@@ -102,12 +102,14 @@ def _advice_card(session: Session, index: int, kept: list[tuple[float, str]], na
     )
 
 
-def _lead(assistant: str, text: str, chinese: bool) -> str:
-    """'AI建议：', 'AI explained: ': who passed the knowledge on, and how, for a title that does not say it."""
+def _lead(assistant: str, text: str, title: str, chinese: bool) -> str:
+    """'AI建议：', 'AI explained: ': who passed the knowledge on, and how, for a title that does not say it (only
+    who, when the title opens with the verb itself: '助手：一般建议：…', not '助手建议：一般建议：…')."""
     recommends = has_cue(text.lower(), RECOMMEND_CUES)
-    if chinese:
-        return f"{assistant}{'建议' if recommends else '说明'}："
-    return f"{assistant} {'suggested' if recommends else 'explained'}: "
+    verb = ("建议" if recommends else "说明") if chinese else ("suggested" if recommends else "explained")
+    if verb[:4].lower() in title[:12].lower():
+        return f"{assistant}：" if chinese else f"{assistant}: "
+    return f"{assistant}{verb}：" if chinese else f"{assistant} {verb}: "
 
 
 def _person_before(session: Session, index: int) -> int | None:

@@ -1,0 +1,111 @@
+"""Knowledge said in plain words becomes cards that keep it: causes, fixes, decisions (also a proposal the user
+accepts in a few words), rules, plans and preferences, in English and Chinese, in agent sessions and in chats.
+Sessions written by hand for these tests, in the words people use."""
+
+from __future__ import annotations
+
+from alaya_engine.distill.offline import OfflineDistiller
+from alaya_engine.foundations.domain import Session, Turn
+
+DEC_1 = 1764547200000
+
+
+def session(*turns: tuple[str, str], tools: bool = False) -> Session:
+    made = [Turn(role=role, content=content) for role, content in turns]
+    if tools:  # an agent at work: one command and its output
+        made.insert(1, Turn(role="tool", content="$ npm test\n1 failed, 41 passed", tool_name="exec"))
+    return Session(id="s", timestamp=DEC_1, channel="cli", turns=made)
+
+
+def cards(sess: Session) -> list:
+    result = OfflineDistiller().distill(sess)
+    assert result.cards, result.skipped_reason
+    return result.cards
+
+
+def card_saying(found: list, *needles: str):
+    """The card whose title and content hold every needle (case-insensitive), else None."""
+    for card in found:
+        text = f"{card.title}\n{card.content}".lower()
+        if all(needle.lower() in text for needle in needles):
+            return card
+    return None
+
+
+def test_a_cause_and_its_fix_said_in_plain_words_make_a_card_with_the_problem():
+    found = cards(session(
+        ("user", "The checkout-service integration test fails about one run in five on CI, never locally."),
+        ("assistant", "Turns out it's a race: the test reads `order.status` before the `payment_done` event "
+                      "handler commits, so on a slow runner it still sees PENDING."),
+        ("assistant", "So the fix was to await `bus.drain()` after publishing, in `tests/test_checkout.py`."),
+        tools=True))
+    cause = card_saying(found, "payment_done", "order.status")
+    assert cause is not None and cause.type == "gotcha", [c.title for c in found]
+    assert "one run in five" in cause.content  # the symptom travels with the cause
+    assert card_saying(found, "bus.drain()") is not None
+
+
+def test_a_decision_with_what_instead_of_what_and_why_is_one_card():
+    found = cards(session(
+        ("user", "We need a job queue for invoice emails. Redis or Postgres?"),
+        ("assistant", "Either works for 200 jobs a minute. Postgres with SKIP LOCKED keeps the job in the same "
+                      "transaction as the invoice row; Redis would be one more service to run."),
+        ("user", "I decided to use Postgres with SKIP LOCKED instead of Redis, because we already back it up "
+                 "and nobody here runs Redis."),
+        tools=True))
+    decision = card_saying(found, "SKIP LOCKED", "instead of Redis")
+    assert decision is not None and decision.type == "decision", [c.title for c in found]
+
+
+def test_a_proposal_accepted_in_a_few_words_is_a_decision_with_its_values():
+    found = cards(session(
+        ("user", "What timeout should the geocoder client have? Upstream p99 is about 800ms."),
+        ("assistant", "I'd set the http.Client Timeout to 3 seconds: almost four times the p99, short enough "
+                      "that a stuck upstream frees the goroutine."),
+        ("user", "ok, 3 seconds it is."),
+        tools=True))
+    decision = card_saying(found, "3 seconds", "http.Client")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
+
+
+def test_a_rule_the_user_states_from_now_on_is_kept():
+    found = cards(session(
+        ("user", "The log volume filled /var on web-3 again."),
+        ("assistant", "logrotate only ran weekly there; I rotated by hand and freed 18 GB."),
+        ("user", "From now on we roll out logrotate with maxsize 50M and daily rotation on every web host."),
+        tools=True))
+    rule = card_saying(found, "maxsize 50M")
+    assert rule is not None, [c.title for c in found]
+
+
+def test_chinese_plans_and_decisions_keep_their_dates_and_never_speak_english():
+    found = cards(session(
+        ("user", "下周六是我女儿的生日，她12号满8岁，想在家里给她办个小派对。"),
+        ("assistant", "可以准备一个简单的手工蛋糕，再邀请三四个同学。"),
+        ("user", "另外我决定从三月开始学日语，每天通勤的时候学20分钟。"),
+        ("assistant", "好主意，可以先用Anki背五十音图。"),
+    ))
+    assert card_saying(found, "12号", "8岁") is not None, [c.title for c in found]
+    assert card_saying(found, "日语", "20分钟") is not None, [c.title for c in found]
+    for card in found:
+        for english in ("The user", "The assistant", "said by", "talking with"):
+            assert english not in card.title + card.content, (english, card.title, card.content)
+
+
+def test_the_readme_example_gives_a_cause_card_and_a_decision_linked_to_it():
+    result = OfflineDistiller().distill(session(
+        ("user", "Our nginx returns 502 after every deploy. Why?"),
+        ("assistant", "The cause is proxy_read_timeout: the upstream restarts slower than 60 s."),
+        ("user", "I decided to keep the timeout at 300s for all services from now on.")))
+    cause = card_saying(result.cards, "proxy_read_timeout", "502")
+    decision = card_saying(result.cards, "300s")
+    assert cause is not None and cause.type == "gotcha" and decision is not None and decision.type == "decision"
+    assert any(link.relation == "CAUSED_BY" and link.from_title == decision.title and link.to_title == cause.title
+               for link in result.links), result.links
+
+
+def test_small_talk_still_gives_nothing():
+    result = OfflineDistiller().distill(session(
+        ("user", "Hi! How are you today?"), ("assistant", "I'm doing well, thanks for asking. How about you?"),
+        ("user", "Pretty good, thanks. Talk soon!"), ("assistant", "Take care, bye!")))
+    assert result.cards == [] and result.skipped_reason
