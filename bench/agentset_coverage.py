@@ -6,19 +6,27 @@ sessions (:mod:`bench.agentset_store`). Rows: the share of items some card cover
 share of cards that match no item; the sessions that gave no card; the share of the questions' evidence turns
 inside some card (what bounds recall of cards alone); the cards made. Every item's result is saved in the last
 row's JSON detail.
+
+The offline distiller (the default) is what the targets measure. When ``ALAYA_BENCH_LLM_URL`` names an
+OpenAI-compatible endpoint (with ``ALAYA_BENCH_LLM_MODEL`` and, for its key, ``ALAYA_BENCH_LLM_KEY_ENV``: the name
+of the variable holding it), the same rows are measured for a store the LLM distiller built, beside them.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from .agentset_store import agentset_store, dataset_for, read_cards
 from .item_coverage import Coverage, measure
 from .plan import Plan
 from .quality.agentset import KINDS, Agentset
-from .report import Row, percent
+from .report import Row, percent, skipped
 
 LABEL = "agentset"
+
+
+LLM_URL, LLM_MODEL, LLM_KEY_ENV = "ALAYA_BENCH_LLM_URL", "ALAYA_BENCH_LLM_MODEL", "ALAYA_BENCH_LLM_KEY_ENV"
 
 
 def run(plan: Plan, name: str) -> list[Row]:
@@ -26,10 +34,24 @@ def run(plan: Plan, name: str) -> list[Row]:
     if isinstance(dataset, Row):
         return [dataset]
     with agentset_store(plan, dataset) as (home, built):
-        return coverage_rows(name, dataset, home, built)
+        rows = coverage_rows(name, dataset, home, built)
+    llm = llm_settings(os.environ)
+    if llm is None:
+        return rows + [skipped(name, f"{LABEL} with an LLM distiller", f"set {LLM_URL} (and {LLM_MODEL}, "
+                                                                         f"{LLM_KEY_ENV}) to measure one beside")]
+    with agentset_store(plan, dataset, llm, name="llm") as (home, built):
+        return rows + coverage_rows(name, dataset, home, built, f"{LABEL} (LLM {llm['model']})")
 
 
-def coverage_rows(name: str, dataset: Agentset, home: Path, built: dict) -> list[Row]:
+def llm_settings(environ) -> dict | None:
+    """``distill`` settings for the endpoint the environment names, or None."""
+    if not environ.get(LLM_URL):
+        return None
+    return {"llm_provider": "openai", "base_url": environ[LLM_URL], "model": environ.get(LLM_MODEL, "default"),
+            "api_key_env": environ.get(LLM_KEY_ENV, "")}
+
+
+def coverage_rows(name: str, dataset: Agentset, home: Path, built: dict, label: str = LABEL) -> list[Row]:
     cards = read_cards(home, dataset)
     coverage = measure(dataset.items, cards, {turn.key: turn.content for turn in dataset.haystack.turns})
     judged = coverage.judged
@@ -37,7 +59,7 @@ def coverage_rows(name: str, dataset: Agentset, home: Path, built: dict) -> list
     touched = sum(bool(result.touching) for result in judged)
     stated = sum(result.covered_with_stated for result in judged)
     whole = sum(result.covered_whole for result in judged)
-    rows = [Row(name, f"{LABEL}: items a card covers", percent(covered, len(judged)), "%",
+    rows = [Row(name, f"{label}: items a card covers", percent(covered, len(judged)), "%",
                 f"{covered} of {len(judged)}; by a card holding every turn of the item: {whole} "
                 f"({percent(whole, len(judged))}%); a card sharing a turn, specifics aside: {touched} "
                 f"({percent(touched, len(judged))}%); with all the statement's specifics, said in its turns or not: "
@@ -47,37 +69,37 @@ def coverage_rows(name: str, dataset: Agentset, home: Path, built: dict) -> list
     for kind in KINDS:
         of_kind = [result for result in judged if result.item.kind == kind]
         kept = sum(result.covered for result in of_kind)
-        rows.append(Row(name, f"{LABEL}: {kind} items covered", percent(kept, len(of_kind)), "%",
+        rows.append(Row(name, f"{label}: {kind} items covered", percent(kept, len(of_kind)), "%",
                         f"{kept} of {len(of_kind)}"))
-    return rows + _card_rows(name, dataset, coverage, built) + [_detail_row(name, coverage)]
+    return rows + _card_rows(name, dataset, coverage, built, label) + [_detail_row(name, coverage, label)]
 
 
-def _card_rows(name: str, dataset: Agentset, coverage: Coverage, built: dict) -> list[Row]:
+def _card_rows(name: str, dataset: Agentset, coverage: Coverage, built: dict, label: str) -> list[Row]:
     cards = coverage.cards
     in_cards = frozenset().union(*(card.turns for card in cards))
     idle = [session for session in dataset.session_ids if not any(turn[0] == session for turn in in_cards)]
     evidence = frozenset().union(*(question.evidence for question in dataset.haystack.questions))
     return [
-        Row(name, f"{LABEL}: cards matching no item", percent(len(coverage.unmatched), len(cards)), "%",
+        Row(name, f"{label}: cards matching no item", percent(len(coverage.unmatched), len(cards)), "%",
             f"{len(coverage.unmatched)} of {len(cards)} cards; sharing no turn with any item: "
             f"{len(coverage.untouched)} ({percent(len(coverage.untouched), len(cards))}%)"),
-        Row(name, f"{LABEL}: sessions with no card", len(idle), "sessions",
+        Row(name, f"{label}: sessions with no card", len(idle), "sessions",
             f"of {len(dataset.session_ids)}" + (f": {', '.join(idle)}" if idle else "")),
-        Row(name, f"{LABEL}: evidence turns inside a card", percent(len(evidence & in_cards), len(evidence)), "%",
+        Row(name, f"{label}: evidence turns inside a card", percent(len(evidence & in_cards), len(evidence)), "%",
             f"{len(evidence & in_cards)} of {len(evidence)} evidence turns of {len(dataset.haystack.questions)} "
             f"questions"),
-        Row(name, f"{LABEL}: cards made", len(cards), "cards",
+        Row(name, f"{label}: cards made", len(cards), "cards",
             f"{len(dataset.session_ids)} sessions, {len(dataset.haystack.turns)} turns, {built['links']} links; "
             f"ingest + distill {built['seconds']:.1f} s"),
     ]
 
 
-def _detail_row(name: str, coverage: Coverage) -> Row:
+def _detail_row(name: str, coverage: Coverage, label: str) -> Row:
     """Per item: whether it is covered, the cards sharing a turn with it, and the specifics the best one kept."""
     columns = ["kid", "kind", "covered", "cards sharing a turn", "best card's specifics kept", "specifics said"]
     lines = ["\t".join([result.item.kid, result.item.kind, str(int(result.covered)), ",".join(result.touching),
                         f"{max(result.best_kept, 0)}/{len(result.specifics)}", " | ".join(result.specifics)])
              for result in coverage.judged]
-    return Row(name, f"{LABEL}: per-item results (JSON detail)", len(lines), "items",
+    return Row(name, f"{label}: per-item results (JSON detail)", len(lines), "items",
                "kid, kind, covered, cards sharing a turn, specifics kept by the best of them, specifics said",
                detail={"columns": columns, "rows": lines})

@@ -7,6 +7,7 @@ order, the order the memory grows in; the distiller is the configured default (o
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -37,9 +38,14 @@ def dataset_for(plan: Plan, name: str) -> Agentset | Row:
         return skipped(name, "agentset not found", str(missing))
 
 
-def build(home: Path, dataset: Agentset) -> dict:
-    """Ingest and distill the sessions into the initialised store at ``home``; what it took."""
+def build(home: Path, dataset: Agentset, distill: dict | None = None) -> dict:
+    """Ingest and distill the sessions into the initialised store at ``home`` (with ``distill`` settings over
+    config.json's, e.g. an LLM distiller's); what it took."""
     started = time.perf_counter()
+    if distill:
+        config = json.loads((home / "config.json").read_text(encoding="utf-8"))
+        config["distill"].update(distill)
+        (home / "config.json").write_text(json.dumps(config), encoding="utf-8")
     engine = Engine.open(home)
     engine.ingest([str(path) for path in dataset.haystack.sessions])
     report = engine.distill().to_json()
@@ -48,10 +54,11 @@ def build(home: Path, dataset: Agentset) -> dict:
 
 
 @contextmanager
-def agentset_store(plan: Plan, dataset: Agentset) -> Iterator[tuple[Path, dict]]:
-    """A fresh copy of the run's store of these sessions, and what building it took."""
-    with plan.stores.dataset(f"agentset-{len(dataset.haystack.sessions)}",
-                             lambda home: build(home, dataset)) as (home, built):
+def agentset_store(plan: Plan, dataset: Agentset, distill: dict | None = None,
+                   name: str = "offline") -> Iterator[tuple[Path, dict]]:
+    """A fresh copy of the run's store of these sessions (distilled by ``name``), and what building it took."""
+    with plan.stores.dataset(f"agentset-{name}-{len(dataset.haystack.sessions)}",
+                             lambda home: build(home, dataset, distill)) as (home, built):
         yield home, built
 
 

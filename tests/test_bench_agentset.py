@@ -3,6 +3,8 @@ the rows' own code on the first two sessions of the shared set in a real store (
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from bench.agentset_coverage import coverage_rows
@@ -87,3 +89,52 @@ def test_the_rows_run_on_two_sessions_in_a_real_store(home):
     for mode in MODES:
         assert 0 < quality[f"agentset all: recall@10 — {mode}"].value <= 1
     assert quality["agentset: per-question results (JSON detail)"].value == len(dataset.haystack.questions)
+
+
+def test_the_coverage_rows_measure_an_llm_distiller_beside_the_offline_one(template_home, tmp_path, monkeypatch):
+    """The LLM variant runs only when the environment names an endpoint; here a real HTTP server on 127.0.0.1
+    that answers every session with one card holding the whole prompt it was sent (so every specific)."""
+    import json
+    import shutil
+    from http.server import BaseHTTPRequestHandler
+
+    from conftest import local_http_server
+
+    from bench import agentset_coverage
+
+    try:
+        dataset = agentset.load(2)
+    except MissingData as missing:
+        pytest.skip(str(missing))
+
+    class EchoLLM(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            said = "\n".join(message["content"] for message in request["messages"] if message["role"] == "user")
+            cards = {"cards": [{"title": "Everything said", "content": said, "type": "concept", "tags": ["all"],
+                                "importance": 0.9, "turns": list(range(20))}], "links": []}
+            body = json.dumps({"choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": json.dumps(cards)}}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    assert agentset_coverage.llm_settings({}) is None
+    with local_http_server(EchoLLM) as url:
+        monkeypatch.setenv("ALAYA_BENCH_LLM_URL", url)
+        monkeypatch.setenv("ALAYA_BENCH_LLM_MODEL", "echo")
+        monkeypatch.setenv("ALAYA_BENCH_LLM_KEY_ENV", "ALAYA_TEST_BENCH_KEY")
+        monkeypatch.setenv("ALAYA_TEST_BENCH_KEY", "sk-bench")
+        settings = agentset_coverage.llm_settings(os.environ)
+        home = tmp_path / "llm-home"
+        shutil.copytree(template_home, home)
+        built = build(home, dataset, settings)
+        rows = {row.metric: row for row in coverage_rows("distill_coverage", dataset, home, built,
+                                                         "agentset (LLM echo)")}
+    assert built["cards"] == rows["agentset (LLM echo): cards made"].value == len(dataset.session_ids)
+    assert rows["agentset (LLM echo): items a card covers"].value >= 90  # each card holds every word said

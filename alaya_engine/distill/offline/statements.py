@@ -28,7 +28,7 @@ from .text.sentences import join_sentences, split_sentences
 from .text.tags import identifiers, keywords
 from .text.titles import shorten, title_width
 from .text.words import ZH_STOPWORDS, unique
-from .turns import asks, is_ai, speaker_name, speaker_of
+from .turns import asks, speaker_name, speaker_of
 
 KINDS = {
     "cause": ("re:\\b(?:the|a|root|real|actual|likely|main) (?:cause|reason)\\b", "caused by", "because of",
@@ -40,8 +40,8 @@ KINDS = {
             "workaround", "mitigation", "to fix", "修复", "解决办法", "解决方法", "解决了", "修好", "改成", "修法"),
     "decision": ("decided", "decision", "let's go with", "let's do it", "let's use", "we'll go with", "we'll use",
                  "going with", "go with", "settled on", "switch to", "switching to", "instead of", "rather than",
-                 "i'll take", "we'll take", "决定", "就用", "改用", "定了", "就这么办", "就这样", "选了", "那就",
-                 "换成", "采用"),
+                 "i'll take", "we'll take", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样", "选了",
+                 "那就", "换成", "采用"),
     "rule": ("from now on", "going forward", "remember", "make sure", "must", "rule", "policy", "don't ever",
              "do not ever", "every time", "whenever", "从现在起", "从今以后", "以后都", "以后要", "记住", "一律",
              "必须", "千万", "不要再", "规定", "每次", "务必"),
@@ -66,19 +66,22 @@ LABELS = {"cause": ("Cause", "原因"), "fix": ("Fix", "修复"), "decision": ("
 IMPORTANCE = {"cause": 0.66, "fix": 0.64, "decision": 0.64, "rule": 0.64, "plan": 0.5, "preference": 0.5,
               "fact": 0.46}
 NUMBER = re.compile(r"\d")
+POINTS_BACK = re.compile(r"这个|这样|这些|那个|\b(?:this|that|these|it)\b", re.IGNORECASE)
+"""A sentence that leans on the one before it."""
 LIST_NUMBER = re.compile(r"\s+\d{1,2}[.)]$")
 NAME = re.compile(r"(?<![.!?]\s)\b[A-Z][a-z]+")
 SPECIFIC = re.compile(r"[\w./:-]*\d[\w./:-]*|\b[A-Z][\w-]*[A-Z0-9_-][\w-]*|\b\w+_\w+|\b[A-Z][a-z]+")
 ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "没问题", "按你说的", "听你的")
 PROPOSAL_CUES = ("i'd", "i would", "i suggest", "i recommend", "we could", "you could", "let's", "how about",
-                 "proposal", "propose", "the plan", "recommend", "建议", "我们可以", "你可以", "方案", "不如",
-                 "可以考虑")
+                 "proposal", "propose", "the plan", "recommend", "should be", "would be", "makes sense", "better to",
+                 "建议", "我们可以", "你可以", "方案", "不如", "可以考虑", "合适", "最好", "应该")
 """An assistant sentence that puts something forward for the user to accept."""
 PROBLEM_WORDS = PROBLEM_CUES + ("fail", "fails", "failing", "failed", "error", "errors", "flaky", "wrong", "失败",
                                "报错", "出错", "不对")
 """A user message that reports something going wrong."""
-CONCLUSIONS = ("that's it", "found it", "there it is", "that's the problem", "mystery solved", "原来如此", "找到了",
-               "就是它", "破案了", "问题找到了")
+CONCLUSIONS = ("that's it", "found it", "there it is", "that's the problem", "mystery solved", "confirmed",
+               "原来如此", "找到了", "就是它", "破案了", "问题找到了", "确认了", "对上了", "情况清楚了")
+"""What opens a finding: in a short sentence of its own it types the next one; opening a sentence, that one."""
 
 
 @dataclass
@@ -98,9 +101,11 @@ class Statement:
 
 
 def stated_candidates(session: Session, cards: list[Candidate]) -> list[Candidate]:
-    """Cards for what was stated and ``cards`` (the other readers') do not already say. Conversations between
-    named people are left to the conversation reader, which states each fact in the third person already."""
-    if any(speaker_of(turn) for turn in session.turns) and not any(is_ai(turn) for turn in session.turns):
+    """Cards for what was stated and ``cards`` (the other readers') do not already say. Conversations whose
+    turns carry speaker names (people talking, a companion app's chats) are left to the conversation reader,
+    which states each fact in the third person already: reading them here too made cards that compete with their
+    raw turns and cost Chinese questions over English chats 0.033 of recall (docs/benchmarks.md)."""
+    if any(speaker_of(turn) for turn in session.turns):
         return []
     today = session.started_at.date()
     chinese = is_chinese(" ".join(turn.content for turn in session.turns if turn.role in ("user", "assistant")))
@@ -152,7 +157,7 @@ def _statements(session: Session) -> list[Statement]:
             proposal_turn = _previous_assistant(turns, index)
             proposal = _proposal(turns[proposal_turn]) if proposal_turn is not None else []
             if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
-                said = [sentence for sentence in sentences if _specific(sentence)]
+                said = [sentence for sentence in sentences if _specific(sentence) or NUMBER.search(sentence)]
                 found.append(Statement(index, "decision", said, proposal, proposal_turn))
                 continue
         current: Statement | None = None
@@ -164,6 +169,9 @@ def _statements(session: Session) -> list[Statement]:
                 current = None
             elif current is not None and kind in (current.kind, "fact"):
                 current.sentences.append(sentence)  # a plain sentence goes on with the statement before it
+            elif current is not None and current.kind == "fact" and POINTS_BACK.search(sentence):
+                current.sentences.append(sentence)  # "原来是因为这个…", "that's why…": what it points to is the
+                current.kind = kind                 # substance, and the pointing sentence says what kind it is
             else:
                 current = Statement(index, kind, [sentence], [])
                 found.append(current)
@@ -197,6 +205,12 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem = _specific_sentences(turns[opener], 2)
                 statement.problem_turn = opener
                 absorbed.add(opener)
+        elif statement.accepted and statement.proposal_turn:
+            asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
+            if turns[asked].role == "user" and not _approves(turns[asked].content) and asked not in absorbed:
+                statement.problem = _specific_sentences(turns[asked], 2)
+                statement.problem_turn = asked if statement.problem else None
+                absorbed.add(asked)
         elif turns[statement.turn].role == "user" and not statement.accepted:
             reply = _reply_turn(turns, statement.turn)
             if reply is not None:
@@ -238,7 +252,7 @@ def _kind(sentence: str, turn: Turn) -> str | None:
     width = title_width(sentence)
     if sentence.rstrip().endswith((":", "：")):  # it introduces what follows
         return None
-    kind = _stated_kind(sentence, turn.role)
+    kind = _stated_kind(sentence, turn.role) or ("cause" if cue_pattern(CONCLUSIONS).match(sentence) else None)
     if kind is not None:
         return kind if width >= 12 and (_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and _specific(sentence):
@@ -311,7 +325,8 @@ def _card(statement: Statement, session: Session, today: date, chinese: bool) ->
     lines = []
     problem = voice.say(statement.problem_turn, statement.problem)
     if problem:
-        lines.append(f"**{'问题' if chinese else 'Problem'}:** {problem}")
+        heading = ("背景", "Context") if statement.kind == "decision" else ("问题", "Problem")
+        lines.append(f"**{heading[0] if chinese else heading[1]}:** {problem}")
     lines.append(f"**{label}:** {said}" if said else "")
     if statement.reply:
         added = voice.say(statement.reply_turn, statement.reply)
