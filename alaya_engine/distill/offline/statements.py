@@ -222,7 +222,7 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
 
 
 def _specific_sentences(turn: Turn, limit: int) -> list[str]:
-    return [s for s in split_sentences(strip_markdown(turn.content)) if _specific(s) and not _noise(s)][:limit]
+    return [s for s in _sentences(turn) if _specific(s) and not _noise(s)][:limit]
 
 
 def _problem_turn(turns: list[Turn], index: int, words: set[str]) -> int | None:
@@ -303,7 +303,7 @@ def _previous_assistant(turns: list[Turn], index: int) -> int | None:
 
 def _proposal(turn: Turn) -> list[str]:
     """What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists."""
-    sentences = [s for s in split_sentences(strip_markdown(turn.content)) if not _noise(s)]
+    sentences = [s for s in _sentences(turn) if not _noise(s)]
     chosen: list[str] = []
     for position, sentence in enumerate(sentences):
         if has_cue(sentence, KINDS["cause"]):  # the finding that led to the proposal is not what was accepted
