@@ -15,7 +15,7 @@ from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
 from .links import card_links
 from .statements import stated_candidates
-from .text.overlap import overlap
+from .text.overlap import overlap, overlap_of
 from .text.titles import shorten, title_width
 from .turns import speaker_of
 
@@ -42,7 +42,9 @@ class OfflineDistiller:
         else:
             candidates = agent_candidates(session)
         candidates = _merge_duplicates(candidates)
-        kept = _cut(candidates + stated_candidates(session, candidates), self.max_cards_per_session)
+        stated = stated_candidates(session, candidates)
+        candidates = [card for card in candidates if not _contained(card, stated)] + stated
+        kept = _cut(candidates, self.max_cards_per_session)
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
         _make_titles_unique(kept)
@@ -63,6 +65,13 @@ def _is_conversation(session: Session) -> bool:
     if any(turn.role == "tool" or turn.tool_calls for turn in session.turns):
         return False
     return not any("`" in turn.content for turn in session.turns)
+
+
+def _contained(card: Candidate, stated: list[Candidate]) -> bool:
+    """A card whose every turn and nearly every word another card holds too (an answer, now on the card with the
+    statement it answers): one card says it, not two."""
+    return any(set(card.turns) <= set(other.turns) and overlap_of(card.words, other.words) >= 0.8
+               for other in stated)
 
 
 def _merge_duplicates(candidates: list[Candidate]) -> list[Candidate]:

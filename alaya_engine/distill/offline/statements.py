@@ -23,7 +23,7 @@ from .text.chinese import is_chinese, words_of
 from .text.cue_match import cue_pattern, has_cue
 from .text.dates import chinese_long_date, long_date, resolve_dates
 from .text.markdown import strip_markdown
-from .text.overlap import content_words
+from .text.overlap import content_words, overlap_of
 from .text.sentences import join_sentences, split_sentences
 from .text.tags import identifiers, keywords
 from .text.titles import shorten, title_width
@@ -125,24 +125,21 @@ def stated_candidates(session: Session, cards: list[Candidate]) -> list[Candidat
 
 
 def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
-    """The statement without the context (problem, assistant's addition) a card of the same turn already says."""
+    """The statement without the problem a card of the same turn already states (the problem is stated once; an
+    assistant's addition stays: the card that holds both sides replaces the one that holds only the answer)."""
     def known(index: int | None, sentences: list[str]) -> bool:
-        words = content_words(" ".join(sentences)) or {""}
-        return any(index in card.turns and len(words & content_words(card.content)) / len(words) >= 0.6
-                   for card in cards)
+        words = content_words(" ".join(sentences))
+        return any(index in card.turns and overlap_of(words, content_words(card.content)) >= 0.6 for card in cards)
 
     if known(statement.problem_turn, statement.problem):
         statement.problem = []
-    if known(statement.reply_turn, statement.reply):
-        statement.reply, statement.reply_turn = [], None
     return statement
 
 
 def _said_already(stated: Candidate, cards: list[Candidate]) -> bool:
     """A card from the same turn already says most of it, and every name and number it says."""
-    words = stated.words or {""}
     needed = specifics(stated.body)
-    return any(set(stated.turns) & set(card.turns) and len(words & card.words) / len(words) >= 0.6
+    return any(set(stated.turns) & set(card.turns) and overlap_of(stated.words, card.words) >= 0.6
                and needed <= specifics(card.content) for card in cards)
 
 

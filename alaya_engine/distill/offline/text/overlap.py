@@ -36,3 +36,8 @@ def overlap(first: set[str], second: set[str]) -> float:
 def shared_weight(first: set[str], second: set[str]) -> float:
     """How many words two texts share, a CJK pair counting half (two characters are less than a word)."""
     return sum(0.5 if CJK.search(word) else 1.0 for word in first & second)
+
+
+def overlap_of(part: set[str], whole: set[str]) -> float:
+    """Share of ``part`` found in ``whole``: 1.0 when ``whole`` says all of it."""
+    return len(part & whole) / len(part) if part else 0.0
