@@ -17,11 +17,12 @@ from datetime import date
 
 from ...foundations.domain import Session, Turn
 from .candidate import TITLE_LIMIT, Candidate
+from .conversation.card import said_when
 from .conversation.third_person import said_to
 from .cues import APPROVALS, BOILERPLATE, NARRATION_CUES, PROBLEM_CUES, SMALL_TALK, ZH_SMALL_TALK
 from .text.chinese import is_chinese, words_of
 from .text.cue_match import cue_pattern, has_cue
-from .text.dates import chinese_long_date, long_date, resolve_dates
+from .text.dates import resolve_dates
 from .text.markdown import strip_markdown
 from .text.overlap import content_words, overlap_of
 from .text.sentences import join_sentences, split_sentences
@@ -366,11 +367,8 @@ class _Voice:
                                for sentence in sentences])
 
     def attribution(self, turn: Turn, chinese: bool) -> str:
-        name = speaker_name(turn)
-        if chinese:
-            return f"（{name}说，{chinese_long_date(self.today)}）"
-        name = name[:1].lower() + name[1:] if name in ("The user", "The assistant") else name
-        return f"(said by {name}, {long_date(self.today)}.)"
+        """Who said it and when, worded as every card of the offline distiller words it."""
+        return said_when(speaker_name(turn), self._listener(turn), self.today, chinese)
 
     def _listener(self, turn: Turn) -> str:
         other = next((t for t in self.turns if t.role in ("user", "assistant") and t.role != turn.role

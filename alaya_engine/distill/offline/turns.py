@@ -13,6 +13,10 @@ def speaker_of(turn: Turn) -> str | None:
     return speaker if isinstance(speaker, str) and speaker.strip() else None
 
 
+ROLE_NAMES = frozenset({"The user", "The assistant"})
+"""How an English card names someone known only by role."""
+
+
 def role_name(turn: Turn) -> str:
     """How a card names someone known only by role, in the language they speak: a Chinese card reads 用户 and 助手,
     never "The assistant建议"."""

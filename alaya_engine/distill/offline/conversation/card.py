@@ -16,7 +16,7 @@ from ..text.sentences import join_sentences, split_sentences
 from ..text.tags import keywords
 from ..text.titles import shorten, title_width
 from ..text.words import unique
-from ..turns import speaker_name
+from ..turns import ROLE_NAMES, speaker_name
 from .facts import FACT_THRESHOLD, IMAGE, Fact, fact_score, without_interjection
 from .third_person import third_person
 
@@ -40,10 +40,13 @@ def fact_card(thread: list[Fact], names: list[str], session: Session, today: dat
 
 
 def said_when(speaker: str, listener: str, today: date, chinese: bool) -> str:
-    """Who said it, to whom and when: '(Ann, talking with Bob on 7 May 2023.)', '（孙悦，2023年4月27日与AI…）'."""
+    """Who said it, to whom and when: '(Ann, talking with Bob on 7 May 2023.)', '（孙悦，2023年4月27日与AI…）';
+    someone known only by role: '(said by the user on 1 December 2025.)'."""
     if chinese:
         return f"（{speaker}，{chinese_long_date(today)}与{listener}聊天时说的。）" if listener else \
             f"（{speaker}，{chinese_long_date(today)}。）"
+    if speaker in ROLE_NAMES:
+        return f"(said by {speaker[:1].lower()}{speaker[1:]} on {long_date(today)}.)"
     return f"({speaker}, talking with {listener} on {long_date(today)}.)" if listener else \
         f"({speaker}, on {long_date(today)}.)"
 
