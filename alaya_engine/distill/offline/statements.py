@@ -186,8 +186,8 @@ def _conclusion(sentence: str) -> str | None:
     next sentence, which says the substance."""
     if _specific(sentence):
         return None
-    return next((name for name, cues in KINDS.items() if name in ("cause", "fix") and has_cue(sentence, cues)),
-                None) or ("cause" if has_cue(sentence, CONCLUSIONS) else None)
+    kind = _stated_kind(sentence)
+    return kind if kind in ("cause", "fix") else ("cause" if has_cue(sentence, CONCLUSIONS) else None)
 
 
 def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[Statement]:
