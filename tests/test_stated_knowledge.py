@@ -109,3 +109,21 @@ def test_small_talk_still_gives_nothing():
         ("user", "Hi! How are you today?"), ("assistant", "I'm doing well, thanks for asking. How about you?"),
         ("user", "Pretty good, thanks. Talk soon!"), ("assistant", "Take care, bye!")))
     assert result.cards == [] and result.skipped_reason
+
+
+def test_status_names_sessions_that_gave_nothing_even_when_their_record_is_damaged(cli, home, tmp_path):
+    import json
+
+    path = tmp_path / "chat.json"
+    path.write_text(json.dumps({"id": "small-talk", "timestamp": DEC_1, "turns": [
+        {"role": "user", "content": "Hi! How are you today?"},
+        {"role": "assistant", "content": "Doing well, thanks. Talk soon!"}]}))
+    assert cli("ingest", str(path), "--distill").exit_code == 0
+    status = cli("status", "--json").json()["l3"]["gave_nothing"]
+    assert status["sessions"] == 1 and status["newest"][0]["session_id"] == "small-talk"
+    assert "below distill.min_session_tokens" in status["newest"][0]["reason"]
+    for record in (home / "raw" / "distilled").glob("*.json"):
+        record.write_bytes(b"{not json")
+    damaged = cli("status", "--json")
+    assert damaged.exit_code == 0, damaged.stderr
+    assert "unreadable" in damaged.json()["l3"]["gave_nothing"]["newest"][0]["reason"]

@@ -68,7 +68,12 @@ def _why_nothing(store: StoreParts, session_ids: list[str]) -> list[dict]:
     records = DistilledStore(store.layout.distilled, store.layout.contexts)
     listed = []
     for session_id in session_ids:
-        record = records.read(session_id)
+        try:
+            record = records.read(session_id)
+        except (OSError, ValueError, KeyError, TypeError):  # a damaged record must not take status down
+            listed.append({"session_id": session_id, "reason": "its distillation record is unreadable; run: "
+                                                              "alaya verify"})
+            continue
         reason = (record.skipped_reason if record and not record.cards else None) or \
             "its cards were forgotten or merged into other sessions' cards"
         listed.append({"session_id": session_id, "reason": reason})
