@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from datetime import datetime, timezone
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -311,6 +312,13 @@ def print_trace(console: "Console", report: dict) -> None:
 
     card = report["card"]
     console.print(f"🔬 Tracing {card['id']}: \"{escape(card['title'])}\" #{card['type']}\n")
+    if card.get("facts"):
+        console.print("=== Facts ===")
+        for fact in card["facts"]:
+            since = datetime.fromtimestamp(fact["valid_from"] / 1000, timezone.utc).date().isoformat()
+            console.print(f"- {escape(fact['subject'])} · {escape(fact['attribute'])} = {escape(fact['value'])} "
+                          f"(since {since})")
+        console.print()
     if report.get("source_file") and not report["sessions"]:
         origin = report["source_file"]
         console.print(f"=== Source File ({card['source']}) ===")

@@ -37,7 +37,7 @@ from .foundations.relations import (
     relation_embedding_text,
 )
 from .graph.resident import ResidentGraph
-from .graph.store import GraphStore
+from .graph.store import GraphStore, card_document
 from .raw.formats import parse_session_bytes
 from .raw.sources import SessionSource, expand_sources
 from .raw.store import RawStore
@@ -197,8 +197,7 @@ class Engine:
             if self._holders == 0:
                 self.lock.acquire()
                 try:
-                    self._graph_store = GraphStore(self.layout.graph_db, self.manifest["graph_engine"],
-                                                   self.config["graph"]["buffer_pool_mb"])
+                    self._graph_store = self._open_graph()
                 except BaseException:
                     self.lock.release()
                     raise
@@ -218,6 +217,17 @@ class Engine:
                     self._graph_store.close()
                     self._graph_store = None
                     self.lock.release()
+
+    def _open_graph(self) -> GraphStore:
+        """The graph, with the card columns an older Alaya did not have added (see ``add_missing_columns``)."""
+        graph = GraphStore(self.layout.graph_db, self.manifest["graph_engine"], self.config["graph"]["buffer_pool_mb"])
+        try:
+            for column in graph.add_missing_columns():
+                log.info("added the card column %s to the graph of %s", column, self.layout.home)
+        except BaseException:
+            graph.close()
+            raise
+        return graph
 
     def keep_resident(self, wait_seconds: float = 0.0) -> bool:
         """Keep a snapshot of the graph in memory, fresh after every write, and the windows' rows beside their
@@ -580,9 +590,7 @@ class Engine:
                 raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             edges = graph.edges_of(card_id)
         meta = self.vectors().heat_row(card_id) or {}
-        return {"card": {**card, "created_at": card["created_at"].isoformat() + "Z",
-                         "updated_at": card["updated_at"].isoformat() + "Z",
-                         "access_count": meta.get("access_count", 0)}, **edges}
+        return {"card": {**card_document(card), "access_count": meta.get("access_count", 0)}, **edges}
 
     def trace(self, card_id: str) -> "TraceReport":
         """A card, its source sessions and the turns it came from."""
@@ -600,8 +608,7 @@ class Engine:
             sessions = graph.sessions(list(card["source_sessions"] or []))
         for session in sessions:
             session["path"] = str(self.layout.home / session["path"])
-        card = {**card, "created_at": card["created_at"].isoformat() + "Z",
-                "updated_at": card["updated_at"].isoformat() + "Z"}
+        card = card_document(card)
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
         origin = None
         if card["source"] == "memex":

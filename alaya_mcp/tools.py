@@ -148,7 +148,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             "continue. The result ranks cards by h_distance (lower is closer) and lists `explorable` relations "
             "beyond them. Until the verdict is 'close to target', call again with the first explorable entry's "
             "from_nodes and relations=[its rel], keeping the same `text` as the goal; stop when close or after a "
-            "few rounds."
+            "few rounds. A card's `facts` give the attributes it states as data (subject, attribute, value, "
+            "valid_from in ms)."
         ),
         input_schema=recall_request_schema(),
         method="recall",

@@ -88,10 +88,10 @@ def store_contents(home: Path) -> tuple[dict, dict, set]:
     heat = {row["id"]: row for row in engine.vectors().heat_rows()}
     with engine.step() as graph:
         cards = {row[0]: dict(zip(("id", "title", "content", "type", "tags", "tier", "source", "temperature",
-                                   "source_sessions", "importance", "created_at", "updated_at"), row))
+                                   "source_sessions", "importance", "created_at", "updated_at", "facts"), row))
                  for row in graph.query("MATCH (c:Card) RETURN c.id, c.title, c.content, c.type, c.tags, c.tier, "
                                         "c.source, c.temperature, c.source_sessions, c.importance, c.created_at, "
-                                        "c.updated_at")}
+                                        "c.updated_at, c.facts")}
         sessions = {row[0]: dict(zip(("id", "timestamp", "channel", "agent", "summary", "turns", "tokens",
                                       "content_hash", "path", "distilled_hash", "distilled_at"), row))
                     for row in graph.query("MATCH (s:Session) RETURN s.id, s.timestamp, s.channel, s.agent, "
@@ -118,7 +118,9 @@ def test_graphml_round_trips_every_node_edge_and_attribute(store, exported):
                     "tags": json.dumps(card["tags"], ensure_ascii=False),
                     "source_sessions": json.dumps(card["source_sessions"], ensure_ascii=False),
                     "created_at": iso(card["created_at"]), "updated_at": iso(card["updated_at"]),
-                    "access_count": card["access_count"]}
+                    "access_count": card["access_count"],
+                    "facts": json.dumps([{**fact, "valid_from": iso(fact["valid_from"])} for fact in card["facts"]],
+                                        ensure_ascii=False)}
         if card["last_accessed"]:
             from alaya_engine.graph.store import from_millis
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Protocol
 
-from ..foundations.domain import Session
+from ..foundations.domain import Fact, Session
 
 
 @dataclass
@@ -25,6 +25,8 @@ class CardDraft:
     """0.0–1.0; decides which cards survive ``distill.max_cards_per_session``."""
     turns: list[int] = field(default_factory=list)
     """Indices into ``session.turns`` this card came from (its context)."""
+    facts: list[Fact] = field(default_factory=list)
+    """The attributes the card states, as data (see :class:`~alaya_engine.foundations.domain.Fact`)."""
 
     def to_json(self) -> dict:
         return asdict(self)

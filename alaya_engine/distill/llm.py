@@ -104,7 +104,7 @@ class LLMDistiller:
         cached = self._cache_read(key)
         if cached is not None:
             try:
-                return parse_distillation(cached, self._max_cards)
+                return parse_distillation(cached, self._max_cards, session.timestamp)
             except UnparseableOutput:
                 log.warning("distill cache entry %s is unusable; asking the model again", key)
         text, distillation = self._ask(session)
@@ -121,7 +121,7 @@ class LLMDistiller:
 
         def attempt() -> tuple[str, Distillation]:
             text = self._complete(system, user)
-            return text, self._parse(text)
+            return text, self._parse(text, session.timestamp)
 
         return self._retry.run(attempt, subject=f"session {session.id}: ")
 
@@ -156,9 +156,9 @@ class LLMDistiller:
             config_key="distill.api_key_env",
         )
 
-    def _parse(self, text: str) -> Distillation:
+    def _parse(self, text: str, said_at: int) -> Distillation:
         try:
-            return parse_distillation(text, self._max_cards)
+            return parse_distillation(text, self._max_cards, said_at)
         except UnparseableOutput as exc:
             raise RetryableFailure(exc.reason, wait=False, gives_up_as=UNPARSEABLE) from None
 

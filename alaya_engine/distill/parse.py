@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 import re
+from datetime import datetime, timezone
 from typing import Any
 
-from ..foundations.domain import CARD_TYPES
+from ..foundations.domain import CARD_TYPES, Fact
 from ..foundations.errors import AlayaError
 from ..foundations.json_input import JsonInputError, decode_at, load_json, without_lone_surrogates
 from ..foundations.relations import CARD_TO_SESSION, normalise_relation
@@ -37,10 +38,11 @@ class UnparseableOutput(ValueError):
         self.reason = reason
 
 
-def parse_distillation(text: str, max_cards: int) -> Distillation:
-    """Cards and links from ``text``, cut to the ``max_cards`` most important cards."""
+def parse_distillation(text: str, max_cards: int, said_at: int = 0) -> Distillation:
+    """Cards and links from ``text``, cut to the ``max_cards`` most important cards; ``said_at`` (ms) dates the
+    facts the model gave without a date of their own (when the session was held)."""
     document = extract_document(text)
-    cards = _cards(document["cards"])
+    cards = _cards(document["cards"], said_at)
     links, unmatched = _links(document.get("links"), cards)
     cards, links, orphaned = _keep_most_important(cards, links, max(max_cards, 0))
     return Distillation(cards=cards, links=links, dropped_links=unmatched + orphaned)
@@ -88,16 +90,16 @@ def title_key(title: str) -> str:
     return " ".join(title.split()).casefold()
 
 
-def _cards(items: list[Any]) -> list[CardDraft]:
+def _cards(items: list[Any], said_at: int) -> list[CardDraft]:
     cards: dict[str, CardDraft] = {}
     for item in items:
-        card = _card(item) if isinstance(item, dict) else None
+        card = _card(item, said_at) if isinstance(item, dict) else None
         if card is not None:
             cards.setdefault(title_key(card.title), card)
     return list(cards.values())
 
 
-def _card(item: dict[str, Any]) -> CardDraft | None:
+def _card(item: dict[str, Any], said_at: int) -> CardDraft | None:
     title = " ".join(str(item.get("title") or "").split())
     if not title:
         return None
@@ -109,7 +111,42 @@ def _card(item: dict[str, Any]) -> CardDraft | None:
         tags=_tags(item.get("tags")),
         importance=_unit_float(item.get("importance"), DEFAULT_IMPORTANCE),
         turns=_turns(item.get("turns", item.get("source_turns"))),
+        facts=_facts(item.get("facts"), said_at),
     )
+
+
+def _facts(value: Any, said_at: int) -> list[Fact]:
+    """The card's facts: objects with a subject, an attribute and a value (strings or numbers); others are
+    dropped. ``valid_from`` may be an ISO date or time, or ms since the epoch; otherwise ``said_at``."""
+    facts = []
+    for item in value if isinstance(value, list) else ():
+        if not isinstance(item, dict):
+            continue
+        parts = [_fact_text(item.get(name)) for name in ("subject", "attribute", "value")]
+        if all(parts):
+            facts.append(Fact(*parts, valid_from=_moment(item.get("valid_from"), said_at)))
+    return list({(fact.key(), fact.value): fact for fact in facts}.values())
+
+
+def _fact_text(value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        return ""
+    return " ".join(str(value).split())[:200]
+
+
+def _moment(value: Any, default: int) -> int:
+    """ms since the epoch from an ISO date/time (UTC unless it names a zone) or a number of ms."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
+        return int(value)
+    if isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return default
+        if moment.tzinfo is None:
+            moment = moment.replace(tzinfo=timezone.utc)
+        return int(moment.timestamp() * 1000)
+    return default
 
 
 def _card_type(value: Any) -> str:

@@ -203,7 +203,7 @@ class DistillPipeline:
         for draft in distillation.cards:
             card = Card(id=card_id_for(session.id, draft.title), title=draft.title, content=draft.content,
                         type=draft.type, tags=draft.tags, importance=draft.importance,
-                        source_sessions=[session.id], created_at=now, updated_at=now)
+                        source_sessions=[session.id], created_at=now, updated_at=now, facts=draft.facts)
             cards.append(card)
             card_turns[card.id] = sorted({t for t in draft.turns if t in valid_turns}) or list(valid_turns)
             ids_by_title[draft.title] = card.id

@@ -7,8 +7,9 @@ Encoding (GraphML has no lists and no null):
 - edges carry ``relation`` (a custom one under its own name, ``LED_TO``), ``label`` (the same, for Gephi),
   ``weight``, ``reason`` and ``created_at``; two cards may have several relations. Edge keys (GraphML edge ids)
   are ``<source>:<RELATION>:<target>``, unique in the file: Gephi refuses a second edge with an id it has seen;
-- lists (``tags``, ``source_sessions``) are JSON strings (``["docker", "oom"]``); times are ISO 8601 UTC
-  strings; an attribute whose value is null is left out;
+- lists (``tags``, ``source_sessions``, ``facts``) are JSON strings (``["docker", "oom"]``; a fact is
+  ``{"subject", "attribute", "value", "valid_from"}``); times are ISO 8601 UTC strings; an attribute whose
+  value is null is left out;
 - XML 1.0 cannot carry control characters other than tab and line feed, and a parser turns a carriage
   return into a line feed: CR and CRLF are written as LF and the other control characters as U+FFFD.
 """
@@ -25,7 +26,7 @@ from .snapshot import StoreSnapshot
 if TYPE_CHECKING:
     import networkx as nx
 
-LIST_FIELDS = ("tags", "source_sessions")
+LIST_FIELDS = ("tags", "source_sessions", "facts")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 

@@ -18,7 +18,7 @@ from typing import Any
 from ..foundations.domain import CARD_TYPES
 
 FRONT_MATTER_FIELDS = ("id", "title", "type", "tags", "aliases", "temperature", "tier", "importance", "source",
-                       "source_sessions", "created", "updated", "access_count", "last_accessed")
+                       "source_sessions", "created", "updated", "access_count", "last_accessed", "facts")
 """Front matter keys, in order; ``aliases`` holds the title, so ``[[title]]`` also finds the card in Obsidian."""
 SLUG_CHARS = 60
 SLUG_BYTES = 200
@@ -53,6 +53,7 @@ def card_document(card: dict[str, Any], outgoing: list[dict[str, Any]], stems: d
         "importance": card["importance"], "source": card["source"],
         "source_sessions": list(card["source_sessions"] or []), "created": card["created_at"],
         "updated": card["updated_at"], "access_count": card["access_count"], "last_accessed": card["last_accessed"],
+        "facts": list(card["facts"] or []),
     }
     parts = ["---\n" + yaml.safe_dump(front, allow_unicode=True, sort_keys=False, width=1_000_000) + "---\n",
              f"# {' '.join(card['title'].split())}\n", card["content"].strip() + "\n"]

@@ -11,12 +11,11 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from ..foundations.relations import CARD_TO_SESSION
+from ..graph.store import CARD_FIELDS
 
 if TYPE_CHECKING:
     from ..graph.store import GraphStore
 
-CARD_FIELDS = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
-               "importance", "created_at", "updated_at")
 SESSION_FIELDS = ("id", "timestamp", "channel", "agent", "summary", "turns", "tokens", "content_hash", "path",
                   "distilled_hash", "distilled_at")
 
@@ -63,6 +62,11 @@ def _edge(source: str, relation: str, target: str, weight, reason, created) -> d
 
 
 def _plain(value: Any) -> Any:
+    """Times as ISO strings, also inside a card's facts (a list of structs)."""
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
     return iso(value) if isinstance(value, datetime) else value
 
 

@@ -144,6 +144,41 @@ class InitReport:
 
 
 @dataclass
+class Fact:
+    """One attribute a card states, as data: ``subject``'s ``attribute`` is ``value`` from ``valid_from`` on.
+
+    The card's text says it for people; the fact says it for code, so a later card giving the same subject and
+    attribute a new value can be recognised as an update of this one.
+    """
+
+    subject: str
+    attribute: str
+    value: str
+    valid_from: int
+    """When the value took effect, ms since the epoch (UTC): a date the session names, else when it was said."""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def key(self) -> tuple[str, str]:
+        """What an update shares with the fact it replaces: the subject and attribute, case and spacing folded."""
+        return " ".join(self.subject.casefold().split()), " ".join(self.attribute.casefold().split())
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> "Fact":
+        return from_fields(cls, document)
+
+
+def latest_facts(facts: list[Fact]) -> list[Fact]:
+    """One fact per subject and attribute, the one taking effect last (what a merged card states)."""
+    latest: dict[tuple[str, str], Fact] = {}
+    for fact in facts:
+        if fact.key() not in latest or fact.valid_from > latest[fact.key()].valid_from:
+            latest[fact.key()] = fact
+    return list(latest.values())
+
+
+@dataclass
 class Card:
     """A knowledge card; ``source`` says where it came from: distill, memex, manual."""
 
@@ -160,13 +195,16 @@ class Card:
     temperature: float = 1.0
     tier: str = "HOT"
     source: str = "distill"
+    facts: list[Fact] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_json(cls, document: dict[str, Any]) -> "Card":
-        return cls(**{key: document[key] for key in cls.__dataclass_fields__ if key in document})
+        card = from_fields(cls, document)
+        card.facts = [Fact.from_json(fact) for fact in document.get("facts") or []]
+        return card
 
     def embedding_text(self) -> str:
         """What gets embedded: the title and the content, no boilerplate around them."""

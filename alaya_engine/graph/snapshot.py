@@ -12,14 +12,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .store import ARROW_CHUNK_ROWS
+from .store import ARROW_CHUNK_ROWS, CARD_FIELDS
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-CARD_FIELDS = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
-               "importance", "created_at", "updated_at")
-"""What :meth:`GraphStore.cards` returns for a card, in its order."""
 INVERSE = {"CAUSES": "CAUSED_BY", "CAUSED_BY": "CAUSES"}
 """Incoming edges read as their inverse (Y CAUSES X means X CAUSED_BY Y), as :meth:`GraphStore.neighbours` does."""
 

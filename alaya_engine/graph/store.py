@@ -20,22 +20,28 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..foundations.domain import CARD_TYPES, Card, Link, Session
+from ..foundations.domain import CARD_TYPES, Card, Fact, Link, Session
 from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, check_promotable, is_core
 from .engines import load_engine
 
 TEMPERATURE_BANDS = ((0.9, 1.0), (0.7, 0.9), (0.5, 0.7), (0.3, 0.5), (0.0, 0.3))
 
+_FACTS_TYPE = "STRUCT(subject STRING, attribute STRING, value STRING, valid_from TIMESTAMP)[]"
 _NODE_TABLES = (
     "CREATE NODE TABLE IF NOT EXISTS Card(id STRING, title STRING, content STRING, type STRING, "
     "created_at TIMESTAMP, updated_at TIMESTAMP, source_sessions STRING[], tags STRING[], "
-    "temperature DOUBLE, tier STRING, importance DOUBLE, source STRING, PRIMARY KEY(id))",
+    f"temperature DOUBLE, tier STRING, importance DOUBLE, source STRING, facts {_FACTS_TYPE}, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING, timestamp TIMESTAMP, channel STRING, agent STRING, "
     "summary STRING, turns INT64, tokens INT64, content_hash STRING, path STRING, "
     "distilled_hash STRING, distilled_at TIMESTAMP, PRIMARY KEY(id))",
 )
+_ADDED_CARD_COLUMNS = {"facts": f"{_FACTS_TYPE} DEFAULT []"}
+"""Card columns newer than the first store format: a store made before them gets them when it is opened."""
 _EDGE_PROPERTIES = "weight DOUBLE, created_at TIMESTAMP, reason STRING"
+CARD_FIELDS = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
+               "importance", "created_at", "updated_at", "facts")
+"""What :meth:`GraphStore.cards` returns for a card, in this order (and what the snapshot and export read)."""
 
 ARROW_CHUNK_ROWS = 100_000
 HEAT_BATCH = 20_000
@@ -59,6 +65,22 @@ def to_millis(naive: datetime) -> int:
 
 def from_millis(millis: int) -> datetime:
     return naive_utc(datetime.fromtimestamp(millis / 1000, tz=timezone.utc))
+
+
+def facts_from_graph(rows: list[dict[str, Any]] | None) -> list[Fact]:
+    """A card's ``facts`` column (structs with a naive UTC ``valid_from``) as domain facts."""
+    return [Fact(row["subject"], row["attribute"], row["value"], to_millis(row["valid_from"])) for row in rows or ()]
+
+
+def card_document(card: dict[str, Any]) -> dict[str, Any]:
+    """A card as :meth:`GraphStore.cards` returns it, made JSON: times as ISO 8601 UTC, facts as documents."""
+    return {**card, "created_at": card["created_at"].isoformat() + "Z", "updated_at": card["updated_at"].isoformat()
+            + "Z", "facts": [fact.to_json() for fact in facts_from_graph(card.get("facts"))]}
+
+
+def _facts_to_graph(facts: list[Fact]) -> list[dict[str, Any]]:
+    return [{"subject": fact.subject, "attribute": fact.attribute, "value": fact.value,
+             "valid_from": from_millis(fact.valid_from)} for fact in facts]
 
 
 _WRITE_FAILED: set[Path] = set()
@@ -195,6 +217,17 @@ class GraphStore:
             self.query(f"CREATE REL TABLE IF NOT EXISTS {relation}(FROM Card TO {target}, {_EDGE_PROPERTIES})")
         self.query(f"CREATE REL TABLE IF NOT EXISTS {CUSTOM_TABLE}(FROM Card TO Card, type STRING, {_EDGE_PROPERTIES})")
 
+    def add_missing_columns(self) -> list[str]:
+        """Give a store made by an older Alaya the card columns added since (empty by default); returns their
+        names. Rebuilding is not needed: an older store's cards simply state no facts until re-distilled."""
+        if "Card" not in {name for (name,) in self.query("CALL show_tables() RETURN name")}:
+            return []  # a store being initialised: create_schema makes the table whole
+        present = {name for (name,) in self.query("CALL table_info('Card') RETURN name")}
+        added = [name for name in _ADDED_CARD_COLUMNS if name not in present]
+        for name in added:
+            self.query(f"ALTER TABLE Card ADD {name} {_ADDED_CARD_COLUMNS[name]}")
+        return added
+
     def promoted_relations(self) -> frozenset[str]:
         """Relations promoted to a rel table of their own: every rel table that is neither core nor ``CUSTOM``.
 
@@ -317,12 +350,13 @@ class GraphStore:
     def all_cards(self) -> list[Card]:
         """Every card, as the domain object (what a rebuild of L1 embeds and verify hashes)."""
         rows = self.query("MATCH (c:Card) RETURN c.id, c.title, c.content, c.type, c.tags, c.importance, "
-                          "c.source_sessions, c.created_at, c.updated_at, c.temperature, c.tier, c.source")
+                          "c.source_sessions, c.created_at, c.updated_at, c.temperature, c.tier, c.source, c.facts")
         return [Card(id=card_id, title=title, content=content, type=card_type, tags=list(tags or []),
                      importance=importance, source_sessions=list(sessions or []), created_at=to_millis(created),
-                     updated_at=to_millis(updated), temperature=temperature, tier=tier, source=source)
+                     updated_at=to_millis(updated), temperature=temperature, tier=tier, source=source,
+                     facts=facts_from_graph(facts))
                 for card_id, title, content, card_type, tags, importance, sessions, created, updated, temperature,
-                tier, source in rows]
+                tier, source, facts in rows]
 
     def all_links(self) -> list[Link]:
         """Every edge, custom ones under their own name."""
@@ -344,11 +378,13 @@ class GraphStore:
         self.query(
             "MERGE (c:Card {id: $id}) SET c.title = $title, c.content = $content, c.type = $type, "
             "c.created_at = $created_at, c.updated_at = $updated_at, c.source_sessions = $sessions, c.tags = $tags, "
-            "c.temperature = $temperature, c.tier = $tier, c.importance = $importance, c.source = $source",
+            "c.temperature = $temperature, c.tier = $tier, c.importance = $importance, c.source = $source, "
+            "c.facts = $facts",
             {"id": card.id, "title": card.title, "content": card.content, "type": card.type,
              "created_at": from_millis(card.created_at), "updated_at": from_millis(card.updated_at),
              "sessions": card.source_sessions, "tags": card.tags, "temperature": card.temperature,
-             "tier": card.tier, "importance": card.importance, "source": card.source},
+             "tier": card.tier, "importance": card.importance, "source": card.source,
+             "facts": _facts_to_graph(card.facts)},
         )
 
     def merge_link(self, link: Link) -> None:
@@ -399,13 +435,9 @@ class GraphStore:
         """The cards with these ids (unknown ids are simply absent), by id."""
         if not card_ids:
             return {}
-        rows = self.query(
-            "UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN c.id, c.title, c.content, c.type, c.tags, c.tier, "
-            "c.source, c.temperature, c.source_sessions, c.importance, c.created_at, c.updated_at",
-            {"ids": card_ids})
-        keys = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
-                "importance", "created_at", "updated_at")
-        return {row[0]: dict(zip(keys, row)) for row in rows}
+        rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN "
+                          + ", ".join(f"c.{name}" for name in CARD_FIELDS), {"ids": card_ids})
+        return {row[0]: dict(zip(CARD_FIELDS, row)) for row in rows}
 
     def card_types(self, card_ids: list[str]) -> dict[str, str]:
         """The type of each card with one of these ids (unknown ids absent): what recall filters on before it

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_json
-from ..foundations.domain import Card, Link
+from ..foundations.domain import Card, Link, latest_facts
 from ..foundations.errors import AlayaError
 from ..foundations.relations import CUSTOM_TABLE, directed
-from ..graph.store import to_millis
+from ..graph.store import facts_from_graph, to_millis
 from ..raw.journal import Journal
 
 if TYPE_CHECKING:
@@ -92,7 +92,8 @@ def merge_cards(*, first: str, second: str, graph: "GraphStore", vectors: "Vecto
                   tags=list(dict.fromkeys([*keep["tags"], *drop["tags"]])), importance=keep["importance"],
                   source_sessions=list(dict.fromkeys([*keep["source_sessions"], *drop["source_sessions"]])),
                   created_at=to_millis(min(keep["created_at"], drop["created_at"])), updated_at=now,
-                  temperature=max(keep["temperature"], drop["temperature"]), tier=keep["tier"], source=keep["source"])
+                  temperature=max(keep["temperature"], drop["temperature"]), tier=keep["tier"], source=keep["source"],
+                  facts=latest_facts(facts_from_graph(keep["facts"]) + facts_from_graph(drop["facts"])))
     edges = graph.edges_of(drop["id"])
     links = [Link(merged.id, e["card_id"], e["relation"], e["weight"] or 1.0, e["reason"] or "", now)
              for e in edges["outgoing"] if e["card_id"] != merged.id]

@@ -16,11 +16,12 @@ from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING
 
+from ..graph.store import card_document
 from ..raw.journal import Journal
 from .temperature import DAY_MS
 
 if TYPE_CHECKING:
-    from ..foundations.domain import Card, Link
+    from ..foundations.domain import Card, Fact, Link
     from ..graph.store import GraphStore
     from ..vectors.store import VectorStore
 
@@ -63,7 +64,7 @@ def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, set
         batch = chosen[start:start + BATCH]
         with step():
             cards, edges = graph.cards(batch), graph.edges_of_many(batch)
-            journal.append_many("card.forget", now, [{"card": _plain(cards[card_id]), "meta": by_id[card_id],
+            journal.append_many("card.forget", now, [{"card": card_document(cards[card_id]), "meta": by_id[card_id],
                                                       "edges": edges[card_id]} for card_id in batch])
             graph.delete_cards(batch)
             vectors.delete_cards(batch)
@@ -74,11 +75,6 @@ def _rows(columns: dict[str, list]) -> Iterator[dict]:
     """The heat columns a row at a time, made as they are read (100k dicts at once took +230 MB)."""
     names = list(columns)
     return (dict(zip(names, values)) for values in zip(*columns.values()))
-
-
-def _plain(card: dict) -> dict:
-    """Graph rows carry datetimes; the journal stores them as ISO strings."""
-    return {key: value.isoformat() if hasattr(value, "isoformat") else value for key, value in card.items()}
 
 
 def restore(*, card_id: str, vectors: "VectorStore", graph: "GraphStore", journal: Journal, embedder, now: int) -> dict:
@@ -117,14 +113,14 @@ def card_from_forget_event(event: dict, now: int) -> tuple["Card", list["Link"]]
     """The card a ``card.forget`` event saved (WARM again) and every edge it had; what restoring means,
     shared by ``alaya restore`` and a rebuild replaying ``card.restore``. Callers keep the edges whose
     other end still exists."""
-    from ..foundations.domain import Card, Link
+    from ..foundations.domain import Card, Fact, Link
 
     saved = event["card"]
     card_id = saved["id"]
     card = Card(id=card_id, title=saved["title"], content=saved["content"], type=saved["type"], tags=saved["tags"],
                 importance=saved["importance"], source_sessions=saved["source_sessions"] or [],
                 created_at=_millis(saved["created_at"]), updated_at=now, temperature=saved["temperature"],
-                tier="WARM", source=saved["source"])
+                tier="WARM", source=saved["source"], facts=[Fact.from_json(fact) for fact in saved.get("facts") or []])
     links = [Link(card_id, session, "EXTRACTED_FROM", created_at=now) for session in card.source_sessions]
     links += [Link(card_id, edge["card_id"], edge["relation"], edge["weight"] or 1.0, edge["reason"] or "", now)
               for edge in event["edges"]["outgoing"]]

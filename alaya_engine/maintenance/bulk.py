@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ..foundations.domain import CARD_TYPES, TIERS, Card, Link
+from ..foundations.domain import CARD_TYPES, TIERS, Card, Fact, Link
 from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.relations import CARD_TO_SESSION, CUSTOM_TABLE, is_core, relation_embedding_text
 
@@ -210,7 +210,19 @@ def _card_columns(cards: list[Card]) -> dict[str, "pa.Array"]:
         "tier": _strings([card.tier for card in cards]),
         "importance": pa.array([float(card.importance) for card in cards], pa.float64()),
         "source": _strings([card.source for card in cards]),
+        "facts": _facts([card.facts for card in cards]),
     }
+
+
+def _facts(per_card: list[list[Fact]]) -> "pa.Array":
+    """Each card's facts as a list of structs, ``valid_from`` a naive UTC timestamp like every graph time."""
+    import pyarrow as pa
+
+    struct = pa.struct([("subject", pa.string()), ("attribute", pa.string()), ("value", pa.string()),
+                        ("valid_from", pa.timestamp("us"))])
+    rows = [[{"subject": fact.subject, "attribute": fact.attribute, "value": fact.value,
+              "valid_from": fact.valid_from * 1000} for fact in facts] for facts in per_card]
+    return pa.array(rows, pa.list_(struct))
 
 
 def _session_columns(sessions: list[dict]) -> dict[str, "pa.Array"]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from ..foundations.domain import from_fields
+from ..foundations.domain import Fact, from_fields
 
 CLOSE_ENOUGH = 0.15
 """A result whose best unit's h-distance is below this is close to the target: on the dev sets its top 5 held an
@@ -49,9 +49,17 @@ class RecallNode:
     """``[first, last]``: zero-based positions in the session's turns, inclusive; None for cards."""
     time: int | None = None
     """When a window's first turn was said, ms since the epoch; None for cards."""
+    facts: list[Fact] = field(default_factory=list)
+    """What a card states as data (subject, attribute, value, valid_from); empty for windows."""
 
     def to_json(self) -> dict:
         return asdict(self)
+
+    @classmethod
+    def from_json(cls, document: dict) -> "RecallNode":
+        node = from_fields(cls, document)
+        node.facts = [Fact.from_json(fact) for fact in document.get("facts") or []]
+        return node
 
 
 @dataclass
@@ -129,7 +137,7 @@ class RecallResult:
     @classmethod
     def from_json(cls, document: dict) -> "RecallResult":
         """The result back from its ``--json`` document (the verdict and next request are recomputed alike)."""
-        return cls(nodes=[from_fields(RecallNode, node) for node in document["nodes"]],
+        return cls(nodes=[RecallNode.from_json(node) for node in document["nodes"]],
                    explorable=[from_fields(Explorable, item) for item in document["explorable"]],
                    query=document["query"], reason=document.get("reason"), goal=document.get("goal"),
                    timings_ms=document.get("timings_ms") or {})

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..foundations.errors import AlayaError
+from ..graph.store import facts_from_graph
 from ..raw.windows import parse_window_id, window_id
 from .lexical import LexicalFusion
 from .navigate import Reach, expand, h_distance
@@ -220,7 +221,8 @@ def _nodes(scored: list[_Scored], graph: "GraphReader") -> list[RecallNode]:
             card_id=card["id"], title=card["title"], content=card["content"], score=round(1.0 - item.h, 4),
             h_distance=item.h, matched_rel=reach.matched_rel, rel_similarity=reach.rel_similarity,
             type=card["type"], tags=list(card["tags"] or []), tier=card["tier"], depth=reach.depth, via=reach.via,
-            source=card["source"], concept_distance=item.concept_distance, relation_distance=item.relation_distance))
+            source=card["source"], concept_distance=item.concept_distance, relation_distance=item.relation_distance,
+            facts=facts_from_graph(card["facts"])))
     return nodes
 
 

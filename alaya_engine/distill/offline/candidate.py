@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from ...foundations.domain import Fact
 from ..base import CardDraft
 
 TITLE_LIMIT = 70
@@ -25,7 +26,9 @@ class Candidate:
     words: set[str]
     body: str
     """What the card itself says, without borrowed context (the problem asked, the error seen)."""
+    facts: list[Fact] = field(default_factory=list)
 
     def draft(self) -> CardDraft:
         return CardDraft(title=self.title, content=self.content, type=self.type, tags=self.tags,
-                         importance=round(min(1.0, max(0.0, self.importance)), 2), turns=sorted(set(self.turns)))
+                         importance=round(min(1.0, max(0.0, self.importance)), 2), turns=sorted(set(self.turns)),
+                         facts=self.facts)

@@ -8,16 +8,17 @@ order, makes their titles unique and links them.
 
 from __future__ import annotations
 
-from ...foundations.domain import Session
+from ...foundations.domain import Fact, Session
 from ..base import Distillation
 from .agent import agent_candidates
+from .attributes import stated_facts
 from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
 from .links import card_links
 from .statements import stated_candidates
 from .text.overlap import overlap, overlap_of
 from .text.titles import shorten, title_width
-from .turns import speaker_of
+from .turns import speaker_name, speaker_of
 
 
 class OfflineDistiller:
@@ -48,6 +49,8 @@ class OfflineDistiller:
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
         _make_titles_unique(kept)
+        for candidate in kept:
+            candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
 
 
@@ -56,6 +59,15 @@ class OfflineDistiller:
         if tokens < self.min_session_tokens:
             return f"session has {tokens} tokens, below distill.min_session_tokens ({self.min_session_tokens})"
         return "no fact, cause, fix, decision, rule, plan or preference stated with anything specific"
+
+
+def _facts(candidate: Candidate, session: Session) -> list[Fact]:
+    """What the card's own words state as data, dated when its first turn was said (else the session's start);
+    a Chinese change said without a subject is the speaker's own."""
+    turns = [session.turns[index] for index in sorted(set(candidate.turns)) if index < len(session.turns)]
+    said_at = next((turn.timestamp for turn in turns if turn.timestamp), None) or session.timestamp
+    speaker = next((turn for turn in turns if turn.role == "user"), turns[0] if turns else None)
+    return stated_facts(candidate.body, said_at, speaker_name(speaker) if speaker else "")
 
 
 def _is_conversation(session: Session) -> bool:

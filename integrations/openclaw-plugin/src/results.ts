@@ -10,6 +10,8 @@ export interface RecallNode {
   kind?: string;
   session_id?: string | null;
   turn_range?: [number, number] | null;
+  /** What a card states as data; `valid_from` in ms since the epoch; empty for windows. */
+  facts?: { subject: string; attribute: string; value: string; valid_from: number }[];
 }
 
 export interface RecallDocument {

@@ -1,0 +1,121 @@
+"""Facts on cards: the attributes a card states, as ``{subject, attribute, value, valid_from}``, read offline from
+ordinary sentences (English and Chinese), kept through L3, the graph, recall's JSON, trace, export and rebuild,
+parsed from an LLM's answer, and added to a store made before cards had them."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import jsonschema
+import networkx as nx
+import yaml
+
+from alaya_engine.distill.offline.attributes import stated_facts
+from alaya_engine.distill.parse import parse_distillation
+from alaya_engine.engine import Engine
+from alaya_engine.schemas import json_schema
+
+SAID = 1764547200000
+"""1 December 2025, when the sentences below were said."""
+
+
+def millis(year: int, month: int, day: int) -> int:
+    return int(datetime(year, month, day, tzinfo=timezone.utc).timestamp() * 1000)
+
+
+def triples(text: str, speaker: str = "The user") -> set[tuple[str, str, str, int]]:
+    return {(fact.subject, fact.attribute, fact.value, fact.valid_from) for fact in stated_facts(text, SAID, speaker)}
+
+
+def test_a_change_names_its_subject_attribute_new_value_and_the_date_it_takes_effect():
+    assert triples("On 3 Dec 2025 we raised the read timeout of api-gateway from 30 s to 90 s.") == {
+        ("api-gateway", "read timeout", "90 s", millis(2025, 12, 3))}
+    assert triples("Set the retry limit of mailer-worker to 5.") == {("mailer-worker", "retry limit", "5", SAID)}
+
+
+def test_relation_verbs_possessives_and_choices_state_attributes():
+    assert triples("From Monday 5 January 2026 Lucas attends Hillside Academy.") == {
+        ("Lucas", "attends", "Hillside Academy", millis(2026, 1, 5))}
+    assert triples("Since March Priya Nair owns the payments service.") == {("payments service", "owner", "Priya Nair",
+                                                                              SAID)}
+    assert triples("Grandma's dentist is Dr. Okafor.") == {("Grandma", "dentist", "Dr. Okafor", SAID)}
+    assert triples("We will use Kafka with compaction instead of RabbitMQ for the event bus, because of replay.") == {
+        ("event bus", "choice", "Kafka with compaction", SAID)}
+
+
+def test_settings_in_code_are_facts_of_the_thing_the_card_names():
+    found = triples('For checkout-api the values file now says:\n```yaml\nreplicas: "4"\nmax_body_size: 20m\n```')
+    assert found == {("checkout-api", "replicas", "4", SAID), ("checkout-api", "max_body_size", "20m", SAID)}
+
+
+def test_chinese_changes_keep_their_subject_or_the_speakers_and_their_date():
+    assert triples("从 2026 年 1 月 5 日起，王芳的降压药剂量改为每天 10 mg。") == {
+        ("王芳", "降压药剂量", "每天 10 mg", millis(2026, 1, 5))}
+    assert triples("闹钟时间改成6点半。", speaker="用户") == {("用户", "闹钟时间", "6点半", SAID)}
+
+
+def test_vague_sentences_state_no_fact():
+    for text in ("The cause is a race between the two workers.", "ok, go with that", "everyone uses slack here.",
+                 "It is fine now.", "The problem is the cache.", "那我们以后改成周末再说吧",
+                 "timestamps like 2026-03-10T09:00:00+08:00 and hosts like db-1:5432 are fine"):
+        assert triples(text) == set(), text
+
+
+def test_an_llm_answer_gives_facts_dated_by_it_or_by_the_session():
+    answer = json.dumps({"cards": [{"title": "t", "facts": [
+        {"subject": "api-gateway", "attribute": "read timeout", "value": 90, "valid_from": "2025-12-03"},
+        {"subject": "api-gateway", "attribute": "replicas", "value": "4"},
+        {"subject": "", "attribute": "x", "value": "y"}, "not a fact", {"subject": ["a"], "attribute": "b", "value": "c"}]}]})
+    facts = parse_distillation(answer, max_cards=5, said_at=SAID).cards[0].facts
+    assert [(f.subject, f.attribute, f.value, f.valid_from) for f in facts] == [
+        ("api-gateway", "read timeout", "90", millis(2025, 12, 3)), ("api-gateway", "replicas", "4", SAID)]
+
+
+SESSION = {"id": "gateway-timeout", "timestamp": SAID, "turns": [
+    {"role": "user", "content": "Since the deploy the reports page of billing-ui returns 504 after 30 seconds."},
+    {"role": "assistant", "content": "The cause is the read timeout of api-gateway: it is 30 s, and the monthly "
+                                     "report takes about 45 s to build."},
+    {"role": "user", "content": "ok. I raised the read timeout of api-gateway from 30 s to 90 s, effective from "
+                                "2 December 2025. Reports load again."}]}
+EXPECTED = {"subject": "api-gateway", "attribute": "read timeout", "value": "90 s", "valid_from": millis(2025, 12, 2)}
+
+
+def test_facts_travel_through_recall_trace_export_and_rebuild(cli, home, tmp_path):
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(SESSION))
+    assert cli("ingest", str(path), "--distill").exit_code == 0
+    document = cli("recall", "read timeout of api-gateway", "--json").json()
+    jsonschema.validate(document, json_schema("recall"))
+    card = next(node for node in document["nodes"] if node["facts"])
+    assert card["facts"] == [EXPECTED]
+    assert all(node["facts"] == [] for node in document["nodes"] if node["kind"] == "session_turns")
+    assert cli("trace", card["card_id"], "--json").json()["card"]["facts"] == [EXPECTED]
+    assert "- api-gateway · read timeout = 90 s (since 2025-12-02)" in cli("trace", card["card_id"]).stdout
+
+    assert cli("export", "--out", str(tmp_path / "out")).exit_code == 0
+    graph = nx.read_graphml(tmp_path / "out" / "graph.graphml", force_multigraph=True)
+    assert json.loads(graph.nodes[card["card_id"]]["facts"]) == [{**EXPECTED, "valid_from": "2025-12-02T00:00:00Z"}]
+    note = next((tmp_path / "out" / "cards").rglob(f"*{card['card_id'].removeprefix('card-')}.md")).read_text()
+    assert yaml.safe_load(note.split("---\n")[1])["facts"] == [{**EXPECTED, "valid_from": "2025-12-02T00:00:00Z"}]
+
+    assert cli("rebuild", "--all").exit_code == 0
+    assert cli("trace", card["card_id"], "--json").json()["card"]["facts"] == [EXPECTED]
+
+
+def test_a_store_made_before_facts_gets_the_column_and_keeps_its_cards(cli, home, tmp_path):
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(SESSION))
+    assert cli("ingest", str(path), "--distill").exit_code == 0
+    engine = Engine.open(home)
+    with engine.step() as graph:
+        graph.query("ALTER TABLE Card DROP facts")
+        cards = graph.card_count()
+    del engine
+    status = cli("status", "--json")
+    assert status.exit_code == 0, status.stderr
+    document = cli("recall", "read timeout of api-gateway", "--json").json()
+    assert sum(node["kind"] == "card" for node in document["nodes"]) >= 1
+    assert all(node["facts"] == [] for node in document["nodes"])
+    with Engine.open(home).step() as graph:
+        assert graph.card_count() == cards
