@@ -71,7 +71,30 @@ def coverage_rows(name: str, dataset: Agentset, home: Path, built: dict, label: 
         kept = sum(result.covered for result in of_kind)
         rows.append(Row(name, f"{label}: {kind} items covered", percent(kept, len(of_kind)), "%",
                         f"{kept} of {len(of_kind)}"))
-    return rows + _card_rows(name, dataset, coverage, built, label) + [_detail_row(name, coverage, label)]
+    return (rows + _card_rows(name, dataset, coverage, built, label) + _fact_rows(name, dataset, cards, label)
+            + [_detail_row(name, coverage, label)])
+
+
+def _fact_rows(name: str, dataset: Agentset, cards: list, label: str) -> list[Row]:
+    """How many cards state facts, and for how many labelled updates a card of the current item and a card of the
+    stale one state the same subject and attribute with different values: what recognising the update needs."""
+    stating = [card for card in cards if card.facts]
+    recognisable = [update.qid for update in dataset.updates if _share_an_attribute(
+        [card for card in cards if card.turns & update.current], [card for card in cards if card.turns & update.stale])]
+    return [
+        Row(name, f"{label}: cards stating facts", percent(len(stating), len(cards)), "%",
+            f"{len(stating)} of {len(cards)} cards, {sum(len(card.facts) for card in cards)} facts"),
+        Row(name, f"{label}: updates whose two sides state the same attribute", len(recognisable), "updates",
+            f"of {len(dataset.updates)} labelled updates (a card of the current item and one of the stale item give "
+            f"the same subject and attribute different values)" + (f": {', '.join(recognisable)}" if recognisable
+                                                                     else "")),
+    ]
+
+
+def _share_an_attribute(current: list, stale: list) -> bool:
+    old = {(key, value) for card in stale for key, value in card.facts}
+    return any(key == old_key and value != old_value
+               for card in current for key, value in card.facts for old_key, old_value in old)
 
 
 def _card_rows(name: str, dataset: Agentset, coverage: Coverage, built: dict, label: str) -> list[Row]:

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from alaya_engine.engine import Engine
+from alaya_engine.graph.store import facts_from_graph
 
 from .item_coverage import CardText
 from .plan import Plan
@@ -67,5 +68,6 @@ def read_cards(home: Path, dataset: Agentset) -> list[CardText]:
     turns = UnitMapper(home, dataset.haystack.turns).all_cards()
     with Engine.open(home).step() as graph:
         documents = graph.cards(list(turns))
-    return [CardText(card_id, turns[card_id], f"{document['title']}\n{document['content']}")
+    return [CardText(card_id, turns[card_id], f"{document['title']}\n{document['content']}",
+                     tuple((fact.key(), fact.value) for fact in facts_from_graph(document["facts"])))
             for card_id, document in sorted(documents.items())]

@@ -32,6 +32,8 @@ class CardText:
     """Its context turns."""
     text: str
     """Title and content, what an agent reads."""
+    facts: tuple[tuple[tuple[str, str], str], ...] = ()
+    """What it states as data: ((subject, attribute) folded, value) per fact."""
 
 
 @dataclass(frozen=True)
