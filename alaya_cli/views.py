@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from datetime import datetime, timezone
 from contextlib import contextmanager
+from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
 from alaya_engine.foundations.human import human_bytes, plural, share_bar

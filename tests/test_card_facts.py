@@ -66,7 +66,8 @@ def test_an_llm_answer_gives_facts_dated_by_it_or_by_the_session():
     answer = json.dumps({"cards": [{"title": "t", "facts": [
         {"subject": "api-gateway", "attribute": "read timeout", "value": 90, "valid_from": "2025-12-03"},
         {"subject": "api-gateway", "attribute": "replicas", "value": "4"},
-        {"subject": "", "attribute": "x", "value": "y"}, "not a fact", {"subject": ["a"], "attribute": "b", "value": "c"}]}]})
+        {"subject": "", "attribute": "x", "value": "y"}, "not a fact",
+        {"subject": ["a"], "attribute": "b", "value": "c"}]}]})
     facts = parse_distillation(answer, max_cards=5, said_at=SAID).cards[0].facts
     assert [(f.subject, f.attribute, f.value, f.valid_from) for f in facts] == [
         ("api-gateway", "read timeout", "90", millis(2025, 12, 3)), ("api-gateway", "replicas", "4", SAID)]
@@ -119,3 +120,19 @@ def test_a_store_made_before_facts_gets_the_column_and_keeps_its_cards(cli, home
     assert all(node["facts"] == [] for node in document["nodes"])
     with Engine.open(home).step() as graph:
         assert graph.card_count() == cards
+
+
+def test_a_forgotten_card_comes_back_with_its_facts(cli, home, tmp_path):
+    from alaya_engine.foundations.domain import millis_now
+    from alaya_engine.introspect.temperature import DAY_MS
+
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(SESSION))
+    assert cli("ingest", str(path), "--distill").exit_code == 0
+    card_id = next(node["card_id"] for node in cli("recall", "read timeout of api-gateway", "--json").json()["nodes"]
+                   if node["facts"])
+    engine = Engine.open(home)
+    report = engine.introspect(["cooldown", "forget"], now=millis_now() + 200 * DAY_MS)["steps"]["forget"]
+    assert card_id in report["forgotten"]
+    assert cli("restore", card_id, "--json").exit_code == 0
+    assert cli("trace", card_id, "--json").json()["card"]["facts"] == [EXPECTED]

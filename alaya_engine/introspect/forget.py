@@ -21,7 +21,7 @@ from ..raw.journal import Journal
 from .temperature import DAY_MS
 
 if TYPE_CHECKING:
-    from ..foundations.domain import Card, Fact, Link
+    from ..foundations.domain import Card, Link
     from ..graph.store import GraphStore
     from ..vectors.store import VectorStore
 

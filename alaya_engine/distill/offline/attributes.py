@@ -49,12 +49,16 @@ _RELATION_VERBS = ("uses", "runs on", "is on", "attends", "goes to", "lives in",
 """Verbs that state an attribute by themselves: "Maya attends X" is Maya's attends = X."""
 _RELATION = re.compile(
     r"(?P<subject>" + _CODE + "|" + _NAME + r"|\b[a-z][\w-]{2,})\s+(?:now\s+|still\s+)?(?P<verb>"
-    + "|".join(_RELATION_VERBS) + r")\s+(?:" + _VALUE + r"|(?:the\s+|an?\s+)?(?P<words>[a-z][\w-]{3,}(?:\s+[a-z][\w-]+){0,2}))")
+    + "|".join(_RELATION_VERBS) + r")\s+(?:" + _VALUE
+    + r"|(?:the\s+|an?\s+)?(?P<words>[a-z][\w-]{3,}(?:\s+[a-z][\w-]+){0,2}))")
 _CHOICE = re.compile(r"\b(?:use|go with|switch to|move to|pick|choose|adopt|stick with)\s+" + _VALUE
-                     + r"(?P<more>(?:\s+[\w.-]+){0,4}?)\s+instead of\s+(?P<old>[^,;.]{1,40}?)(?:\s+for\s+(?:the\s+)?(?P<np>[\w .-]{2,40}?))?"
-                     r"(?=[,;.]|\s+because\b|$)", re.IGNORECASE)
-_SETTING = re.compile(r"(?<![\w:.-])(?P<key>[A-Za-z_][\w.-]{2,}(?:/[\w.-]+)?)(?:\s*=\s*|:\s+)" + _QUOTED
-                      + r"|(?<![\w:.-])(?P<key2>[A-Za-z_][\w.-]{2,}(?:/[\w.-]+)?)(?:\s*=\s*|:\s+)(?P<plain>\d[\w.]*|[A-Za-z][\w.-]*\d[\w.-]*)")
+                     + r"(?P<more>(?:\s+[\w.-]+){0,4}?)\s+instead of\s+(?P<old>[^,;.]{1,40}?)"
+                     r"(?:\s+for\s+(?:the\s+)?(?P<np>[\w .-]{2,40}?))?(?=[,;.]|\s+because\b|$)", re.IGNORECASE)
+_KEY = r"(?<![\w:.-])[A-Za-z_][\w.-]{2,}(?:/[\w.-]+)?"
+"""A setting's name (``proxy-read-timeout``, ``nginx.ingress.kubernetes.io/proxy-read-timeout``), not part of a
+timestamp or a host:port."""
+_SETTING = re.compile(r"(?P<key>" + _KEY + r")(?:\s*=\s*|:\s+)" + _QUOTED + r"|(?P<key2>" + _KEY
+                      + r")(?:\s*=\s*|:\s+)(?P<plain>\d[\w.]*|[A-Za-z][\w.-]*\d[\w.-]*)")
 
 _ZH_VALUE = r"(?P<value>[^，。；,;！!？?（(\n]{1,24})"
 _ZH_VALUE_LIMIT = 24
@@ -85,7 +89,8 @@ _JOINERS = frozenset("and or but so if then i ll".split())
 _NOT_NAMES = frozenset("from on since until in at by and but so then now today monday tuesday wednesday thursday "
                        "friday saturday sunday january february march april may june july august september october "
                        "november december".split())
-_MONTHS = {name: number for number, name in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(), start=1)}
+_MONTHS = {name: number for number, name in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(),
+                                                      start=1)}
 
 
 def stated_facts(text: str, said_at: int, speaker: str) -> list[Fact]:

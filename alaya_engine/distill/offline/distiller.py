@@ -15,7 +15,7 @@ from .attributes import stated_facts
 from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
 from .links import card_links
-from .statements import stated_candidates
+from .stated import stated_candidates
 from .text.overlap import overlap, overlap_of
 from .text.titles import shorten, title_width
 from .turns import speaker_name, speaker_of

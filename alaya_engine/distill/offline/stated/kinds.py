@@ -1,0 +1,60 @@
+"""The cue phrases of each kind of stated knowledge (English and Chinese) and what a card of each kind is."""
+
+from __future__ import annotations
+
+import re
+
+from ..cues import PROBLEM_CUES
+
+KINDS = {
+    "cause": ("re:\\b(?:the|a|root|real|actual|likely|main) (?:cause|reason)\\b", "caused by", "because of",
+              "turns out", "turned out", "that's why", "which is why", "due to", "the culprit", "that's it then",
+              "that explains", "explains why", "was triggered by", "comes from", "came from",
+              "原来是", "原因是", "原因在于", "根因", "是因为", "由于", "导致", "罪魁祸首", "问题出在", "怪不得",
+              "难怪"),
+    "fix": ("the fix", "fixed by", "fixed it", "fix was", "fix is", "the solution", "solved by", "resolved by",
+            "workaround", "mitigation", "to fix", "修复", "解决办法", "解决方法", "解决了", "修好", "改成", "修法"),
+    "decision": ("decided", "decision", "let's go with", "let's do it", "let's use", "we'll go with", "we'll use",
+                 "going with", "go with", "settled on", "switch to", "switching to", "instead of", "rather than",
+                 "i'll take", "we'll take", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样", "选了",
+                 "那就", "换成", "采用"),
+    "rule": ("from now on", "going forward", "remember", "make sure", "must", "rule", "policy", "don't ever",
+             "do not ever", "every time", "whenever", "从现在起", "从今以后", "以后都", "以后要", "记住", "一律",
+             "必须", "千万", "不要再", "规定", "每次", "务必"),
+    "plan": ("booked", "planning to", "plan to", "plan is", "scheduled", "we'll", "i'll", "going to", "next week",
+             "tomorrow", "appointment", "deadline", "计划", "打算", "准备", "约了", "订了", "安排", "预约", "下周",
+             "明天", "截止"),
+    "preference": ("i prefer", "i'd rather", "i like", "i love", "i don't like", "i hate", "i can't stand",
+                   "i'm allergic", "favourite", "favorite", "我喜欢", "我不喜欢", "我更喜欢", "我讨厌", "偏好", "过敏",
+                   "我不吃", "我爱"),
+}
+"""Cue phrases per kind, in English and Chinese; the first kind that matches a sentence names it."""
+USER_RULES = (r"re:\balways\b", r"re:\bnever\b", "以后", "再也不")
+"""Rules only when a user says them ("no flights before 8am, ever"): an assistant's "never" explains, it sets
+nothing."""
+NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
+                 "只是想说")
+CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",
+             "preference": "concept", "fact": "concept"}
+LABELS = {"cause": ("Cause", "原因"), "fix": ("Fix", "修复"), "decision": ("Decision", "决定"),
+          "rule": ("Rule", "规则"), "plan": ("Plan", "计划"), "preference": ("Preference", "偏好"),
+          "fact": ("Fact", "事实")}
+IMPORTANCE = {"cause": 0.66, "fix": 0.64, "decision": 0.64, "rule": 0.64, "plan": 0.5, "preference": 0.5,
+              "fact": 0.46}
+NUMBER = re.compile(r"\d")
+POINTS_BACK = re.compile(r"这个|这样|这些|那个|\b(?:this|that|these|it)\b", re.IGNORECASE)
+"""A sentence that leans on the one before it."""
+LIST_NUMBER = re.compile(r"\s+\d{1,2}[.)]$")
+NAME = re.compile(r"(?<![.!?]\s)\b[A-Z][a-z]+")
+SPECIFIC = re.compile(r"[\w./:-]*\d[\w./:-]*|\b[A-Z][\w-]*[A-Z0-9_-][\w-]*|\b\w+_\w+|\b[A-Z][a-z]+")
+ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "没问题", "按你说的", "听你的")
+PROPOSAL_CUES = ("i'd", "i would", "i suggest", "i recommend", "we could", "you could", "let's", "how about",
+                 "proposal", "propose", "the plan", "recommend", "should be", "would be", "makes sense", "better to",
+                 "建议", "我们可以", "你可以", "方案", "不如", "可以考虑", "合适", "最好", "应该")
+"""An assistant sentence that puts something forward for the user to accept."""
+PROBLEM_WORDS = PROBLEM_CUES + ("fail", "fails", "failing", "failed", "error", "errors", "flaky", "wrong", "失败",
+                               "报错", "出错", "不对")
+"""A user message that reports something going wrong."""
+CONCLUSIONS = ("that's it", "found it", "there it is", "that's the problem", "mystery solved", "confirmed",
+               "原来如此", "找到了", "就是它", "破案了", "问题找到了", "确认了", "对上了", "情况清楚了")
+"""What opens a finding: in a short sentence of its own it types the next one; opening a sentence, that one."""

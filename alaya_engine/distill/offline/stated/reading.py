@@ -1,0 +1,128 @@
+"""Reading a session's turns into statements: sentence runs of one kind, with the problem they answer, the proposal
+they accept or the reply that adds to them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ....foundations.domain import Session, Turn
+from ..text.cue_match import has_cue
+from ..text.markdown import strip_markdown
+from ..text.overlap import content_words
+from ..turns import asks
+from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES
+from .sentences import approves, conclusion, is_noise, is_specific, kind_of, sentences_of, stated_kind
+
+
+@dataclass
+class Statement:
+    turn: int
+    kind: str
+    sentences: list[str]
+    accepted: list[str]
+    """The assistant's proposal this statement accepts (a decision said as "ok, do it")."""
+    proposal_turn: int | None = None
+    problem: list[str] = field(default_factory=list)
+    """What the user reported, for a cause or a fix."""
+    problem_turn: int | None = None
+    reply: list[str] = field(default_factory=list)
+    """What the assistant's answer adds to a user's statement."""
+    reply_turn: int | None = None
+
+
+def read_statements(session: Session) -> list[Statement]:
+    found: list[Statement] = []
+    turns = session.turns
+    for index, turn in enumerate(turns):
+        if turn.role not in ("user", "assistant") or not turn.content.strip():
+            continue
+        sentences = [sentence for sentence in sentences_of(turn) if not is_noise(sentence)]
+        if turn.role == "user" and approves(turn.content):
+            proposal_turn = _previous_assistant(turns, index)
+            proposal = _proposal(turns[proposal_turn]) if proposal_turn is not None else []
+            if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
+                said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)]
+                found.append(Statement(index, "decision", said, proposal, proposal_turn))
+                continue
+        current: Statement | None = None
+        carried = None
+        for sentence in sentences:
+            kind = kind_of(sentence, turn) or carried
+            carried = conclusion(sentence)
+            if kind is None:
+                current = None
+            elif current is not None and kind in (current.kind, "fact"):
+                current.sentences.append(sentence)  # a plain sentence goes on with the statement before it
+            elif current is not None and current.kind == "fact" and POINTS_BACK.search(sentence):
+                current.sentences.append(sentence)  # "原来是因为这个…", "that's why…": what it points to is the
+                current.kind = kind                 # substance, and the pointing sentence says what kind it is
+            else:
+                current = Statement(index, kind, [sentence], [])
+                found.append(current)
+    return _with_problems(found, turns)
+
+
+def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[Statement]:
+    """Knowledge is often said across an exchange: a cause or fix the assistant states carries what the user
+    reported before it (symptom, cause and fix on one card), and what a user states carries the specifics the
+    assistant's reply adds (the appointment, then the dentist's name). A user turn taken into another card makes
+    no fact card of its own."""
+    absorbed: set[int] = set()
+    for statement in statements:
+        if turns[statement.turn].role == "assistant" and statement.kind in ("cause", "fix"):
+            opener = _problem_turn(turns, statement.turn, content_words(" ".join(statement.sentences)))
+            if opener is not None and opener not in absorbed:  # the problem is stated once, on the first card
+                statement.problem = _specific_sentences(turns[opener], 2)
+                statement.problem_turn = opener
+                absorbed.add(opener)
+        elif statement.accepted and statement.proposal_turn:
+            asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
+            if turns[asked].role == "user" and not approves(turns[asked].content) and asked not in absorbed:
+                statement.problem = _specific_sentences(turns[asked], 2)
+                statement.problem_turn = asked if statement.problem else None
+                absorbed.add(asked)
+        elif turns[statement.turn].role == "user" and not statement.accepted:
+            reply = _reply_turn(turns, statement.turn)
+            if reply is not None:
+                words = content_words(" ".join(statement.sentences))
+                statement.reply = [s for s in _specific_sentences(turns[reply], 8)
+                                   if content_words(s) & words or stated_kind(s)][:3]
+                statement.reply_turn = reply if statement.reply else None
+    return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
+
+
+def _specific_sentences(turn: Turn, limit: int) -> list[str]:
+    return [s for s in sentences_of(turn) if is_specific(s) and not is_noise(s)][:limit]
+
+
+def _problem_turn(turns: list[Turn], index: int, words: set[str]) -> int | None:
+    """The user turn a cause or fix answers: it reports a problem, asks, or speaks of the same things."""
+    for earlier in range(index - 1, -1, -1):
+        turn = turns[earlier]
+        if turn.role == "user" and not approves(turn.content):
+            text = strip_markdown(turn.content)
+            related = asks(text) or has_cue(text, PROBLEM_WORDS) or len(content_words(text) & words) >= 2
+            return earlier if related else None
+    return None
+
+
+def _reply_turn(turns: list[Turn], index: int) -> int | None:
+    after = index + 1
+    return after if after < len(turns) and turns[after].role == "assistant" and turns[after].content.strip() else None
+
+
+def _previous_assistant(turns: list[Turn], index: int) -> int | None:
+    return next((i for i in range(index - 1, max(-1, index - 4), -1) if turns[i].role == "assistant"), None)
+
+
+def _proposal(turn: Turn) -> list[str]:
+    """What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists."""
+    sentences = [s for s in sentences_of(turn) if not is_noise(s)]
+    chosen: list[str] = []
+    for position, sentence in enumerate(sentences):
+        if has_cue(sentence, KINDS["cause"]):  # the finding that led to the proposal is not what was accepted
+            continue
+        if has_cue(sentence, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"]) and is_specific(sentence):
+            listed = sentences[position + 1:position + 4] if sentence.endswith((":", "：")) else []
+            chosen.extend(s for s in [sentence, *listed] if s not in chosen)
+    return chosen[:5]

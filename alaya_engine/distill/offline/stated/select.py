@@ -1,0 +1,58 @@
+"""Which statements become cards: those that say what the other readers' cards do not."""
+
+from __future__ import annotations
+
+from ....foundations.domain import Session
+from ..candidate import TITLE_LIMIT, Candidate
+from ..text.chinese import is_chinese
+from ..text.overlap import content_words, overlap_of
+from ..text.sentences import split_sentences
+from ..text.titles import shorten
+from ..turns import speaker_of
+from .card import statement_card
+from .reading import Statement, read_statements
+from .sentences import specifics
+
+
+def stated_candidates(session: Session, cards: list[Candidate]) -> list[Candidate]:
+    """Cards for what was stated and ``cards`` (the other readers') do not already say. Conversations whose
+    turns carry speaker names (people talking, a companion app's chats) are left to the conversation reader,
+    which states each fact in the third person already: reading them here too made cards that compete with their
+    raw turns and cost Chinese questions over English chats 0.033 of recall (docs/benchmarks.md)."""
+    if any(speaker_of(turn) for turn in session.turns):
+        return []
+    today = session.started_at.date()
+    chinese = is_chinese(" ".join(turn.content for turn in session.turns if turn.role in ("user", "assistant")))
+    stated = (statement_card(_unsaid(statement, cards), session, today, chinese)
+              for statement in read_statements(session))
+    titles = {card.title.lower() for card in cards}
+    kept = []
+    for candidate in stated:
+        if _said_already(candidate, cards + kept):
+            continue
+        if candidate.title.lower() in titles:  # it says more than the card of that title: name it by what else
+            others = (shorten(sentence.strip(" ：:"), TITLE_LIMIT) for sentence in split_sentences(candidate.body))
+            candidate.title = next((title for title in others if title.lower() not in titles), "")
+        if candidate.title:
+            titles.add(candidate.title.lower())
+            kept.append(candidate)
+    return kept
+
+
+def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
+    """The statement without the problem a card of the same turn already states (the problem is stated once; an
+    assistant's addition stays: the card that holds both sides replaces the one that holds only the answer)."""
+    def known(index: int | None, sentences: list[str]) -> bool:
+        words = content_words(" ".join(sentences))
+        return any(index in card.turns and overlap_of(words, content_words(card.content)) >= 0.6 for card in cards)
+
+    if known(statement.problem_turn, statement.problem):
+        statement.problem = []
+    return statement
+
+
+def _said_already(stated: Candidate, cards: list[Candidate]) -> bool:
+    """A card from the same turn already says most of it, and every name and number it says."""
+    needed = specifics(stated.body)
+    return any(set(stated.turns) & set(card.turns) and overlap_of(stated.words, card.words) >= 0.6
+               and needed <= specifics(card.content) for card in cards)

@@ -1,0 +1,85 @@
+"""Judging one sentence: its kind, whether it says something specific, whether it is noise or an approval."""
+
+from __future__ import annotations
+
+import re
+
+from ....foundations.domain import Turn
+from ..cues import APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, ZH_SMALL_TALK
+from ..text.chinese import is_chinese
+from ..text.cue_match import cue_pattern, has_cue
+from ..text.markdown import strip_markdown
+from ..text.sentences import split_sentences
+from ..text.tags import identifiers
+from ..text.titles import title_width
+from .kinds import CONCLUSIONS, KINDS, LIST_NUMBER, NAME, NOT_KNOWLEDGE, NUMBER, SPECIFIC, USER_RULES, ZH_APPROVALS
+
+
+def sentences_of(turn: Turn) -> list[str]:
+    """The turn's sentences as plain text, without the number of a list item that follows them."""
+    return [LIST_NUMBER.sub("", sentence) for sentence in split_sentences(strip_markdown(turn.content))]
+
+
+def conclusion(sentence: str) -> str | None:
+    """A short sentence that announces what follows ("That's it then.", "原来如此："): the kind it gives the
+    next sentence, which says the substance."""
+    if is_specific(sentence):
+        return None
+    kind = stated_kind(sentence)
+    return kind if kind in ("cause", "fix") else ("cause" if has_cue(sentence, CONCLUSIONS) else None)
+
+
+def stated_kind(sentence: str, role: str = "assistant") -> str | None:
+    kind = next((name for name, cues in KINDS.items() if has_cue(sentence, cues)), None)
+    return kind or ("rule" if role == "user" and has_cue(sentence, USER_RULES) else None)
+
+
+def kind_of(sentence: str, turn: Turn) -> str | None:
+    """The sentence's kind when it states one; a user's specific statement without a cue is a fact (users tell
+    their agents how things are: "orders-api goes through pg-main-02:6432")."""
+    width = title_width(sentence)
+    if sentence.rstrip().endswith((":", "：")):  # it introduces what follows
+        return None
+    kind = stated_kind(sentence, turn.role) or ("cause" if cue_pattern(CONCLUSIONS).match(sentence) else None)
+    if kind is not None:
+        return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
+    if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence):
+        return "fact"
+    return None
+
+
+def specifics(text: str) -> set[str]:
+    """The numbers, identifiers and names a text says: what a card must keep to keep its point (a capital that
+    only opens a sentence names nothing)."""
+    found = set()
+    for sentence in split_sentences(strip_markdown(text)):
+        first = re.match(r"\W*(\w+)", sentence)
+        opening = first.group(1) if first and first.group(1).istitle() else None
+        found.update(token.lower().strip(".,") for token in SPECIFIC.findall(sentence) if token != opening)
+    return found
+
+
+def is_specific(sentence: str) -> bool:
+    """A name, an identifier or a number, in something long enough to stand alone."""
+    if title_width(sentence) < 12:
+        return False
+    return bool(NUMBER.search(sentence) or identifiers(sentence) or NAME.search(sentence[1:])
+                or (is_chinese(sentence) and title_width(sentence) >= 24))
+
+
+def is_noise(sentence: str) -> bool:
+    plain = sentence.strip()
+    if plain.endswith(("?", "？")) or BOILERPLATE.search(plain) or has_cue(plain, NOT_KNOWLEDGE):
+        return True
+    if cue_pattern(NARRATION_CUES).match(plain) and not has_cue(plain, KINDS["decision"]):
+        return True
+    width = title_width(plain)
+    return (has_cue(plain, SMALL_TALK) and not identifiers(plain) and width < 80) or \
+        (has_cue(plain, ZH_SMALL_TALK) and width < 40)
+
+
+def approves(text: str) -> bool:
+    """The message opens by accepting what was proposed ("let's do it: …", "ok, 3 秒", "行，就这么办")."""
+    opening = strip_markdown(text).strip()[:24].lower()
+    return has_cue(opening, APPROVALS + ("let's do it", "let's do that", "do it", "sounds good")) or \
+        any(opening.startswith(word) for word in ZH_APPROVALS)
