@@ -68,6 +68,32 @@ def test_a_proposal_accepted_in_a_few_words_is_a_decision_with_its_values():
     assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
 
 
+def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_without_a_proposing_word():
+    asked = cards(session(
+        ("user", "Please remind me about the dentist the day before."),
+        ("assistant", "Understood, a reminder the day before. Is around 7pm good?"),
+        ("user", "7pm is perfect.")))
+    decision = card_saying(asked, "7pm")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in asked]
+    offered = cards(session(
+        ("user", "Do we keep the old replica after the cutover to db-7?"),
+        ("assistant", "Dropping it at once saves money but makes a rollback lose data. A middle ground: keep the "
+                      "reverse subscription to db-6 for 48 hours, then drop it."),
+        ("user", "ok, fine — do that."), tools=True))
+    decision = card_saying(offered, "48 hours", "db-6")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in offered]
+
+
+def test_an_assistant_promising_to_remember_is_not_a_rule():
+    found = OfflineDistiller().distill(session(
+        ("user", "My son Leo has a sesame allergy, his inhaler is in the blue bag."),
+        ("assistant", "Thanks, that's important: I'll keep it in mind whenever food or trips come up. Tell me what "
+                      "else you'd like me to remember.")))
+    assert card_saying(found.cards, "sesame") is not None
+    assert not any("keep it in mind" in card.content or "remember" in card.title for card in found.cards), \
+        [(c.type, c.title) for c in found.cards]
+
+
 def test_a_rule_the_user_states_from_now_on_is_kept():
     found = cards(session(
         ("user", "The log volume filled /var on web-3 again."),

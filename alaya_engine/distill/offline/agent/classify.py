@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING
 
 from ..cues import ANAPHORA, LABEL, OPTION_LEADS
 from ..text.cue_match import has_cue
+from ..stated.sentences import approves, stated_kind
 from ..text.markdown import strip_markdown
+from ..text.sentences import split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
 from ..turns import asks
@@ -22,10 +24,12 @@ def typed_groups(transcript: Transcript) -> list[tuple[list[Unit], str]]:
     turns = transcript.session.turns
     for index, units in transcript.units.items():
         previous_type, previous_position = None, -2
-        answers_question = index > 0 and turns[index - 1].role == "user" and asks(turns[index - 1].content)
+        answers = index > 0 and (turns[index - 1].role == "tool"
+                                 or turns[index - 1].role == "user" and asks(turns[index - 1].content))
+        accepted = _accepted(turns, index)
         for unit in units:
             card_type = _classify(unit)
-            if card_type is None and answers_question and unit.position == 0 and _answer_like(unit):
+            if card_type is None and answers and not accepted and unit.position == 0 and _answer_like(unit):
                 card_type = "concept"
             if card_type is None:
                 previous_type = None
@@ -59,7 +63,16 @@ def _classify(unit: Unit) -> str | None:
     return best_type(scores)
 
 
+def _accepted(turns: list, index: int) -> bool:
+    """The user's next message accepts this one: a proposal, which the stated-knowledge reader makes a decision."""
+    after = next((turn for turn in turns[index + 1:] if turn.role == "user"), None)
+    return after is not None and approves(after.content)
+
+
 def _answer_like(unit: Unit) -> bool:
-    """A direct answer to the user's question that names something: a concept even without cues."""
+    """A direct answer to the user's question, or what the assistant read in a tool's output, that names
+    something: a concept even without cues. One that states a cause, fix or decision in plain words ("turns out…")
+    is left to the stated-knowledge reader, which types it by what it states."""
     plain = strip_markdown(unit.text)
-    return title_width(plain) >= 80 and bool(identifiers(unit.text) or "`" in unit.text)
+    return title_width(plain) >= 80 and bool(identifiers(unit.text) or "`" in unit.text) and \
+        not any(stated_kind(sentence) for sentence in split_sentences(plain))

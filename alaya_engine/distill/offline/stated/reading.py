@@ -10,8 +10,8 @@ from ..text.cue_match import has_cue
 from ..text.markdown import strip_markdown
 from ..text.overlap import content_words
 from ..turns import asks
-from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES
-from .sentences import approves, conclusion, is_noise, is_specific, kind_of, sentences_of, stated_kind
+from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
+from .sentences import approves, conclusion, is_noise, is_specific, kind_of, sentences_of, specifics, stated_kind
 
 
 @dataclass
@@ -36,10 +36,11 @@ def read_statements(session: Session) -> list[Statement]:
     for index, turn in enumerate(turns):
         if turn.role not in ("user", "assistant") or not turn.content.strip():
             continue
-        sentences = [sentence for sentence in sentences_of(turn) if not is_noise(sentence)]
+        sentences = [sentence for sentence in sentences_of(turn) if not is_noise(sentence)
+                     and not (turn.role == "assistant" and has_cue(sentence, SELF_TALK))]
         if turn.role == "user" and approves(turn.content):
             proposal_turn = _previous_assistant(turns, index)
-            proposal = _proposal(turns[proposal_turn]) if proposal_turn is not None else []
+            proposal = _proposal(turns[proposal_turn], turn.content) if proposal_turn is not None else []
             if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
                 said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)]
                 found.append(Statement(index, "decision", said, proposal, proposal_turn))
@@ -115,8 +116,10 @@ def _previous_assistant(turns: list[Turn], index: int) -> int | None:
     return next((i for i in range(index - 1, max(-1, index - 4), -1) if turns[i].role == "assistant"), None)
 
 
-def _proposal(turn: Turn) -> list[str]:
-    """What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists."""
+def _proposal(turn: Turn, reply: str) -> list[str]:
+    """What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists.
+    Without a proposing cue ("A middle ground: keep it for 24 hours", "Is around 8pm good?"), what the user's
+    ``reply`` accepts is what it names again, else the last specific things the assistant said."""
     sentences = [s for s in sentences_of(turn) if not is_noise(s)]
     chosen: list[str] = []
     for position, sentence in enumerate(sentences):
@@ -125,4 +128,9 @@ def _proposal(turn: Turn) -> list[str]:
         if has_cue(sentence, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"]) and is_specific(sentence):
             listed = sentences[position + 1:position + 4] if sentence.endswith((":", "：")) else []
             chosen.extend(s for s in [sentence, *listed] if s not in chosen)
-    return chosen[:5]
+    if chosen:
+        return chosen[:5]
+    offered = [s for s in sentences_of(turn) if is_specific(s) and not has_cue(s, KINDS["cause"])
+               and (s.rstrip().endswith(("?", "？")) or not is_noise(s))]
+    named = specifics(reply)
+    return [s for s in offered if specifics(s) & named][:3] or offered[-2:]
