@@ -14,6 +14,11 @@ evidence turns inside any card (the ceiling for cards), Alaya's misses whose evi
 recall), cards made, the kinds of units returned, and timings. The harness is :mod:`bench.quality`, which says
 how each number is computed.
 
+Then, on the same stores, cards only against windows only within 500 tokens a question: each question asked again
+with ``"include_sessions": false`` and with the cards of a recall dropped, both cut at the budget and scored the
+same way, overall and per category, with their ratio (:mod:`bench.quality.cards_vs_windows` says why this is the
+fair pair).
+
 Evidence ids that name no turn of the conversation (2 in the data) are left out of the denominator. LoCoMo
 (CC BY-NC) is read from ``../shared/data/locomo/`` (or ``$ALAYA_LOCOMO``) and never copied; without it this
 benchmark prints one row saying so. The full run: all 10 conversations; ``--quick`` skips it (one row saying so)
@@ -29,9 +34,10 @@ from .report import Row
 
 NAME = "locomo_quality"
 QUICK_CONVERSATIONS = 2
+CARDS_VS_WINDOWS_BUDGET = 500
 
 
 def run(plan: Plan) -> list[Row]:
     return run_quality(plan, Yardstick(NAME, "LoCoMo", locomo.GROUPS,
                                        lambda quick: locomo.haystacks(QUICK_CONVERSATIONS if quick else None),
-                                       f"{QUICK_CONVERSATIONS} conversations"))
+                                       f"{QUICK_CONVERSATIONS} conversations", CARDS_VS_WINDOWS_BUDGET))

@@ -4,10 +4,13 @@ cut and the mapping of recall's units to turns. The benchmarks themselves need t
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import pytest
 
+from bench.quality import cards_vs_windows
 from bench.quality.alaya import UnitMapper, merged
+from bench.quality.harness import ALAYA, Asked, Run
 from bench.quality.lexical import BM25, tokenize
 from bench.quality.records import EvidenceIndex, Question, Turn
 from bench.quality.scoring import Scored
@@ -71,3 +74,34 @@ def test_config_overrides_merge_nested_keys():
     base = {"recall": {"alpha": 0.5, "beta": 0.3}, "version": "1.0"}
     assert merged(base, {"recall": {"alpha": 0.9}}) == {"recall": {"alpha": 0.9, "beta": 0.3}, "version": "1.0"}
     assert base["recall"]["alpha"] == 0.5
+
+
+class _Recalls:
+    """An engine whose every recall returns the window first and then the card, the card alone without sessions."""
+
+    def __init__(self, window: dict, card: dict):
+        self.window, self.card = window, card
+
+    def recall(self, request: dict) -> SimpleNamespace:
+        nodes = [self.window, self.card] if request.get("include_sessions", True) else [self.card]
+        return SimpleNamespace(to_json=lambda: {"nodes": nodes})
+
+
+def test_cards_only_and_windows_only_keep_their_kind_and_compare_within_the_budget(tmp_path):
+    contexts = tmp_path / "raw" / "contexts"
+    contexts.mkdir(parents=True)
+    (contexts / "card-1-context.json").write_text(json.dumps({"session_id": "a", "turns": [{"index": 0}]}))
+    engine = _Recalls({"kind": "session_turns", "session_id": "a", "turn_range": [1, 2], "content": "x" * 40},
+                      {"kind": "card", "card_id": "card-1", "content": "x" * 40})
+    questions = [Question("q1", "?", ("cat 1", "all"), frozenset({("a", 0)})),
+                 Question("q2", "?", ("cat 2", "all"), frozenset({("a", 1), ("a", 2)}))]
+    run = Run(asked=[Asked(question) for question in questions])
+    for item in run.asked:
+        item.by_method.update((method, Scored(item.question, [])) for method in (ALAYA, *cards_vs_windows.BASELINES))
+        cards_vs_windows.ask(engine, UnitMapper(tmp_path, _turns("a", 3)), item)
+    assert [unit.kind for unit in run.asked[0].by_method[cards_vs_windows.WINDOWS_ONLY].units] == ["session_turns"]
+    cards, windows, ratio = cards_vs_windows.comparison_rows("b", "Set", run, ["cat 1", "cat 2", "all"], budget=10)
+    assert (cards.value, windows.value, ratio.value) == (0.5, 0.5, 1.0)
+    assert cards.note.startswith("cat 1 1.000, cat 2 0.000; 1.0 units, 10 tokens")
+    assert ratio.note.startswith("cat 1 nan, cat 2 0.000;")
+    assert cards_vs_windows.comparison_rows("b", "Set", run, ["all"], budget=9)[0].value == 0

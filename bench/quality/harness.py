@@ -118,7 +118,10 @@ def build(haystack: Haystack, home: Path, run: Run, config_overrides: dict | Non
     return engine
 
 
-def evaluate(haystack: Haystack, home: Path, run: Run, config_overrides: dict | None, model_cache: Path) -> None:
+def evaluate(haystack: Haystack, home: Path, run: Run, config_overrides: dict | None, model_cache: Path,
+             also: "Callable[[Engine, UnitMapper, Asked], None] | None" = None) -> None:
+    """Build one haystack's store and ask every question of it and of the baselines. ``also`` asks each question
+    again in other ways (:mod:`.cards_vs_windows`), on the same store while it is held, and adds to its methods."""
     questions = haystack.questions
     engine = build(haystack, home, run, config_overrides, model_cache)
     baselines = Baselines.build(haystack.turns, engine.embedder())
@@ -146,6 +149,8 @@ def evaluate(haystack: Haystack, home: Path, run: Run, config_overrides: dict | 
                     run.missed_in_some_card += 1
                 else:
                     run.missed_in_no_card += 1
+            if also is not None:
+                also(engine, mapper, item)
     run.asked.extend(asked)
     del engine
     gc.collect()
