@@ -194,13 +194,14 @@ def _last_name(phrase: str) -> str:
 
 
 def _subjects(text: str) -> list[str]:
-    """What the card may be about when a sentence does not say, best first: service-like identifiers
-    (report-export, billing_api), then names, then other identifiers."""
+    """What the card may be about when a sentence does not say, best first: service-like names (report-export,
+    billing-worker), then other code names (billing_api, values-prod.yaml), then names, then other identifiers."""
     if CJK.search(text):
         return chinese_names(text)
     found = [match.group(1) for match in IDENTIFIER.finditer(text)]
-    services = [name for name in found if re.search(r"[-_.]|[a-z][A-Z]", name)]
-    return services + named_things(text) + [name for name in found if name not in services]
+    services = [name for name in found if "-" in name and "." not in name]
+    code = [name for name in found if name not in services and re.search(r"[-_.]|[a-z][A-Z]", name)]
+    return services + code + named_things(text) + [name for name in found if name not in services + code]
 
 
 def _value(match: re.Match) -> str:

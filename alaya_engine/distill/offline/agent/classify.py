@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..cues import ANAPHORA, LABEL, OPTION_LEADS
-from ..text.cue_match import has_cue
 from ..stated.sentences import approves, stated_kind
+from ..text.cue_match import has_cue
 from ..text.markdown import strip_markdown
 from ..text.sentences import split_sentences
 from ..text.tags import identifiers

@@ -33,6 +33,9 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     if problem:
         heading = ("背景", "Context") if statement.kind == "decision" else ("问题", "Problem")
         lines.append(f"**{heading[0] if chinese else heading[1]}:** {problem}")
+    found = voice.say(statement.found_turn, statement.found)
+    if found:
+        lines.append(f"**{'助手发现' if chinese else 'The assistant found'}:** {found}")
     lines.append(f"**{label}:** {said}" if said else "")
     if statement.reply:
         added = voice.say(statement.reply_turn, statement.reply)
@@ -44,9 +47,9 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     title_source = (said if said and title_width(statement.sentences[0]) >= 24
                     else voice.say(statement.proposal_turn, statement.accepted[:1]) or said)
     title = shorten(split_sentences(title_source)[0].strip(" ：:"), TITLE_LIMIT)
-    body = " ".join(statement.sentences + statement.accepted + statement.reply)
+    body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
-                                                       statement.reply_turn) if turn is not None]
+                                                       statement.reply_turn, statement.found_turn) if turn is not None]
     tags = keywords(body, 6) or identifiers(body)[:6] or _plain_words(body)
     return Candidate(type=CARD_TYPE[statement.kind], title=title, content="\n\n".join(line for line in lines if line),
                      tags=tags, importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),

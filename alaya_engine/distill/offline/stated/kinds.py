@@ -58,9 +58,12 @@ PROBLEM_WORDS = PROBLEM_CUES + ("fail", "fails", "failing", "failed", "error", "
 CONCLUSIONS = ("that's it", "found it", "there it is", "that's the problem", "mystery solved", "confirmed",
                "原来如此", "找到了", "就是它", "破案了", "问题找到了", "确认了", "对上了", "情况清楚了")
 """What opens a finding: in a short sentence of its own it types the next one; opening a sentence, that one."""
-SELF_TALK = ("i'll remember", "i will remember", "i'll keep it in mind", "i'll keep that in mind", "i'll keep this in mind",
-             "i'll keep track", "keep track of", "i'll note", "i've noted", "noted", "happy to", "tell me what",
-             "let me know", "我会记住", "我记下了", "记下了", "我会留意", "告诉我")
+SELF_TALK = ("i'll remember", "i will remember", "i'll keep it in mind", "i'll keep that in mind",
+             "i'll keep this in mind", "i'll keep track", "keep track of", "i'll note", "i've noted", "noted",
+             "happy to", "tell me what", "let me know", "我会记住", "我记下了", "记下了", "我会留意", "告诉我")
 """An assistant speaking of its own memory or offering help ("I'll keep it in mind", "tell me what to track"):
 what it promises is not knowledge, and its cue words ("remember", "whenever") would type it as a rule."""
+OFFER_VERBS = frozenset("keep drop use set add remove run switch move raise lower skip wait try go make put create "
+                        "restart roll pin bump split schedule book send remind pick choose start stop limit cap".split())
+"""Verbs that open an action the assistant proposes in the imperative."""
 

@@ -11,7 +11,17 @@ from ..text.markdown import strip_markdown
 from ..text.overlap import content_words
 from ..turns import asks
 from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
-from .sentences import approves, conclusion, is_noise, is_specific, kind_of, sentences_of, specifics, stated_kind
+from .sentences import (
+    approves,
+    conclusion,
+    is_noise,
+    is_specific,
+    kind_of,
+    offers,
+    sentences_of,
+    specifics,
+    stated_kind,
+)
 
 
 @dataclass
@@ -28,6 +38,9 @@ class Statement:
     reply: list[str] = field(default_factory=list)
     """What the assistant's answer adds to a user's statement."""
     reply_turn: int | None = None
+    found: list[str] = field(default_factory=list)
+    """What the assistant had found or explained, which this user message takes in with an "ok"."""
+    found_turn: int | None = None
 
 
 def read_statements(session: Session) -> list[Statement]:
@@ -38,13 +51,18 @@ def read_statements(session: Session) -> list[Statement]:
             continue
         sentences = [sentence for sentence in sentences_of(turn) if not is_noise(sentence)
                      and not (turn.role == "assistant" and has_cue(sentence, SELF_TALK))]
+        acknowledged: tuple[int, list[str]] | None = None
+        before = len(found)
         if turn.role == "user" and approves(turn.content):
             proposal_turn = _previous_assistant(turns, index)
-            proposal = _proposal(turns[proposal_turn], turn.content) if proposal_turn is not None else []
+            proposal = (_proposal(turns[proposal_turn], turn.content, proposal_turn == index - 1)
+                        if proposal_turn is not None else [])
             if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
                 said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)]
                 found.append(Statement(index, "decision", said, proposal, proposal_turn))
                 continue
+            if proposal_turn == index - 1:
+                acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))
         current: Statement | None = None
         carried = None
         for sentence in sentences:
@@ -60,6 +78,11 @@ def read_statements(session: Session) -> list[Statement]:
             else:
                 current = Statement(index, kind, [sentence], [])
                 found.append(current)
+        if acknowledged and acknowledged[1]:
+            if len(found) > before:  # what the user says next carries what they took in
+                found[before].found, found[before].found_turn = acknowledged[1], acknowledged[0]
+            else:
+                found.append(Statement(acknowledged[0], "fact", acknowledged[1], []))
     return _with_problems(found, turns)
 
 
@@ -92,6 +115,12 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
 
 
+def _acknowledged(turn: Turn) -> list[str]:
+    """What the assistant found or explained that the user took in with an "ok" (and did not accept as an
+    offer): its specific sentences, a fact of its own or the context of what the user says next."""
+    return [sentence for sentence in _specific_sentences(turn, 4) if not has_cue(sentence, SELF_TALK)]
+
+
 def _specific_sentences(turn: Turn, limit: int) -> list[str]:
     return [s for s in sentences_of(turn) if is_specific(s) and not is_noise(s)][:limit]
 
@@ -116,10 +145,11 @@ def _previous_assistant(turns: list[Turn], index: int) -> int | None:
     return next((i for i in range(index - 1, max(-1, index - 4), -1) if turns[i].role == "assistant"), None)
 
 
-def _proposal(turn: Turn, reply: str) -> list[str]:
-    """What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists.
-    Without a proposing cue ("A middle ground: keep it for 24 hours", "Is around 8pm good?"), what the user's
-    ``reply`` accepts is what it names again, else the last specific things the assistant said."""
+def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:
+    r"""What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists.
+    Without a proposing cue, when the user answers the assistant ``direct``\ly (no tool ran between), what it
+    offers as a question or an action ("Is around 8pm good?", "A middle ground: keep it for 24 hours") and the
+    user's ``reply`` names again, else the last of those."""
     sentences = [s for s in sentences_of(turn) if not is_noise(s)]
     chosen: list[str] = []
     for position, sentence in enumerate(sentences):
@@ -128,9 +158,8 @@ def _proposal(turn: Turn, reply: str) -> list[str]:
         if has_cue(sentence, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"]) and is_specific(sentence):
             listed = sentences[position + 1:position + 4] if sentence.endswith((":", "：")) else []
             chosen.extend(s for s in [sentence, *listed] if s not in chosen)
-    if chosen:
+    if chosen or not direct:
         return chosen[:5]
-    offered = [s for s in sentences_of(turn) if is_specific(s) and not has_cue(s, KINDS["cause"])
-               and (s.rstrip().endswith(("?", "？")) or not is_noise(s))]
+    offered = [s for s in sentences_of(turn) if is_specific(s) and not has_cue(s, KINDS["cause"]) and offers(s)]
     named = specifics(reply)
     return [s for s in offered if specifics(s) & named][:3] or offered[-2:]

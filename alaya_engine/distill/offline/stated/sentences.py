@@ -12,7 +12,18 @@ from ..text.markdown import strip_markdown
 from ..text.sentences import split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
-from .kinds import CONCLUSIONS, KINDS, LIST_NUMBER, NAME, NOT_KNOWLEDGE, NUMBER, SPECIFIC, USER_RULES, ZH_APPROVALS
+from .kinds import (
+    CONCLUSIONS,
+    KINDS,
+    LIST_NUMBER,
+    NAME,
+    NOT_KNOWLEDGE,
+    NUMBER,
+    OFFER_VERBS,
+    SPECIFIC,
+    USER_RULES,
+    ZH_APPROVALS,
+)
 
 
 def sentences_of(turn: Turn) -> list[str]:
@@ -83,3 +94,14 @@ def approves(text: str) -> bool:
     opening = strip_markdown(text).strip()[:24].lower()
     return has_cue(opening, APPROVALS + ("let's do it", "let's do that", "do it", "sounds good")) or \
         any(opening.startswith(word) for word in ZH_APPROVALS)
+
+
+def offers(sentence: str) -> bool:
+    """A question put to the user ("Is around 8pm good?") or an action proposed in the imperative, after an
+    optional lead ("A middle ground: keep the subscription for 24 hours")."""
+    plain = sentence.strip()
+    if plain.endswith(("?", "？")):
+        return True
+    action = plain.rsplit(":", 1)[-1].strip().split(" ", 1)[0].lower()
+    return action in OFFER_VERBS
+
