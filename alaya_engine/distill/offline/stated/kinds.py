@@ -64,6 +64,7 @@ SELF_TALK = ("i'll remember", "i will remember", "i'll keep it in mind", "i'll k
 """An assistant speaking of its own memory or offering help ("I'll keep it in mind", "tell me what to track"):
 what it promises is not knowledge, and its cue words ("remember", "whenever") would type it as a rule."""
 OFFER_VERBS = frozenset("keep drop use set add remove run switch move raise lower skip wait try go make put create "
-                        "restart roll pin bump split schedule book send remind pick choose start stop limit cap".split())
+                        "restart roll pin bump split schedule book send remind pick choose start stop limit"
+                        " cap".split())
 """Verbs that open an action the assistant proposes in the imperative."""
 
