@@ -53,7 +53,7 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     tags = keywords(body, 6) or identifiers(body)[:6] or _plain_words(body)
     return Candidate(type=CARD_TYPE[statement.kind], title=title, content="\n\n".join(line for line in lines if line),
                      tags=tags, importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),
-                     turns=card_turns, order=(statement.turn, 50), words=content_words(body), body=body)
+                     turns=card_turns, order=(min(card_turns), 50), words=content_words(body), body=body)
 
 
 def _plain_words(text: str) -> list[str]:

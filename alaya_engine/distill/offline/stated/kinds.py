@@ -67,4 +67,8 @@ OFFER_VERBS = frozenset("keep drop use set add remove run switch move raise lowe
                         "restart roll pin bump split schedule book send remind pick choose start stop limit"
                         " cap".split())
 """Verbs that open an action the assistant proposes in the imperative."""
+GO_AHEAD = re.compile(r"(?:please\s+)?[a-z]+\s+(?:it|that|them)(?:\s+(?:then|too|now))?")
+"""A first clause of two or three words telling the assistant to go ahead ("add it", "ship that", "merge it
+then")."""
+CLAUSE_END = re.compile(r"[,.;:!?，。；：！？]")
 

@@ -99,16 +99,17 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem = _specific_sentences(turns[opener], 2)
                 statement.problem_turn = opener
                 absorbed.add(opener)
-        elif statement.accepted and statement.proposal_turn:
+            continue
+        if statement.accepted and statement.proposal_turn:
             asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
             if turns[asked].role == "user" and not approves(turns[asked].content) and asked not in absorbed:
                 statement.problem = _specific_sentences(turns[asked], 2)
                 statement.problem_turn = asked if statement.problem else None
                 absorbed.add(asked)
-        elif turns[statement.turn].role == "user" and not statement.accepted:
+        if turns[statement.turn].role == "user":  # a decision too: the reply says what was done ("the rule: …")
             reply = _reply_turn(turns, statement.turn)
             if reply is not None:
-                words = content_words(" ".join(statement.sentences))
+                words = content_words(" ".join(statement.sentences + statement.accepted))
                 statement.reply = [s for s in _specific_sentences(turns[reply], 8)
                                    if content_words(s) & words or stated_kind(s)][:3]
                 statement.reply_turn = reply if statement.reply else None

@@ -41,13 +41,16 @@ def stated_candidates(session: Session, cards: list[Candidate]) -> list[Candidat
 
 def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
     """The statement without the problem a card of the same turn already states (the problem is stated once; an
-    assistant's addition stays: the card that holds both sides replaces the one that holds only the answer)."""
+    assistant's addition to a user's statement stays: the card that holds both sides replaces the one that holds
+    only the answer), and a decision without the reply saying what was done when a card already says that."""
     def known(index: int | None, sentences: list[str]) -> bool:
         words = content_words(" ".join(sentences))
         return any(index in card.turns and overlap_of(words, content_words(card.content)) >= 0.6 for card in cards)
 
     if known(statement.problem_turn, statement.problem):
         statement.problem = []
+    if statement.accepted and known(statement.reply_turn, statement.reply):  # what was done, said on its own card
+        statement.reply, statement.reply_turn = [], None
     return statement
 
 

@@ -13,7 +13,9 @@ from ..text.sentences import split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
 from .kinds import (
+    CLAUSE_END,
     CONCLUSIONS,
+    GO_AHEAD,
     KINDS,
     LIST_NUMBER,
     NAME,
@@ -90,10 +92,15 @@ def is_noise(sentence: str) -> bool:
 
 
 def approves(text: str) -> bool:
-    """The message opens by accepting what was proposed ("let's do it: …", "ok, 3 秒", "行，就这么办")."""
-    opening = strip_markdown(text).strip()[:24].lower()
-    return has_cue(opening, APPROVALS + ("let's do it", "let's do that", "do it", "sounds good")) or \
-        any(opening.startswith(word) for word in ZH_APPROVALS)
+    """The message opens by accepting what was proposed ("let's do it: …", "ok, 3 秒", "行，就这么办"), or its
+    first clause is a short go-ahead: "add it", "ship it", 加上吧, 那就这样吧."""
+    plain = strip_markdown(text).strip()
+    opening = plain[:24].lower()
+    if has_cue(opening, APPROVALS + ("let's do it", "let's do that", "do it", "sounds good")) or \
+            any(opening.startswith(word) for word in ZH_APPROVALS):
+        return True
+    clause = CLAUSE_END.split(plain, 1)[0].strip().lower()
+    return bool(GO_AHEAD.fullmatch(clause)) or (clause.endswith("吧") and len(clause) <= 6)
 
 
 def offers(sentence: str) -> bool:
