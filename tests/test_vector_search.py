@@ -101,11 +101,13 @@ def test_narrow_vectors_stay_exact_however_many(monkeypatch):
 
 
 def test_recall_hybrid_false_leaves_full_text_out(demo_home):
-    """``plugins.allow`` is in three demo cards; the embeddings find one of them, the full-text index all three."""
+    """``proxy_next_upstream`` is in three demo cards; the embeddings find one of them, the full-text index all
+    three."""
     engine = Engine.open(demo_home)
 
     def cards_naming_it() -> int:
-        return sum("plugins.allow" in node.content for node in engine.recall({"text": "plugins.allow"}).nodes[:3])
+        return sum("proxy_next_upstream" in node.content
+                   for node in engine.recall({"text": "proxy_next_upstream"}).nodes[:3])
 
     with_full_text = cards_naming_it()
     engine.config["recall"]["hybrid"] = False
