@@ -224,20 +224,21 @@ class DistillPipeline:
         return record, vectors
 
     def _apply(self, record: DistilledRecord, vectors: "np.ndarray", previous: DistilledRecord | None = None) -> None:
-        """L2 now; L1 and the done-mark at the next flush. Cards this session no longer yields are removed, and
-        so are the links only its ``previous`` record named."""
+        """L2 now, in one graph transaction; L1 and the done-mark at the next flush. Cards this session no longer
+        yields are removed, and so are the links only its ``previous`` record named."""
         new_ids = {card.id for card in record.cards}
-        stale = [card_id for card_id in self.graph.cards_extracted_from(record.session_id) if card_id not in new_ids]
-        if stale:
-            self.graph.delete_cards(stale)
-            self.vectors.delete_cards(stale)
-            self.records.delete_contexts(stale)
-        if previous is not None:
-            self._unlink_dropped(previous, record, set(stale))
-        for card in record.cards:
-            self.graph.upsert_card(card)
-        for link in record.links:
-            self.graph.merge_link(link)
+        with self.graph.transaction():
+            stale = [card_id for card_id in self.graph.cards_extracted_from(record.session_id)
+                     if card_id not in new_ids]
+            if stale:
+                self.graph.delete_cards(stale)
+                self.vectors.delete_cards(stale)
+                self.records.delete_contexts(stale)
+            if previous is not None:
+                self._unlink_dropped(previous, record, set(stale))
+            for card in record.cards:
+                self.graph.upsert_card(card)
+            self.graph.merge_links(record.links)
         self._embed_new_relations(record.links)
         self._pending.append((record, vectors))
 
@@ -287,8 +288,8 @@ class DistillPipeline:
         cards = [card for record, _ in self._pending for card in record.cards]
         if cards:
             self.vectors.upsert_cards(cards, np.vstack([vectors for _, vectors in self._pending if len(vectors)]))
-        for record, _ in self._pending:
-            self.graph.mark_distilled(record.session_id, record.session_hash, record.distilled_at)
+        self.graph.mark_distilled([(record.session_id, record.session_hash, record.distilled_at)
+                                   for record, _ in self._pending])
         self._pending = []
 
 
