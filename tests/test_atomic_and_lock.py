@@ -44,6 +44,15 @@ def test_interrupted_replace_keeps_the_old_content(tmp_path, monkeypatch):
     assert [p.name for p in tmp_path.iterdir()] == ["session.json"]
 
 
+def test_several_files_are_written_whole_with_one_flush_per_folder(tmp_path, monkeypatch):
+    flushed = []
+    monkeypatch.setattr(atomic, "_fsync_dir", flushed.append)
+    files = {tmp_path / "a" / "1.json": b"one", tmp_path / "a" / "2.json": b"two", tmp_path / "b" / "3.json": b"3"}
+    atomic.atomic_write_files(files)
+    assert {path: path.read_bytes() for path in files} == files
+    assert sorted(flushed) == [tmp_path / "a", tmp_path / "b"]
+
+
 def test_a_killed_writer_leaves_only_a_hidden_temp_file(tmp_path):
     """SIGKILL in the middle of a large write: the target never appears half-written."""
     target = tmp_path / "big.json"

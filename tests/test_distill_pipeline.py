@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from alaya_engine.demo import sample_sessions_dir
+from alaya_engine.distill import pipeline
 from alaya_engine.distill.pipeline import DistillPipeline
 from alaya_engine.engine import Engine
 from alaya_engine.vectors.store import VectorStore
@@ -182,6 +183,22 @@ def test_a_crash_after_the_l3_write_is_completed_by_a_rerun_without_duplicates(h
     ingest_demo(clean, GATEWAY, OOM)
     clean.distill()
     assert recovered == store_state(clean)
+
+
+def test_sessions_are_written_a_few_at_once_and_a_slow_distillers_each_at_once(home, monkeypatch):
+    """Fast sessions wait for one step that writes them together; once the first has waited ``WRITE_WITHIN``
+    (an LLM distiller's session takes seconds), each is written as soon as it is distilled."""
+    engine = Engine.open(home)
+    ingest_demo(engine, GATEWAY, OOM)
+    written: list[int] = []
+    engine.distill(progress=lambda done, _total: written.append(done))
+    assert written == [2]
+    monkeypatch.setattr(pipeline, "WRITE_WITHIN", 0.0)
+    written.clear()
+    assert [o.status for o in engine.distill(force=True, progress=lambda done, _total: written.append(done)).sessions] \
+        == ["distilled", "distilled"]
+    assert written == [1, 2]
+    assert engine.verify().to_json()["problems"] == []
 
 
 def test_unknown_session_is_a_clear_error(cli):

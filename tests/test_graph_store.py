@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from alaya_engine.foundations.domain import Session, Turn
+from alaya_engine.foundations.domain import Link, Session, Turn
 from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.foundations.relations import CORE_RELATIONS
 from alaya_engine.graph.engines import available_engines
@@ -76,6 +76,34 @@ def test_heat_is_set_in_arrow_batches_and_read_back_as_arrow(graph):
                                                                   ("c3", 0.75, "HOT")]
 
 
+def test_links_merged_in_batches_land_as_one_by_one_and_the_last_repeat_wins(graph):
+    graph.upsert_session(make_session("s1", 1774938540000), "h", "p")
+    for card_id in ("c1", "c2", "c3"):
+        graph.query("MERGE (c:Card {id: $id})", {"id": card_id})
+    links = [Link("c1", "c2", "CAUSED_BY", 0.5, "first", 0), Link("c2", "c3", "LED_TO", 0.7, "custom", 0),
+             Link("c1", "s1", "EXTRACTED_FROM", 1.0, "", 0), Link("c1", "c2", "CAUSED_BY", 0.9, "second", 0),
+             Link("c1", "gone", "SIMILAR_TO", 0.8, "unknown end", 0)]
+    graph.merge_links(links)
+    graph.merge_links(links)
+    assert sorted((link.source, link.relation, link.target, link.weight, link.reason) for link in graph.all_links()) \
+        == [("c1", "CAUSED_BY", "c2", 0.9, "second"), ("c1", "EXTRACTED_FROM", "s1", 1.0, ""),
+            ("c2", "LED_TO", "c3", 0.7, "custom")]
+    graph.mark_distilled([("s1", "h", 1774938600000)])
+    assert graph.sessions_for_distill() == [("s1", "h", "h")]
+
+
+def test_a_transaction_commits_all_of_its_statements_or_none(graph):
+    for card_id in ("c1", "c2"):
+        graph.query("MERGE (c:Card {id: $id})", {"id": card_id})
+    with pytest.raises(ValueError), graph.transaction():
+        graph.merge_link(Link("c1", "c2", "DEPENDS_ON", 1.0, "", 0))
+        raise ValueError("interrupted")
+    assert graph.all_links() == []
+    with graph.transaction():
+        graph.merge_link(Link("c1", "c2", "DEPENDS_ON", 1.0, "", 0))
+    assert [link.key for link in graph.all_links()] == [("c1", "c2", "DEPENDS_ON")]
+
+
 def test_a_second_opener_in_one_process_is_refused(graph, tmp_path):
     with pytest.raises(AlayaError) as caught:
         GraphStore(tmp_path / "graph.db", ENGINE)
@@ -91,4 +119,4 @@ def test_contract_holds_on_other_engines(engine):
         env={**os.environ, "ALAYA_GRAPH_ENGINE": engine}, capture_output=True, text=True, timeout=300,
     )
     assert child.returncode == 0, child.stdout[-2000:]
-    assert "5 passed" in child.stdout
+    assert "7 passed" in child.stdout

@@ -10,11 +10,13 @@ semantics, no duplicates and no second model call).
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ..foundations.blas import single_blas_thread
 from ..foundations.domain import Card, Link, Session, card_id_for, millis_now
 from ..foundations.errors import AlayaError
 from ..foundations.relations import directed, is_core, relation_embedding_text
@@ -22,6 +24,7 @@ from ..raw.distilled import DistilledRecord, DistilledStore
 from ..raw.journal import Journal
 from ..raw.store import RawStore
 from .base import Distillation, Distiller
+from .similarity import SimilarityIndex
 
 if TYPE_CHECKING:
     import numpy as np
@@ -34,7 +37,12 @@ log = logging.getLogger(__name__)
 
 FLUSH_EVERY = 32
 """Sessions per batched L1 write (LanceDB makes a version per write)."""
-MAX_SIMILAR_PER_CARD = 3
+WRITE_EVERY = 8
+"""Sessions distilled before one step writes them: their graph writes commit once, their links one statement per
+rel table (per session, those statements and commits were most of the graph's time)."""
+WRITE_WITHIN = 0.5
+"""Seconds the first distilled session of a batch waits at most: a slow (LLM) distiller's sessions are each
+written as soon as they are distilled."""
 
 
 @dataclass
@@ -82,38 +90,14 @@ class DistillReport:
         }
 
 
-class SimilarityIndex:
-    """Every active card vector, plus the cards this run adds, for ``SIMILAR_TO`` across sessions."""
-
-    def __init__(self, ids: list[str], matrix: "np.ndarray", session_of: dict[str, str]):
-        self.ids = list(ids)
-        self.matrix = matrix
-        self.session_of = dict(session_of)
-        self._pending: list["np.ndarray"] = []
-
-    def add(self, session_id: str, ids: list[str], vectors: "np.ndarray") -> None:
-        self.ids.extend(ids)
-        self._pending.append(vectors)
-        self.session_of.update(dict.fromkeys(ids, session_id))
-
-    def similar(self, session_id: str, vector: "np.ndarray", threshold: float) -> list[tuple[str, float]]:
-        """Up to ``MAX_SIMILAR_PER_CARD`` cards of *other* sessions at or above ``threshold`` cosine."""
-        import numpy as np
-
-        if self._pending:
-            self.matrix = np.vstack([self.matrix, *self._pending])
-            self._pending = []
-        if not self.ids:
-            return []
-        scores = self.matrix @ vector
-        found: list[tuple[str, float]] = []
-        for index in np.argsort(-scores):
-            if scores[index] < threshold or len(found) == MAX_SIMILAR_PER_CARD:
-                break
-            other = self.ids[index]
-            if self.session_of.get(other) != session_id and other not in dict(found):
-                found.append((other, float(scores[index])))
-        return found
+@dataclass
+class _Distilled:
+    """A session distilled outside the step (or its L3 record read back to replay), waiting for the step that
+    writes it."""
+    record: DistilledRecord
+    vectors: "np.ndarray"
+    session: Session | None
+    """The session it was distilled from; None for a record replayed as it is (``resumed``)."""
 
 
 class DistillPipeline:
@@ -142,14 +126,22 @@ class DistillPipeline:
 
     def run(self, targets: list[tuple[str, str, str | None]], force: bool, dry_run: bool,
             progress: Callable[[int, int], None] | None = None) -> DistillReport:
-        outcomes = []
-        for done, (session_id, content_hash, distilled_hash) in enumerate(targets, start=1):
-            outcomes.append(self._one(session_id, content_hash, distilled_hash, force, dry_run))
+        outcomes: list[SessionOutcome] = []
+        queue: list[SessionOutcome | _Distilled] = []
+        waiting_since: float | None = None
+        for position, (session_id, content_hash, distilled_hash) in enumerate(targets, start=1):
+            queue.append(self._distill(session_id, content_hash, distilled_hash, force, dry_run))
+            if waiting_since is None and isinstance(queue[-1], _Distilled):
+                waiting_since = time.monotonic()
+            if (waiting_since is None or len(queue) == WRITE_EVERY or position == len(targets)
+                    or time.monotonic() - waiting_since >= WRITE_WITHIN):
+                outcomes.extend(self._write(queue, force))
+                queue, waiting_since = [], None
+                if progress:
+                    progress(len(outcomes), len(targets))
             if len(self._pending) >= FLUSH_EVERY:
                 with self.step():
                     self._flush()
-            if progress:
-                progress(done, len(targets))
         with self.step():
             self._flush()
             if not dry_run and any(o.status in ("distilled", "resumed") for o in outcomes):
@@ -157,21 +149,17 @@ class DistillPipeline:
                 self.vectors.refresh_full_text_index()
         return DistillReport(outcomes, distiller=self.distiller.name, dry_run=dry_run)
 
-    def _one(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool,
-             dry_run: bool) -> SessionOutcome:
-        """Distill one session, outside the step; write it inside one, unless another run (an ``ingest --distill``
-        beside an introspect on the owner server) distilled it meanwhile: a second record would replace the
-        first in L3 while the graph kept both runs' ``SIMILAR_TO`` links (their similarity indexes differ)."""
+    def _distill(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool,
+                 dry_run: bool) -> SessionOutcome | _Distilled:
+        """Distill one session, or read back its L3 record to replay, outside the step: what is left to write, or
+        the session's outcome when nothing is."""
         record = self._recorded(session_id, content_hash, force)
         if record is not None:
             if distilled_hash == content_hash:
                 return _outcome(record, "up_to_date")
-            vectors = self.embedder.embed([card.embedding_text() for card in record.cards])
+            vectors = self._embed([card.embedding_text() for card in record.cards])
             self.index.add(session_id, [card.id for card in record.cards], vectors)
-            if not dry_run:
-                with self.step():
-                    self._apply(record, vectors)
-            return _outcome(record, "resumed")
+            return _outcome(record, "resumed") if dry_run else _Distilled(record, vectors, None)
         session = self.raw.read(self.raw.find(session_id))
         try:
             distillation = self.distiller.distill(session)
@@ -181,13 +169,37 @@ class DistillPipeline:
         record, vectors = self._record(session, content_hash, distillation)
         if dry_run:
             return _outcome(record, "would_distill" if record.cards else "would_skip")
+        return _Distilled(record, vectors, session)
+
+    def _write(self, queue: list[SessionOutcome | _Distilled], force: bool) -> list[SessionOutcome]:
+        """Write the distilled sessions of ``queue`` in one step, each in L3 then in the graph (one transaction for
+        them all, their links last), and return every outcome of ``queue`` in its order."""
+        if all(isinstance(item, SessionOutcome) for item in queue):
+            return queue
         with self.step():
-            previous = self.records.read(session_id)
-            if _current(previous, content_hash, force):
-                return _outcome(previous, "up_to_date")
-            self.records.write(record, session)
-            self._apply(record, vectors, previous)
-        return _outcome(record, "distilled" if record.cards else "skipped")
+            with self.graph.transaction():
+                written = [(item, None) if isinstance(item, SessionOutcome) else self._write_one(item, force)
+                           for item in queue]
+                links = [link for _, record in written if record is not None for link in record.links]
+                self.graph.merge_links(links)
+            self._embed_new_relations(links)
+        return [outcome for outcome, _ in written]
+
+    def _write_one(self, distilled: _Distilled, force: bool) -> tuple[SessionOutcome, DistilledRecord | None]:
+        """Write one session, unless another run (an ``ingest --distill`` beside an introspect on the owner server)
+        distilled it meanwhile: a second record would replace the first in L3 while the graph kept both runs'
+        ``SIMILAR_TO`` links (their similarity indexes differ). Returns the record applied, whose links are left
+        to the caller."""
+        record = distilled.record
+        if distilled.session is None:
+            self._apply(record, distilled.vectors)
+            return _outcome(record, "resumed"), record
+        previous = self.records.read(record.session_id)
+        if _current(previous, record.session_hash, force):
+            return _outcome(previous, "up_to_date"), None
+        self.records.write(record, distilled.session)
+        self._apply(record, distilled.vectors, previous)
+        return _outcome(record, "distilled" if record.cards else "skipped"), record
 
     def _recorded(self, session_id: str, content_hash: str, force: bool) -> DistilledRecord | None:
         """The L3 record of this session if it was distilled from this content and is not to be redone."""
@@ -212,7 +224,7 @@ class DistillPipeline:
             source, target = ids_by_title.get(draft.from_title), ids_by_title.get(draft.to_title)
             if source and target and source != target:
                 links.extend(directed(Link(source, target, draft.relation, draft.weight, draft.reason, now)))
-        vectors = self.embedder.embed([card.embedding_text() for card in cards])
+        vectors = self._embed([card.embedding_text() for card in cards])
         for card, vector in zip(cards, vectors):
             for other, score in self.index.similar(session.id, vector, self.similar_threshold):
                 links.extend(directed(Link(card.id, other, "SIMILAR_TO", round(score, 4),
@@ -224,8 +236,8 @@ class DistillPipeline:
         return record, vectors
 
     def _apply(self, record: DistilledRecord, vectors: "np.ndarray", previous: DistilledRecord | None = None) -> None:
-        """L2 now; L1 and the done-mark at the next flush. Cards this session no longer yields are removed, and
-        so are the links only its ``previous`` record named."""
+        """The record's cards in L2 now; its links (left to the caller), L1 and the done-mark later. Cards this
+        session no longer yields are removed, and so are the links only its ``previous`` record named."""
         new_ids = {card.id for card in record.cards}
         stale = [card_id for card_id in self.graph.cards_extracted_from(record.session_id) if card_id not in new_ids]
         if stale:
@@ -236,9 +248,6 @@ class DistillPipeline:
             self._unlink_dropped(previous, record, set(stale))
         for card in record.cards:
             self.graph.upsert_card(card)
-        for link in record.links:
-            self.graph.merge_link(link)
-        self._embed_new_relations(record.links)
         self._pending.append((record, vectors))
 
     def _unlink_dropped(self, previous: DistilledRecord, record: DistilledRecord, removed: set[str]) -> None:
@@ -275,9 +284,15 @@ class DistillPipeline:
         if fresh:
             names = list(fresh)
             texts = [relation_embedding_text(name, fresh[name]) for name in names]
-            self.vectors.upsert_relations(names, self.embedder.embed(texts), is_core=False,
+            self.vectors.upsert_relations(names, self._embed(texts), is_core=False,
                                           examples=[[fresh[name]] if fresh[name] else [] for name in names])
             self._known_relations.update(names)
+
+    def _embed(self, texts: list[str]) -> "np.ndarray":
+        """On one BLAS thread: a session's few cards make small products, which a second thread slows down (it is
+        woken for each and waits for a core whenever the machine is busy: 3-8× slower then)."""
+        with single_blas_thread():
+            return self.embedder.embed(texts)
 
     def _flush(self) -> None:
         import numpy as np
@@ -287,8 +302,8 @@ class DistillPipeline:
         cards = [card for record, _ in self._pending for card in record.cards]
         if cards:
             self.vectors.upsert_cards(cards, np.vstack([vectors for _, vectors in self._pending if len(vectors)]))
-        for record, _ in self._pending:
-            self.graph.mark_distilled(record.session_id, record.session_hash, record.distilled_at)
+        self.graph.mark_distilled([(record.session_id, record.session_hash, record.distilled_at)
+                                   for record, _ in self._pending])
         self._pending = []
 
 

@@ -1,12 +1,13 @@
-"""One BLAS thread while a recall runs.
+"""One BLAS thread while a recall runs, or a distillation embeds its cards.
 
 A recall's products are small (a few query vectors against the resident
 matrices), yet OpenBLAS splits each of them over both cores: at 100k cards
 and 200k windows a recall spent ~70 ms of CPU for ~37 ms of wall time on two
 cores, while the query embedding and LanceDB's full-text search beside it
 waited for a core. On one BLAS thread the same recalls spent ~38 ms of CPU
-and less wall time (docs/benchmarks.md). Batch embedding (ingest, distill)
-keeps the whole pool: it is faster on both threads.
+and less wall time (docs/benchmarks.md). A distilled session's few cards are
+small products too: on both threads they embedded 3-8x slower whenever the
+other core was busy. Batch embedding of windows (ingest) keeps the whole pool.
 
 The pool belongs to the process, so recalls running at once on the owner
 server share one narrowing: the first narrows the pool, the last one out

@@ -136,8 +136,7 @@ def _first_repeat(values: Iterable[str]) -> str | None:
 def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessions: list[dict],
                 promoted: frozenset[str], steps) -> None:
     """Every table and COPY in one transaction: the graph gets all of it or none of it."""
-    graph.query("BEGIN TRANSACTION")
-    try:
+    with graph.transaction():
         for name in sorted(promoted):
             graph.create_relation_table(name)
         if sessions:
@@ -152,11 +151,7 @@ def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessi
         for table, members in by_table.items():
             _copy(graph, table, _link_columns(members, custom=table == CUSTOM_TABLE), rel=True)
         steps.lap("graph links")
-        graph.query("COMMIT")
-        steps.lap("graph commit")
-    except BaseException:
-        graph.rollback()
-        raise
+    steps.lap("graph commit")
 
 
 def _copy(graph: "GraphStore", table: str, columns: dict[str, "pa.Array"], rel: bool = False) -> None:

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..foundations.atomic import atomic_write_json
+from ..foundations.atomic import atomic_write_files, atomic_write_json, json_bytes
 from ..foundations.domain import Card, Link, Session
 from .store import session_file_stem
 
@@ -79,16 +79,21 @@ class DistilledStore:
         return DistilledRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
 
     def write(self, record: DistilledRecord, session: Session) -> None:
-        """Contexts first, then the record: the record's presence marks a complete L3 step."""
-        for card in record.cards:
-            turns = record.card_turns.get(card.id, [])
-            atomic_write_json(self.context_path(card.id), {
-                "card_id": card.id,
-                "session_id": session.id,
-                "turns": [{"index": index, **session.turns[index].to_json()} for index in turns],
-            })
+        """Contexts first (their folder flushed once for all of them), then the record: the record's presence
+        marks a complete L3 step."""
+        atomic_write_files({self.context_path(card.id): json_bytes(_context(card.id, record, session))
+                            for card in record.cards})
         atomic_write_json(self.path_for(record.session_id), record.to_json())
 
     def delete_contexts(self, card_ids: list[str]) -> None:
         for card_id in card_ids:
             self.context_path(card_id).unlink(missing_ok=True)
+
+
+def _context(card_id: str, record: DistilledRecord, session: Session) -> dict:
+    """A card's context file: the turns of the session it came from, verbatim."""
+    return {
+        "card_id": card_id,
+        "session_id": session.id,
+        "turns": [{"index": index, **session.turns[index].to_json()} for index in record.card_turns.get(card_id, [])],
+    }
