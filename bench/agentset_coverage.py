@@ -15,6 +15,7 @@ of the variable holding it), the same rows are measured for a store the LLM dist
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from .agentset_store import agentset_store, dataset_for, read_cards
@@ -71,8 +72,39 @@ def coverage_rows(name: str, dataset: Agentset, home: Path, built: dict, label: 
         kept = sum(result.covered for result in of_kind)
         rows.append(Row(name, f"{label}: {kind} items covered", percent(kept, len(of_kind)), "%",
                         f"{kept} of {len(of_kind)}"))
-    return (rows + _card_rows(name, dataset, coverage, built, label) + _fact_rows(name, dataset, cards, label)
+    return (rows + _card_rows(name, dataset, coverage, built, label) + _repeat_rows(name, cards, label)
+            + _fact_rows(name, dataset, cards, label)
             + [_detail_row(name, coverage, label)])
+
+
+def _repeat_rows(name: str, cards: list, label: str) -> list[Row]:
+    """Pairs of cards from one session where the shorter's words are nearly all in the other: one point said
+    twice. Words are lower-case word tokens and CJK character pairs, the title and content of each card."""
+    by_session: dict[str, list] = {}
+    for card in cards:
+        for session in {turn[0] for turn in card.turns}:
+            by_session.setdefault(session, []).append(card)
+    pairs = []
+    for members in by_session.values():
+        words = [_words(card.text) for card in members]
+        pairs += [(first.card_id, second.card_id) for i, first in enumerate(members) for j, second in
+                  enumerate(members) if i < j and _repeats(words[i], words[j])]
+    return [Row(name, f"{label}: card pairs of one session saying the same thing", len(pairs), "pairs",
+                f"of {len(cards)} cards (the shorter card's words {REPEAT_SHARE:.0%} or more in the other)")]
+
+
+REPEAT_SHARE = 0.8
+
+
+def _words(text: str) -> set[str]:
+    cjk = "".join(re.findall(r"[\u3400-\u9fff]", text))
+    return {word.lower() for word in re.findall(r"[A-Za-z0-9_][\w.-]*", text)} | {cjk[i:i + 2]
+                                                                                 for i in range(len(cjk) - 1)}
+
+
+def _repeats(first: set[str], second: set[str]) -> bool:
+    shorter, longer = sorted((first, second), key=len)
+    return bool(shorter) and len(shorter & longer) / len(shorter) >= REPEAT_SHARE
 
 
 def _fact_rows(name: str, dataset: Agentset, cards: list, label: str) -> list[Row]:

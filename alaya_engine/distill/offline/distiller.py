@@ -16,9 +16,13 @@ from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
 from .links import card_links
 from .stated import stated_candidates
+from .stated.sentences import specifics
 from .text.overlap import overlap, overlap_of
 from .text.titles import shorten, title_width
 from .turns import speaker_name, speaker_of
+
+REPEAT_SHARE = 0.8
+"""A card with this share of its words in another card of the session (and all its specifics) repeats it."""
 
 
 class OfflineDistiller:
@@ -44,7 +48,7 @@ class OfflineDistiller:
             candidates = agent_candidates(session)
         candidates = _merge_duplicates(candidates)
         stated = stated_candidates(session, candidates)
-        candidates = [card for card in candidates if not _contained(card, stated)] + stated
+        candidates = _without_repeats([card for card in candidates if not _contained(card, stated)] + stated)
         kept = _cut(candidates, self.max_cards_per_session)
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
@@ -84,6 +88,21 @@ def _contained(card: Candidate, stated: list[Candidate]) -> bool:
     statement it answers): one card says it, not two."""
     return any(set(card.turns) <= set(other.turns) and overlap_of(card.words, other.words) >= 0.8
                for other in stated)
+
+
+def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
+    """One card per point, whichever reader made it: a card whose words and every name and number another card
+    of the session says too is folded into that card (its turns kept there), the longer one surviving."""
+    kept: list[Candidate] = []
+    for candidate in sorted(candidates, key=lambda c: -len(c.content)):
+        host = next((card for card in kept if overlap_of(candidate.words, card.words) >= REPEAT_SHARE
+                     and specifics(candidate.body) <= specifics(card.content)), None)
+        if host is None:
+            kept.append(candidate)
+        else:
+            host.turns = sorted(set(host.turns) | set(candidate.turns))
+            host.importance = max(host.importance, candidate.importance)
+    return sorted(kept, key=lambda c: c.order)
 
 
 def _merge_duplicates(candidates: list[Candidate]) -> list[Candidate]:
