@@ -84,6 +84,17 @@ def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_withou
     assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in offered]
 
 
+def test_a_plan_carries_the_assistants_recap_with_its_exact_dates():
+    found = cards(session(
+        ("user", "We land in Porto on Friday. The Livraria Lello visit goes on Saturday morning, for sure."),
+        ("assistant", "Done: Saturday 21 Mar, 9:30 = Livraria Lello, tickets for three.")))
+    plan = card_saying(found, "Livraria Lello", "21 Mar")
+    assert plan is not None, [(c.title, c.content) for c in found]
+    zh = cards(session(("user", "四月要回杭州看爸妈，爸爸月初复查，我陪他去。"),
+                       ("assistant", "好的，记下：4 月 2 日–12 日回杭州，陪爸爸复查。")))
+    assert card_saying(zh, "杭州", "4 月 2 日") is not None, [(c.title, c.content) for c in zh]
+
+
 def test_an_assistant_promising_to_remember_is_not_a_rule():
     found = OfflineDistiller().distill(session(
         ("user", "My son Leo has a sesame allergy, his inhaler is in the blue bag."),

@@ -18,6 +18,7 @@ from .links import card_links
 from .stated import stated_candidates
 from .stated.sentences import specifics
 from .text.overlap import overlap, overlap_of
+from .text.tags import tags_for
 from .text.titles import shorten, title_width
 from .turns import speaker_name, speaker_of
 
@@ -54,6 +55,7 @@ class OfflineDistiller:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
         _make_titles_unique(kept)
         for candidate in kept:
+            candidate.tags = candidate.tags or tags_for(candidate.body)
             candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
 

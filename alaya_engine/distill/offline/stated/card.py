@@ -8,13 +8,10 @@ from ....foundations.domain import Session, Turn
 from ..candidate import TITLE_LIMIT, Candidate
 from ..conversation.card import said_when
 from ..conversation.third_person import said_to
-from ..text.chinese import words_of
 from ..text.dates import resolve_dates
 from ..text.overlap import content_words
 from ..text.sentences import join_sentences, split_sentences
-from ..text.tags import identifiers, keywords
 from ..text.titles import shorten, title_width
-from ..text.words import ZH_STOPWORDS, unique
 from ..turns import speaker_name
 from .kinds import CARD_TYPE, IMPORTANCE, LABELS
 from .reading import Statement
@@ -23,7 +20,8 @@ from .reading import Statement
 def statement_card(statement: Statement, session: Session, today: date, chinese: bool) -> Candidate:
     """The statement in the third person (who said it is named, as the other readers name people), with the
     problem it answers (unless another card of the session states that problem), what the assistant added or
-    proposed, and who said it when."""
+    proposed, and who said it when. Its tags are left to the distiller, for the cards it keeps: most statements
+    are dropped as said already, and tags (jieba for Chinese) cost more than the rest of the card."""
     turns = session.turns
     voice = _Voice(session, today)
     label = LABELS[statement.kind][1 if chinese else 0]
@@ -50,15 +48,9 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
                                                        statement.reply_turn, statement.found_turn) if turn is not None]
-    tags = keywords(body, 6) or identifiers(body)[:6] or _plain_words(body)
     return Candidate(type=CARD_TYPE[statement.kind], title=title, content="\n\n".join(line for line in lines if line),
-                     tags=tags, importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),
+                     tags=[], importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),
                      turns=card_turns, order=(min(card_turns), 50), words=content_words(body), body=body)
-
-
-def _plain_words(text: str) -> list[str]:
-    """Tags when the keyword readers find none (a short Chinese sentence): its longer words."""
-    return unique(word for word in words_of(text) if len(word) >= 2 and word not in ZH_STOPWORDS)[:4]
 
 
 class _Voice:

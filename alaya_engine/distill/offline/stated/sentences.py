@@ -29,8 +29,18 @@ from .kinds import (
 
 
 def sentences_of(turn: Turn) -> list[str]:
-    """The turn's sentences as plain text, without the number of a list item that follows them."""
-    return [LIST_NUMBER.sub("", sentence) for sentence in split_sentences(strip_markdown(turn.content))]
+    """The turn's sentences as plain text, without the number of a list item that follows them, and without the
+    lead of a recap ("Done: Sunday 15 Feb = Oceanário", "好的，记下：4 月 2 日–12 日…"): what follows it is what was
+    agreed, where "Done" alone would only narrate."""
+    return [_without_recap_lead(LIST_NUMBER.sub("", sentence))
+            for sentence in split_sentences(strip_markdown(turn.content))]
+
+
+def _without_recap_lead(sentence: str) -> str:
+    lead, colon, rest = sentence.partition(":") if ":" in sentence[:16] else sentence.partition("：")
+    if colon and rest.strip() and len(lead) <= 12 and cue_pattern(NARRATION_CUES).match(lead.strip()):
+        return rest.strip()
+    return sentence
 
 
 def conclusion(sentence: str) -> str | None:

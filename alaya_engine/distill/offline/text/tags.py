@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .chinese import CJK, is_chinese, quiet_jieba
+from .chinese import CJK, is_chinese, quiet_jieba, words_of
 from .markdown import INLINE_CODE, strip_markdown
 from .sentences import ABBREVIATIONS
 from .words import COMMON_VERBS, FILLER_WORDS, STOPWORDS, WORD, ZH_STOPWORDS, is_content_word, unique
@@ -23,6 +23,12 @@ IDENTIFIER = re.compile(
 CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b", re.MULTILINE)
 COMMAND = re.compile(r"^\s*(?:sudo\s+)?([a-z][\w.-]*)(?:\s+([a-z][a-z-]+))?")
 ZH_NOUN_TAGS = ("n", "nz", "vn", "nr", "ns", "nt", "l", "i", "nrt", "nw", "eng")
+
+
+def tags_for(text: str) -> list[str]:
+    """A card's tags: its keywords, else its identifiers, else (a short Chinese sentence) its longer words."""
+    return keywords(text, 6) or identifiers(text)[:6] or \
+        unique(word for word in words_of(text) if len(word) >= 2 and word not in ZH_STOPWORDS)[:4]
 
 
 def keywords(text: str, limit: int = 6) -> list[str]:
