@@ -84,6 +84,19 @@ def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_withou
     assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in offered]
 
 
+def test_a_cause_pieced_together_over_turns_keeps_the_numbers_it_rests_on():
+    found = cards(session(
+        ("user", "api-gw returns 503 since 02:10, can you look?"),
+        ("assistant", "Here is what the pool shows: `shop/shop_app` has only 6 server connections and 90 clients "
+                      "waiting. Postgres on db-7 has max_connections = 120 and 118 are in use."),
+        ("user", "oh. the nightly export job runs at 02:00 since Monday, Priya moved it."),
+        ("assistant", "That's it then. The nightly export job starts 12 workers with 10 connections each, so it "
+                      "takes almost every connection of db-7 and the shop pool starves."),
+        tools=True))
+    cause = card_saying(found, "export job", "max_connections = 120", "02:00")
+    assert cause is not None and cause.type == "gotcha", [(c.type, c.content) for c in found]
+
+
 def test_a_plan_carries_the_assistants_recap_with_its_exact_dates():
     found = cards(session(
         ("user", "We land in Porto on Friday. The Livraria Lello visit goes on Saturday morning, for sure."),

@@ -17,7 +17,7 @@ from .conversation import conversation_candidates
 from .links import card_links
 from .stated import stated_candidates
 from .stated.sentences import specifics
-from .text.overlap import overlap, overlap_of
+from .text.overlap import content_words, overlap, overlap_of
 from .text.tags import tags_for
 from .text.titles import shorten, title_width
 from .turns import speaker_name, speaker_of
@@ -96,11 +96,13 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     """One card per point, whichever reader made it: a card whose words and every name and number another card
     of the session says too is folded into that card (its turns kept there), the longer one surviving."""
     kept: list[Candidate] = []
+    said: list[set[str]] = []
     for candidate in sorted(candidates, key=lambda c: -len(c.content)):
-        host = next((card for card in kept if overlap_of(candidate.words, card.words) >= REPEAT_SHARE
+        host = next((card for card, words in zip(kept, said) if overlap_of(candidate.words, words) >= REPEAT_SHARE
                      and specifics(candidate.body) <= specifics(card.content)), None)
         if host is None:
             kept.append(candidate)
+            said.append(candidate.words | content_words(candidate.content))
         else:
             host.turns = sorted(set(host.turns) | set(candidate.turns))
             host.importance = max(host.importance, candidate.importance)

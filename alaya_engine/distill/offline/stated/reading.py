@@ -99,6 +99,7 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem = _specific_sentences(turns[opener], 2)
                 statement.problem_turn = opener
                 absorbed.add(opener)
+                _with_finding(statement, turns, opener)
             continue
         if statement.accepted and statement.proposal_turn:
             asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
@@ -114,6 +115,18 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                                    if content_words(s) & words or stated_kind(s)][:3]
                 statement.reply_turn = reply if statement.reply else None
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
+
+
+def _with_finding(statement: Statement, turns: list[Turn], opener: int) -> None:
+    """A cause is often pieced together: the assistant read the numbers in a tool's output, the user's answer
+    added what explains them, the assistant concluded. The conclusion's card carries the sentences of that earlier
+    reading that speak of the same things (the hosts, limits and counts the cause rests on)."""
+    earlier = opener - 1
+    if earlier < 0 or turns[earlier].role != "assistant" or statement.found:
+        return
+    words = content_words(" ".join(statement.sentences))
+    statement.found = [s for s in _specific_sentences(turns[earlier], 8) if content_words(s) & words][:3]
+    statement.found_turn = earlier if statement.found else None
 
 
 def _acknowledged(turn: Turn) -> list[str]:
