@@ -94,10 +94,11 @@ def _contained(card: Candidate, stated: list[Candidate]) -> bool:
 
 def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     """One card per point, whichever reader made it: a card whose words and every name and number another card
-    of the session says too is folded into that card (its turns kept there), the longer one surviving."""
+    of the session says too is folded into that card (its turns kept there). A cause, fix, rule or decision
+    survives an explanation that repeats it (its type says what the point is), else the longer card."""
     kept: list[Candidate] = []
     said: list[set[str]] = []
-    for candidate in sorted(candidates, key=lambda c: -len(c.content)):
+    for candidate in sorted(candidates, key=lambda c: (c.type == "concept", -len(c.content))):
         host = next((card for card, words in zip(kept, said) if overlap_of(candidate.words, words) >= REPEAT_SHARE
                      and specifics(candidate.body) <= specifics(card.content)), None)
         if host is None:
