@@ -11,6 +11,7 @@ import jsonschema
 import networkx as nx
 import yaml
 
+import alaya
 from alaya_engine.distill.offline.attributes import stated_facts
 from alaya_engine.distill.parse import parse_distillation
 from alaya_engine.engine import Engine
@@ -91,6 +92,8 @@ def test_facts_travel_through_recall_trace_export_and_rebuild(cli, home, tmp_pat
     card = next(node for node in document["nodes"] if node["facts"])
     assert card["facts"] == [EXPECTED]
     assert all(node["facts"] == [] for node in document["nodes"] if node["kind"] == "session_turns")
+    parsed = alaya.RecallResult.from_json(document)  # what the Python API gives through the owner server
+    assert [node.facts for node in parsed.nodes if node.card_id == card["card_id"]] == [[alaya.Fact(**EXPECTED)]]
     assert cli("trace", card["card_id"], "--json").json()["card"]["facts"] == [EXPECTED]
     assert "- api-gateway · read timeout = 90 s (since 2025-12-02)" in cli("trace", card["card_id"]).stdout
 

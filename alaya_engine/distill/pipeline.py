@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..foundations.blas import single_blas_thread
+from ..foundations.blas import single_blas_thread_when_busy
 from ..foundations.domain import Card, Link, Session, card_id_for, millis_now
 from ..foundations.errors import AlayaError
 from ..foundations.relations import directed, is_core, relation_embedding_text
@@ -289,9 +289,9 @@ class DistillPipeline:
             self._known_relations.update(names)
 
     def _embed(self, texts: list[str]) -> "np.ndarray":
-        """On one BLAS thread: a session's few cards make small products, which a second thread slows down (it is
-        woken for each and waits for a core whenever the machine is busy: 3-8× slower then)."""
-        with single_blas_thread():
+        """On one BLAS thread when the machine is busy: a session's few cards make small products, which a second
+        thread slows down 3-8× when it must wait for a core, and speeds up when a core is idle."""
+        with single_blas_thread_when_busy():
             return self.embedder.embed(texts)
 
     def _flush(self) -> None:

@@ -6,6 +6,8 @@ import re
 from functools import lru_cache
 
 CJK = re.compile(r"[\u3400-\u9fff]")
+LETTER = re.compile(r"[^\W\d_]")
+"""A letter of any script (counted in C: a Python loop over every character cost 4% of a distillation)."""
 WORD_TOKEN = re.compile(r"[\w'’]+")
 BOOK_TITLE = re.compile(r"《[^《》]{1,30}》")
 ZH_NAME_TAGS = ("nr", "ns", "nz", "nt", "nrt", "nrfg")
@@ -14,7 +16,7 @@ ZH_NAME_TAGS = ("nr", "ns", "nz", "nt", "nrt", "nrfg")
 
 def is_chinese(text: str, share: float = 0.3) -> bool:
     """Chinese enough (CJK share of letters) that labels and word splitting should be Chinese."""
-    letters = sum(1 for ch in text if ch.isalpha())
+    letters = len(LETTER.findall(text))
     return letters > 0 and len(CJK.findall(text)) / letters > share
 
 
