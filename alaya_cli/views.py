@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from typing import TYPE_CHECKING
 
+from alaya_engine.foundations.domain import Fact
 from alaya_engine.foundations.human import human_bytes, plural, share_bar
 
 from . import terminal
@@ -315,9 +315,7 @@ def print_trace(console: "Console", report: dict) -> None:
     if card.get("facts"):
         console.print("=== Facts ===")
         for fact in card["facts"]:
-            since = datetime.fromtimestamp(fact["valid_from"] / 1000, timezone.utc).date().isoformat()
-            console.print(f"- {escape(fact['subject'])} · {escape(fact['attribute'])} = {escape(fact['value'])} "
-                          f"(since {since})")
+            console.print(f"- {escape(Fact.from_json(fact).describe())}")
         console.print()
     if report.get("source_file") and not report["sessions"]:
         origin = report["source_file"]

@@ -139,3 +139,24 @@ def test_a_forgotten_card_comes_back_with_its_facts(cli, home, tmp_path):
     assert card_id in report["forgotten"]
     assert cli("restore", card_id, "--json").exit_code == 0
     assert cli("trace", card_id, "--json").json()["card"]["facts"] == [EXPECTED]
+
+
+async def test_the_explorers_card_screen_lists_the_cards_facts(cli, home, tmp_path):
+    from textual.widgets import Markdown
+
+    from alaya_engine.server.backend import LocalBackend
+    from alaya_tui.app import AlayaApp
+    from alaya_tui.screens.card import CardScreen
+
+    path = tmp_path / "session.json"
+    path.write_text(json.dumps(SESSION))
+    assert cli("ingest", str(path), "--distill").exit_code == 0
+    card_id = next(node["card_id"] for node in cli("recall", "read timeout of api-gateway", "--json").json()["nodes"]
+                   if node["facts"])
+    app = AlayaApp(LocalBackend(home))
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.push_screen(CardScreen(app.backend, card_id))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        shown = app.screen.query_one("#card-content", Markdown).source
+        assert "**Facts**" in shown and "- api-gateway · read timeout = 90 s (since 2025-12-02)" in shown

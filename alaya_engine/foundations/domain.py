@@ -160,6 +160,12 @@ class Fact:
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
+    def describe(self) -> str:
+        """One line for people, as ``alaya trace`` and the explorer show it: ``api-gateway · read timeout = 90 s
+        (since 2025-12-02)``."""
+        since = datetime.fromtimestamp(self.valid_from / 1000, timezone.utc).date().isoformat()
+        return f"{self.subject} · {self.attribute} = {self.value} (since {since})"
+
     def key(self) -> tuple[str, str]:
         """What an update shares with the fact it replaces: the subject and attribute, case and spacing folded."""
         return " ".join(self.subject.casefold().split()), " ".join(self.attribute.casefold().split())

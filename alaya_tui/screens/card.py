@@ -12,6 +12,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Markdown, Static, Tree
 
+from alaya_engine.foundations.domain import Fact
 from alaya_engine.memex.importer import memex_card_id
 from alaya_engine.server.backend import Backend
 
@@ -128,7 +129,9 @@ class CardScreen(Screen):
         if str(self.query_one("#card-message", Static).content) == LOADING:
             self.show_message("")
         self.sub_title = card["title"]
-        await self.query_one("#card-content", Markdown).update(card_markdown(card["title"], card["content"]))
+        facts = [Fact.from_json(fact).describe() for fact in card.get("facts") or []]
+        listed = "\n\n**Facts**\n\n" + "\n".join(f"- {fact}" for fact in facts) if facts else ""
+        await self.query_one("#card-content", Markdown).update(card_markdown(card["title"], card["content"]) + listed)
 
     @property
     def edge_groups(self) -> dict[str, dict[str, list[dict]]]:
