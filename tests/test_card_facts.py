@@ -67,11 +67,16 @@ def test_an_llm_answer_gives_facts_dated_by_it_or_by_the_session():
     answer = json.dumps({"cards": [{"title": "t", "facts": [
         {"subject": "api-gateway", "attribute": "read timeout", "value": 90, "valid_from": "2025-12-03"},
         {"subject": "api-gateway", "attribute": "replicas", "value": "4"},
+        {"subject": "api-gateway", "attribute": "workers", "value": 8, "valid_from": 1e30},
+        {"subject": "api-gateway", "attribute": "region", "value": "eu", "valid_from": "0001-01-01"},
+        {"subject": "api-gateway", "attribute": "owner", "value": "Ana", "valid_from": "next week"},
         {"subject": "", "attribute": "x", "value": "y"}, "not a fact",
         {"subject": ["a"], "attribute": "b", "value": "c"}]}]})
     facts = parse_distillation(answer, max_cards=5, said_at=SAID).cards[0].facts
     assert [(f.subject, f.attribute, f.value, f.valid_from) for f in facts] == [
-        ("api-gateway", "read timeout", "90", millis(2025, 12, 3)), ("api-gateway", "replicas", "4", SAID)]
+        ("api-gateway", "read timeout", "90", millis(2025, 12, 3)), ("api-gateway", "replicas", "4", SAID),
+        ("api-gateway", "workers", "8", SAID), ("api-gateway", "region", "eu", SAID),
+        ("api-gateway", "owner", "Ana", SAID)]  # a time the graph cannot store is the session's
 
 
 SESSION = {"id": "gateway-timeout", "timestamp": SAID, "turns": [

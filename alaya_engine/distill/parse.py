@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import math
 import re
-from datetime import datetime, timezone
 from typing import Any
 
 from ..foundations.domain import CARD_TYPES, Fact
 from ..foundations.errors import AlayaError
 from ..foundations.json_input import JsonInputError, decode_at, load_json, without_lone_surrogates
 from ..foundations.relations import CARD_TO_SESSION, normalise_relation
+from ..raw.session_parts import to_millis
 from .base import CardDraft, Distillation, LinkDraft
 
 DEFAULT_IMPORTANCE = 0.5
@@ -135,18 +135,12 @@ def _fact_text(value: Any) -> str:
 
 
 def _moment(value: Any, default: int) -> int:
-    """ms since the epoch from an ISO date/time (UTC unless it names a zone) or a number of ms."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0:
-        return int(value)
-    if isinstance(value, str):
-        try:
-            moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-        except ValueError:
-            return default
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=timezone.utc)
-        return int(moment.timestamp() * 1000)
-    return default
+    """ms since the epoch as a session's times are read (ISO date or time, UTC unless it names a zone; epoch ms,
+    or s below 1e11), 1970 to 9999; anything else, or outside that, is ``default``: the graph stores no other."""
+    try:
+        return to_millis(value, "valid_from") or default
+    except AlayaError:
+        return default
 
 
 def _card_type(value: Any) -> str:
