@@ -247,7 +247,8 @@ def _date_in(sentence: str) -> int | None:
 
 
 def _millis(year: int, month: int, day: int) -> int | None:
+    """The day in ms, or None for no such day or one before 1970 (times the store keeps start there)."""
     try:
-        return int(datetime(year, month, day, tzinfo=timezone.utc).timestamp() * 1000)
+        return int(datetime(year, month, day, tzinfo=timezone.utc).timestamp() * 1000) if year >= 1970 else None
     except ValueError:
         return None
