@@ -135,3 +135,23 @@ def test_promotion_is_approved_and_the_promoted_relation_is_then_left_alone(stor
     again = store.introspect(["consolidate"])["steps"]["consolidate"]
     assert sum(again["new"].values()) == 0
     assert "promoted: own table" in cli("schema", "--relations").stdout
+
+
+def test_cards_of_one_session_are_proposed_only_as_duplicates(home):
+    """Siblings (one session) at 0.8 are two points the distiller made, not a pair to review; the same pair across
+    two sessions is, and siblings at 0.97 are still duplicates to merge."""
+    engine = Engine.open(home)
+    cards = [card(card_id) for card_id in ("S1", "S2", "T1", "T2", "D1", "D2")]
+    for item, session in zip(cards, ("one", "one", "one", "two", "one", "one")):
+        item.source_sessions = [session]
+    vectors = [unit((0, 1.0)), unit((0, 1.0), (1, 0.75)), unit((2, 1.0)), unit((2, 1.0), (3, 0.75)),
+               unit((4, 1.0)), unit((4, 1.0), (5, 0.25))]
+    with engine.step() as graph:
+        for item in cards:
+            graph.upsert_card(item)
+    engine.vectors().upsert_cards(cards, np.vstack(vectors))
+    engine.introspect(["consolidate"])
+    found = suggestions(engine)
+    assert ("S1", "S2") not in found
+    assert found[("T1", "T2")]["kind"] == "similar_to"
+    assert found[("D1", "D2")]["kind"] == "merge_cards"

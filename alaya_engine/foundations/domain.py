@@ -8,9 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from typing import Any
+
+DETAILS_LABELS = ("Details", "细节")
+"""How a card's content names the paragraph of supporting details: the figures said around its point."""
+DETAILS = re.compile(r"\n\n\*\*(?:" + "|".join(DETAILS_LABELS) + r"):\*\*[^\n]*")
 
 CARD_TYPES = ("concept", "pattern", "gotcha", "decision")
 TIERS = ("HOT", "WARM", "COLD")
@@ -213,8 +218,10 @@ class Card:
         return card
 
     def embedding_text(self) -> str:
-        """What gets embedded: the title and the content, no boilerplate around them."""
-        return f"{self.title}\n{self.content}"
+        """What gets embedded: the title and the content, without its supporting details (``DETAILS``): the
+        vector says the card's point, so one point said in two sessions stays a near-duplicate to merge however
+        different the figures around it; full-text search still finds the details' words."""
+        return f"{self.title}\n{DETAILS.sub('', self.content)}"
 
     def content_hash(self) -> str:
         return hashlib.sha256(self.embedding_text().encode("utf-8")).hexdigest()

@@ -78,23 +78,40 @@ class LinkedPairs:
         return min(first, second) * self._size + max(first, second) in self._keys
 
 
-def card_pairs(ids: list[str], matrix, floor: float) -> list[tuple[float, str, str]]:
-    """(cosine, a, b) for pairs at or above ``floor``, at most a few per card.
+def session_codes(ids: list[str], session_of: dict[str, str]):
+    """Per card of ``ids``, a number standing for the session it came from (-1: none)."""
+    import numpy as np
+
+    codes: dict[str, int] = {}
+    return np.array([codes.setdefault(session_of[card_id], len(codes)) if card_id in session_of else -1
+                     for card_id in ids], dtype=np.int64)
+
+
+def card_pairs(ids: list[str], matrix, floor: float, sessions=None,
+               sibling_floor: float = 1.0) -> list[tuple[float, str, str]]:
+    """(cosine, a, b) for pairs at or above ``floor``, at most a few per card; two cards of one session (same
+    code in ``sessions``) only at or above ``sibling_floor``, as near-duplicates. The distiller made siblings
+    two points and their session joins them: as similar pairs they took a card's few places (7 of the demo's 9
+    suggestions) and hid the pairs across sessions, which only a person can join.
 
     Up to ``EXACT_LIMIT`` cards every pair is compared (block by block). Beyond, all pairs would cost
     O(n²) — about 5·10¹² multiply-adds at 100k cards — so cards are first grouped by a few rounds of
     spherical k-means (√n groups) and compared within their group only: near-duplicates almost always
     share a group, and a pair split across a boundary is only a missed suggestion.
     """
+    import numpy as np
+
+    sessions = np.full(len(ids), -1, dtype=np.int64) if sessions is None else sessions
     if len(ids) <= EXACT_LIMIT:
-        return _pairs_within(ids, matrix, floor)
+        return _pairs_within(ids, matrix, floor, sessions, sibling_floor)
     pairs = []
     for members in _groups(matrix):
-        pairs.extend(_pairs_within([ids[m] for m in members], matrix[members], floor))
+        pairs.extend(_pairs_within([ids[m] for m in members], matrix[members], floor, sessions[members],
+                                   sibling_floor))
     return pairs
 
 
-def _pairs_within(ids: list[str], matrix, floor: float) -> list[tuple[float, str, str]]:
+def _pairs_within(ids: list[str], matrix, floor: float, sessions, sibling_floor: float) -> list[tuple[float, str, str]]:
     """Per card in order, its later partners at or above ``floor``, best first (ties: the earlier partner),
     at most ``MAX_PAIRS_PER_CARD``; chosen with array operations, not a Python loop per card."""
     import numpy as np
@@ -106,6 +123,9 @@ def _pairs_within(ids: list[str], matrix, floor: float) -> list[tuple[float, str
         later = columns > rows + start
         rows, columns = rows[later], columns[later]
         values = scores[rows, columns]
+        siblings = (sessions[rows + start] == sessions[columns]) & (sessions[columns] >= 0)
+        kept = ~siblings | (values >= sibling_floor)
+        rows, columns, values = rows[kept], columns[kept], values[kept]
         order = np.lexsort((columns, -values, rows))
         rows, columns, values = rows[order], columns[order], values[order]
         rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
@@ -155,9 +175,10 @@ def consolidate(*, vectors: "VectorStore", graph: "GraphStore", store: Suggestio
     with step():
         ids, matrix = vectors.active_vectors()
         linked = LinkedPairs(graph, ids)
+        sessions = session_codes(ids, graph.card_sessions())
         relation_findings = _relation_findings(vectors, graph)
     findings: list[tuple[str, list[str], dict]] = []
-    for score, first, second in card_pairs(ids, matrix, SIMILAR_FLOOR):
+    for score, first, second in card_pairs(ids, matrix, SIMILAR_FLOOR, sessions, settings["consolidate_threshold"]):
         if score >= settings["consolidate_threshold"]:
             findings.append(("merge_cards", [first, second], {"similarity": round(score, 4)}))
         elif (first, second) not in linked:

@@ -14,13 +14,14 @@ from .agent import agent_candidates
 from .attributes import stated_facts
 from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
+from .details import keep_details
 from .links import card_links
 from .stated import stated_candidates
 from .stated.sentences import specifics
 from .text.overlap import content_words, overlap, overlap_of
 from .text.tags import tags_for
 from .text.titles import shorten, title_width
-from .turns import speaker_name, speaker_of
+from .turns import speaker_name, speaker_of, speaks_chinese
 
 REPEAT_SHARE = 0.8
 """A card with this share of its words in another card of the session (and all its specifics) repeats it."""
@@ -54,6 +55,7 @@ class OfflineDistiller:
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
         _make_titles_unique(kept)
+        keep_details(kept, session, speaks_chinese(session))
         for candidate in kept:
             candidate.tags = candidate.tags or tags_for(candidate.body)
             candidate.facts = _facts(candidate, session)

@@ -40,6 +40,11 @@ def participants(session: Session) -> list[str]:
     return names
 
 
+def speaks_chinese(session: Session) -> bool:
+    """Whether the people of the session talk in Chinese: the language its cards are written in."""
+    return is_chinese(" ".join(turn.content for turn in session.turns if turn.role in ("user", "assistant")))
+
+
 def asks(text: str) -> bool:
     return "?" in text or "？" in text
 

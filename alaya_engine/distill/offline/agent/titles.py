@@ -14,8 +14,8 @@ from ..text.titles import shorten, title_width
 from ..text.words import STOPWORDS, is_content_word
 from .transcript import Unit, drop_label
 
-DETERMINER = re.compile(r"^(?:this|that|these|those)\s+(?!(?:is|was|are|were|means|one|will|would|can|should|has|"
-                        r"have)\b)(?=[a-z])", re.IGNORECASE)
+DETERMINER = re.compile(r"^(this|that|these|those)\s+(?=([a-z]\w*))", re.IGNORECASE)
+NOT_NOUN = frozenset("is was are were means one will would can could should has have had did does".split())
 CONNECTIVE = re.compile(r"^(?:so|also|but|however|and|this means|that means|which means|in short|这也说明|这说明|"
                         r"所以|因此|另外|而且|也就是说)[,，:：\s]*", re.IGNORECASE)
 BOLD_HEAD = re.compile(r"^\s*(?:[-*]|\d+[.)])?\s*\*\*(.+?)\*\*")
@@ -50,11 +50,23 @@ def _title_options(unit: Unit, card_type: str) -> list[str]:
     return [option for option in options if option]
 
 
+def _with_the(sentence: str) -> str:
+    """"this timeout …" → "The timeout …", out of the context that said which; "that explains …" and "this is …"
+    stay: a verb follows (a singular determiner before a word ending in a single s is a verb's third person)."""
+    found = DETERMINER.match(sentence)
+    if not found:
+        return sentence
+    word = found.group(2).lower()
+    if word in NOT_NOUN or (found.group(1).lower() in ("this", "that") and re.search(r"[^su]s$", word)):
+        return sentence
+    return "The " + sentence[found.end():]
+
+
 def _clean_sentence(text: str) -> str:
     """A sentence as a title: no label, short generic "X:" head, connective, emphasis or long call arguments."""
     text = re.sub(r"`([^`]*?)\s+\.\.\.\s+[^`]*`", r"`\1`", LIST_MARK.sub("", text))
     plain = strip_markdown(drop_label(text)).strip("*_ ")
-    plain = DETERMINER.sub("The ", CONNECTIVE.sub("", plain).strip())
+    plain = _with_the(CONNECTIVE.sub("", plain).strip())
     head = re.match(r"^(.{2,16}?)(?::\s|：)", plain)
     if head and not identifiers(head.group(1)) and title_width(plain) - title_width(head.group(0)) >= 24:
         plain = plain[head.end():].strip()

@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from datetime import date
 
-from ....foundations.domain import Session, Turn
+from ....foundations.domain import Session
 from ..candidate import TITLE_LIMIT, Candidate
-from ..conversation.card import said_when
-from ..conversation.third_person import said_to
-from ..text.dates import resolve_dates
 from ..text.overlap import content_words
-from ..text.sentences import join_sentences, split_sentences
+from ..text.sentences import split_sentences
 from ..text.titles import shorten, title_width
-from ..turns import speaker_name
+from ..voice import Voice
 from .kinds import CARD_TYPE, IMPORTANCE, LABELS
 from .reading import Statement
 
@@ -23,7 +20,7 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     proposed, and who said it when. Its tags are left to the distiller, for the cards it keeps: most statements
     are dropped as said already, and tags (jieba for Chinese) cost more than the rest of the card."""
     turns = session.turns
-    voice = _Voice(session, today)
+    voice = Voice(session, today)
     label = LABELS[statement.kind][1 if chinese else 0]
     said = voice.say(statement.turn, statement.sentences)
     lines = []
@@ -51,29 +48,3 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     return Candidate(type=CARD_TYPE[statement.kind], title=title, content="\n\n".join(line for line in lines if line),
                      tags=[], importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),
                      turns=card_turns, order=(min(card_turns), 50), words=content_words(body), body=body)
-
-
-class _Voice:
-    """Sentences of a turn as knowledge that stands alone: 'I decided…' → 'The user decided…', '我喜欢…' →
-    '李雷喜欢…', with relative dates made absolute."""
-
-    def __init__(self, session: Session, today: date):
-        self.turns = session.turns
-        self.today = today
-
-    def say(self, index: int | None, sentences: list[str]) -> str:
-        if index is None or not sentences:
-            return ""
-        turn = self.turns[index]
-        speaker, listener = speaker_name(turn), self._listener(turn)
-        return join_sentences([resolve_dates(said_to(sentence, speaker, listener), self.today)[0]
-                               for sentence in sentences])
-
-    def attribution(self, turn: Turn, chinese: bool) -> str:
-        """Who said it and when, worded as every card of the offline distiller words it."""
-        return said_when(speaker_name(turn), self._listener(turn), self.today, chinese)
-
-    def _listener(self, turn: Turn) -> str:
-        other = next((t for t in self.turns if t.role in ("user", "assistant") and t.role != turn.role
-                      and speaker_name(t) != speaker_name(turn)), None)
-        return speaker_name(other) if other is not None else ""

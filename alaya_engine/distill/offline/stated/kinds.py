@@ -6,6 +6,13 @@ import re
 
 from ..cues import PROBLEM_CUES
 
+OFFER_VERBS = frozenset("keep drop use set add remove run switch move raise lower skip wait try go make put create "
+                        "restart roll pin bump split schedule book send remind pick choose start stop limit"
+                        " cap".split())
+"""Verbs that open an action: proposed by an assistant in the imperative, decided by "let's …"."""
+LETS_ACT = "re:\\blet'?s (?:" + "|".join(sorted(OFFER_VERBS)) + ")\\b"
+"""Someone deciding on an action: "let's raise it to 300s", "lets pin it"."""
+
 KINDS = {
     "cause": ("re:\\b(?:the|a|root|real|actual|likely|main) (?:cause|reason)\\b", "caused by", "because of",
               "turns out", "turned out", "that's why", "which is why", "due to", "the culprit", "that's it then",
@@ -14,11 +21,11 @@ KINDS = {
               "难怪"),
     "fix": ("the fix", "fixed by", "fixed it", "fix was", "fix is", "the solution", "solved by", "resolved by",
             "workaround", "mitigation", "to fix", "修复", "解决办法", "解决方法", "解决了", "修好", "改成", "修法"),
-    "decision": ("decided", "decision", "let's go with", "let's do it", "let's use", "we'll go with", "we'll use",
+    "decision": ("decided", "decision", "let's go with", "let's do it", LETS_ACT, "we'll go with", "we'll use",
                  "going with", "go with", "settled on", "switch to", "switching to", "instead of", "rather than",
                  "i'll take", "we'll take", "let's do the", "let's take the", "let's go for", "we'll do the",
-                 "rather not", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样", "选了",
-                 "那就", "换成", "采用"),
+                 "rather not", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样", "选了", "那就",
+                 "换成", "采用"),
     "rule": ("from now on", "going forward", "remember", "make sure", "must", "rule", "policy", "don't ever",
              "do not ever", "every time", "whenever", "从现在起", "从今以后", "以后都", "以后要", "记住", "一律",
              "必须", "千万", "不要再", "规定", "每次", "务必"),
@@ -64,10 +71,6 @@ SELF_TALK = ("i'll remember", "i will remember", "i'll keep it in mind", "i'll k
              "happy to", "tell me what", "let me know", "我会记住", "我记下了", "记下了", "我会留意", "告诉我")
 """An assistant speaking of its own memory or offering help ("I'll keep it in mind", "tell me what to track"):
 what it promises is not knowledge, and its cue words ("remember", "whenever") would type it as a rule."""
-OFFER_VERBS = frozenset("keep drop use set add remove run switch move raise lower skip wait try go make put create "
-                        "restart roll pin bump split schedule book send remind pick choose start stop limit"
-                        " cap".split())
-"""Verbs that open an action the assistant proposes in the imperative."""
 GO_AHEAD = re.compile(r"(?:please\s+)?[a-z]+\s+(?:it|that|them)(?:\s+(?:then|too|now))?")
 """A first clause of two or three words telling the assistant to go ahead ("add it", "ship that", "merge it
 then")."""

@@ -78,7 +78,7 @@ def read_statements(session: Session) -> list[Statement]:
             else:
                 current = Statement(index, kind, [sentence], [])
                 found.append(current)
-        if acknowledged and acknowledged[1]:
+        if acknowledged and acknowledged[1] and not _stated_at(found, acknowledged[0]):
             if len(found) > before:  # what the user says next carries what they took in
                 found[before].found, found[before].found_turn = acknowledged[1], acknowledged[0]
             else:
@@ -86,17 +86,22 @@ def read_statements(session: Session) -> list[Statement]:
     return _with_problems(found, turns)
 
 
+def _stated_at(statements: list[Statement], index: int) -> bool:
+    """Whether a statement of a kind (a cause, a rule…) was read in turn ``index``: it has a card of its own."""
+    return any(statement.turn == index and statement.kind != "fact" for statement in statements)
+
+
 def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[Statement]:
     """Knowledge is often said across an exchange: a cause or fix the assistant states carries what the user
     reported before it (symptom, cause and fix on one card), and what a user states carries the specifics the
-    assistant's reply adds (the appointment, then the dentist's name). A user turn taken into another card makes
-    no fact card of its own."""
+    assistant's reply adds (the appointment, then the dentist's name). A user turn taken into another card, or the
+    reply to what a user stated, makes no fact card of its own (the card's details keep the rest of its figures)."""
     absorbed: set[int] = set()
     for statement in statements:
         if turns[statement.turn].role == "assistant" and statement.kind in ("cause", "fix"):
             opener = _problem_turn(turns, statement.turn, content_words(" ".join(statement.sentences)))
             if opener is not None and opener not in absorbed:  # the problem is stated once, on the first card
-                statement.problem = _specific_sentences(turns[opener], 2)
+                statement.problem = _specific_sentences(turns[opener], 2) or _plain_sentences(turns[opener], 1)
                 statement.problem_turn = opener
                 absorbed.add(opener)
                 _with_finding(statement, turns, opener)
@@ -114,6 +119,7 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.reply = [s for s in _specific_sentences(turns[reply], 8)
                                    if content_words(s) & words or stated_kind(s)][:3]
                 statement.reply_turn = reply if statement.reply else None
+                absorbed.add(reply)
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
 
 
@@ -137,6 +143,11 @@ def _acknowledged(turn: Turn) -> list[str]:
 
 def _specific_sentences(turn: Turn, limit: int) -> list[str]:
     return [s for s in sentences_of(turn) if is_specific(s) and not is_noise(s)][:limit]
+
+
+def _plain_sentences(turn: Turn, limit: int) -> list[str]:
+    """A symptom said without a name or number ("the nightly export failed again") still says what went wrong."""
+    return [s for s in sentences_of(turn) if not is_noise(s)][:limit]
 
 
 def _problem_turn(turns: list[Turn], index: int, words: set[str]) -> int | None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from ....foundations.domain import Session
 from ..candidate import TITLE_LIMIT, Candidate
-from ..text.chinese import is_chinese
 from ..text.overlap import content_words, overlap_of
 from ..text.sentences import split_sentences
 from ..text.titles import shorten
-from ..turns import speaker_of
+from ..turns import speaker_of, speaks_chinese
 from .card import statement_card
 from .reading import Statement, read_statements
 from .sentences import specifics
@@ -22,7 +21,7 @@ def stated_candidates(session: Session, cards: list[Candidate]) -> list[Candidat
     if any(speaker_of(turn) for turn in session.turns):
         return []
     today = session.started_at.date()
-    chinese = is_chinese(" ".join(turn.content for turn in session.turns if turn.role in ("user", "assistant")))
+    chinese = speaks_chinese(session)
     stated = (statement_card(_unsaid(statement, cards), session, today, chinese)
               for statement in read_statements(session))
     titles = {card.title.lower() for card in cards}
@@ -55,7 +54,9 @@ def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
 
 
 def _said_already(stated: Candidate, cards: list[Candidate]) -> bool:
-    """A card from the same turn already says most of it, and every name and number it says."""
+    """A card from the same turn already says most of it, and every name and number it says. A cause, fix, rule or
+    decision is not said already by a card that only explains it (a concept): its card says what the point is."""
     needed = specifics(stated.body)
     return any(set(stated.turns) & set(card.turns) and overlap_of(stated.words, card.words) >= 0.6
-               and needed <= specifics(card.content) for card in cards)
+               and needed <= specifics(card.content) and (card.type != "concept" or stated.type == "concept")
+               for card in cards)

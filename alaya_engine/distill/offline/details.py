@@ -1,0 +1,104 @@
+"""Nothing stated is dropped: every turn belongs to a card, and a card keeps the names and numbers its turns said.
+
+The readers make a card of each point they recognise and quote the sentences that state it. What they read as
+no point — an answer between two points, a tool's output, the figures around a quoted sentence — was lost: a third
+of the evidence of LoCoMo's questions lay in no card, and cards alone found less than windows of raw turns at
+equal tokens (docs/benchmarks.md). So once the cards are chosen, a turn no card holds joins the card nearest to
+it (within ``ATTACH_GAP`` turns: further away it is another subject), and each card adds, under "Details", the
+sentences of its turns (and the lines of its tools' output that speak of its point) that name or number
+something no card of the session says yet, in the cards' third person, up to ``DETAIL_CHARS``. A turn held by
+two cards gives its details to the first. The details stay out of the card's vector (``Card.embedding_text``).
+"""
+
+from __future__ import annotations
+
+from ...foundations.domain import DETAILS_LABELS, Session
+from .candidate import Candidate
+from .stated.sentences import is_noise, specifics
+from .text.markdown import FENCE, strip_markdown
+from .text.overlap import content_words
+from .text.sentences import split_sentences
+from .turns import asks
+from .voice import Voice
+
+ATTACH_GAP = 3
+"""A turn this many turns or fewer from a card's nearest turn continues its point."""
+DETAIL_CHARS = 400
+"""The most a card's details say: the point stays the card's, the details only keep what it rests on."""
+LONGEST_DETAIL = 300
+"""A longer sentence is a paste (a log line, a stack), not something said."""
+READ_ROLES = ("user", "assistant", "tool")
+
+
+def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> None:
+    """Attach the loose turns of ``session`` to ``cards`` and add each card's details, in place."""
+    if not cards:
+        return
+    owners = _owners(cards, session)
+    said = set().union(*(specifics(card.content) for card in cards))
+    voice = Voice(session, session.started_at.date())
+    label = DETAILS_LABELS[1 if chinese else 0]
+    for card in cards:
+        details, room = [], DETAIL_CHARS
+        for index in sorted(set(card.turns)):
+            if owners.get(index) is not card:
+                continue
+            kept, turn = [], session.turns[index]
+            for sentence in _sentences(turn.content):
+                if turn.role == "tool" and not content_words(sentence) & card.words:
+                    continue  # a tool's line counts only when it speaks of the card's point (not "Main PID: 1423")
+                new = specifics(sentence) - said
+                if not new or len(sentence) > room:
+                    continue
+                kept.append(sentence)
+                said |= new
+                room -= len(sentence)
+            if kept:
+                details.append("; ".join(kept) if turn.role == "tool" else voice.say(index, kept))
+        if details:
+            text = " ".join(details)
+            card.content = _before_attribution(card.content, f"**{label}:** {text}")
+            card.body = f"{card.body} {text}"
+            card.words |= content_words(text)
+
+
+def _owners(cards: list[Candidate], session: Session) -> dict[int, Candidate]:
+    """The card each turn's details go to: the first card holding it, else (a loose turn, which the card then
+    holds) the card nearest to it within ``ATTACH_GAP``, the earlier on a tie; small talk joins none."""
+    ordered = sorted(cards, key=lambda card: card.order)
+    stated = [list(card.turns) for card in ordered]  # the turns a card's point came from: a joined one adds no reach
+    owners: dict[int, Candidate] = {}
+    for card in ordered:
+        for index in card.turns:
+            owners.setdefault(index, card)
+    for index, turn in enumerate(session.turns):
+        if index in owners or turn.role not in READ_ROLES or not _says_something(turn.content):
+            continue
+        distance, nearest = min(((min(abs(index - held) for held in turns), position)
+                                 for position, turns in enumerate(stated) if turns), default=(None, None))
+        if distance is not None and distance <= ATTACH_GAP:
+            card = ordered[nearest]
+            card.turns = sorted(set(card.turns) | {index})
+            owners[index] = card
+    return owners
+
+
+def _says_something(text: str) -> bool:
+    """Asks or states something: not only greetings, thanks and small talk, which belong to no card."""
+    return any(asks(sentence) or (content_words(sentence) and not is_noise(sentence))
+               for sentence in split_sentences(strip_markdown(text)))
+
+
+def _sentences(text: str) -> list[str]:
+    """What a turn says, line by line and sentence by sentence (a config line or a log line is one), without
+    questions, small talk or long pastes."""
+    plain = (strip_markdown(sentence) for sentence in split_sentences(text) if not FENCE.match(sentence))
+    return [sentence for sentence in plain if sentence and len(sentence) <= LONGEST_DETAIL and not is_noise(sentence)]
+
+
+def _before_attribution(content: str, paragraph: str) -> str:
+    """``paragraph`` added to the content, before the closing "(who said it, when)" line if it has one."""
+    head, _, last = content.rpartition("\n\n")
+    if head and last.startswith(("(", "（")) and last.endswith((")", "）")):
+        return f"{head}\n\n{paragraph}\n\n{last}"
+    return f"{content}\n\n{paragraph}"

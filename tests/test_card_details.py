@@ -1,0 +1,106 @@
+"""Nothing stated is dropped: every turn that says something lies in a card, and cards keep the figures said."""
+
+from __future__ import annotations
+
+from alaya_engine.distill.offline import OfflineDistiller
+from alaya_engine.distill.offline.candidate import Candidate
+from alaya_engine.distill.offline.details import ATTACH_GAP, DETAIL_CHARS, keep_details
+from alaya_engine.foundations.domain import Session, Turn
+
+MARCH_2 = 1772417700000
+
+
+def session(lines: list[tuple[str, str]], session_id: str = "export") -> Session:
+    return Session(id=session_id, timestamp=MARCH_2, channel="cli",
+                   turns=[Turn(role=role, content=content) for role, content in lines])
+
+
+def english_export() -> Session:
+    return session([
+        ("user", "The nightly export job failed again with a timeout."),
+        ("assistant", "The cause is the statement_timeout of 30s on pg-replica-03: the export query now takes about "
+                      "95 seconds because the orders table grew to 40M rows."),
+        ("user", "Makes sense. The job runs at 02:15 UTC from the cron host ops-07, and Priya owns it."),
+        ("assistant", "Good to know."),
+        ("user", "ok, let's raise statement_timeout to 300s for the export role only."),
+        ("assistant", "Done: ALTER ROLE export_job SET statement_timeout = '300s'. The rerun finished in 97 seconds "
+                      "and wrote 1.2 GB."),
+        ("user", "thanks!"),
+    ])
+
+
+def chinese_export() -> Session:
+    return session([
+        ("user", "每天的报表导出又超时失败了。"),
+        ("assistant", "原因是 pg-replica-03 上的 statement_timeout 只有 30 秒，"
+                      "orders 表涨到 4000 万行以后，导出要跑 95 秒左右。"),
+        ("user", "那就只给导出账号把 statement_timeout 调到 300 秒。"),
+        ("assistant", "已执行：ALTER ROLE export_job SET statement_timeout = '300s'。"
+                      "重跑用了 97 秒，导出 1.2 GB。"),
+        ("user", "另外我每天凌晨 2 点 15 分在 ops-07 上跑这个任务。"),
+        ("user", "谢谢！"),
+    ], "export-zh")
+
+
+def cards_of(source: Session):
+    return OfflineDistiller().distill(source).cards
+
+
+def test_the_cause_said_in_plain_words_is_a_cause_card_with_its_symptom():
+    cause = next(card for card in cards_of(english_export()) if card.type == "gotcha")
+    assert "**Problem:** The nightly export job failed again with a timeout." in cause.content
+    assert "**Cause:** The cause is the statement_timeout of 30s on pg-replica-03" in cause.content
+    assert cause.turns == [0, 1]
+
+
+def test_lets_with_an_action_is_a_decision_whose_card_keeps_what_the_reply_reports():
+    cards = cards_of(english_export())
+    decision = next(card for card in cards if card.type == "decision")
+    assert decision.title.startswith("ok, let's raise statement_timeout to 300s")
+    assert "ALTER ROLE export_job" in decision.content
+    assert "**Details:** The rerun finished in 97 seconds and wrote 1.2 GB." in decision.content
+    assert decision.content.index("**Details:**") < decision.content.index("(said by the user")
+    assert sum("97 seconds" in card.content for card in cards) == 1, "the reply's figures are said once"
+
+
+def test_every_turn_that_says_something_lies_in_a_card_and_small_talk_in_none():
+    cards = cards_of(english_export())
+    held = set().union(*(card.turns for card in cards))
+    assert held == {0, 1, 2, 4, 5}, [(card.title, card.turns) for card in cards]  # "Good to know.", "thanks!"
+    said = " ".join(card.content for card in cards)
+    for figure in ("02:15", "ops-07", "Priya", "pg-replica-03", "40M", "300s", "1.2 GB"):
+        assert figure in said
+
+
+def test_chinese_details_are_in_chinese_and_in_the_third_person():
+    cards = cards_of(chinese_export())
+    assert not any("Details" in card.content or "The user" in card.content for card in cards)
+    holder = next(card for card in cards if 4 in card.turns)
+    assert "用户每天凌晨 2 点 15 分在 ops-07 上跑这个任务" in holder.content
+    assert "**细节:**" in holder.content or holder.content.startswith("**")
+    assert 5 not in set().union(*(card.turns for card in cards))
+
+
+def candidate(turns: list[int], content: str) -> Candidate:
+    return Candidate(type="concept", title=content[:40], content=content, tags=[], importance=0.5, turns=turns,
+                     order=(min(turns), 0), words=set(), body=content)
+
+
+def test_a_turn_further_than_the_gap_from_every_card_joins_none():
+    lines = [("user", f"Host web-{index:02d} has {index + 10} GB of disk left.") for index in range(ATTACH_GAP + 3)]
+    card = candidate([0], "Host web-00 has 10 GB of disk left.")
+    keep_details([card], session(lines), chinese=False)
+    assert card.turns == list(range(ATTACH_GAP + 1))
+    assert "web-03" in card.content and "web-04" not in card.content
+
+
+def test_details_stop_at_their_limit_and_never_repeat_a_figure():
+    lines = [("user", "Host web-00 has 10 GB of disk left.")] + \
+        [("assistant", " ".join(f"Volume vol-{turn}{index} holds {turn}{index}00 files." for index in range(9)))
+         for turn in range(1, 4)]
+    first, second = candidate([0, 1], "Host web-00 has 10 GB of disk left."), candidate([2, 3], "Disks.")
+    keep_details([first, second], session(lines), chinese=False)
+    for card in (first, second):
+        details = card.content.split("**Details:** ", 1)[1]
+        assert 0 < len(details) <= DETAIL_CHARS + 20  # the third person may lengthen a sentence slightly
+    assert "vol-10" in first.content and "vol-10" not in second.content and "vol-20" in second.content
