@@ -104,3 +104,31 @@ def test_details_stop_at_their_limit_and_never_repeat_a_figure():
         details = card.content.split("**Details:** ", 1)[1]
         assert 0 < len(details) <= DETAIL_CHARS + 20  # the third person may lengthen a sentence slightly
     assert "vol-10" in first.content and "vol-10" not in second.content and "vol-20" in second.content
+
+
+def test_the_opening_report_is_the_problem_of_the_cause_that_answers_it():
+    cards = cards_of(session([
+        ("user", "Since this morning customers get logged out after a few minutes on auth-svc. Can you check?"),
+        ("assistant", "Where does auth-svc keep its sessions?"),
+        ("user", "In Redis, cache-eu-1, shared with the product cache."),
+        ("assistant", "The cause is that cache-eu-1 is full at 8 GB with allkeys-lru, so Redis evicts auth-svc "
+                      "sessions of customers along with cache keys."),
+    ], "logout"))
+    cause = next(card for card in cards if card.type == "gotcha")
+    assert cause.content.startswith("**Problem:** Since 2 March 2026 customers get logged out after a few minutes")
+    assert 0 in cause.turns
+    assert not any(card is not cause and 0 in card.turns for card in cards), "no card of its own"
+
+
+def test_details_keep_the_settings_of_code_not_its_statements():
+    cards = cards_of(session([
+        ("user", "The billing-worker pool keeps running out of connections at month end."),
+        ("assistant", "The cause is pool_size 5 with 16 worker processes: each process opens its own pool."),
+        ("user", "let's raise it then."),
+        ("assistant", "Changed:\n\n```python\nfrom sqlalchemy import create_engine\n"
+                      "engine = create_engine(DSN, pool_size=20)\npool_size = 20\nmax_overflow = 0\n"
+                      "def connect():\n    return engine.connect()\n```"),
+    ], "pool"))
+    said = " ".join(card.content for card in cards)
+    assert "max_overflow = 0" in said
+    assert "from sqlalchemy import" not in said and "def connect" not in said

@@ -12,10 +12,12 @@ two cards gives its details to the first. The details stay out of the card's vec
 
 from __future__ import annotations
 
+import re
+
 from ...foundations.domain import DETAILS_LABELS, Session
 from .candidate import Candidate
 from .stated.sentences import is_noise, specifics
-from .text.markdown import FENCE, strip_markdown
+from .text.markdown import split_blocks, strip_markdown
 from .text.overlap import content_words
 from .text.sentences import split_sentences
 from .turns import asks
@@ -28,6 +30,8 @@ DETAIL_CHARS = 400
 LONGEST_DETAIL = 300
 """A longer sentence is a paste (a log line, a stack), not something said."""
 READ_ROLES = ("user", "assistant", "tool")
+SETTING = re.compile(r"^\s*(?!(?:def|class|import|from|return|if|for)\b)[\w.\-\"']+\s*[:=]\s*\S")
+"""A line of code that sets something: a name, then ``=`` or ``:``, then a value."""
 
 
 def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> None:
@@ -45,11 +49,10 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
                 continue
             kept, turn = [], session.turns[index]
             for sentence in _sentences(turn.content):
-                if turn.role == "tool" and not content_words(sentence) & card.words:
-                    continue  # a tool's line counts only when it speaks of the card's point (not "Main PID: 1423")
                 new = specifics(sentence) - said
-                if not new or len(sentence) > room:
-                    continue
+                if not new or len(sentence) > room or is_noise(sentence) or \
+                        (turn.role == "tool" and not content_words(sentence) & card.words):
+                    continue  # a tool's line counts only when it speaks of the card's point (not "Main PID: 1423")
                 kept.append(sentence)
                 said |= new
                 room -= len(sentence)
@@ -90,10 +93,15 @@ def _says_something(text: str) -> bool:
 
 
 def _sentences(text: str) -> list[str]:
-    """What a turn says, line by line and sentence by sentence (a config line or a log line is one), without
-    questions, small talk or long pastes."""
-    plain = (strip_markdown(sentence) for sentence in split_sentences(text) if not FENCE.match(sentence))
-    return [sentence for sentence in plain if sentence and len(sentence) <= LONGEST_DETAIL and not is_noise(sentence)]
+    """What a turn says, sentence by sentence and line by line (a log line is one), without long pastes; of its
+    code, only the settings (``pool_size = 20``, ``timeout: 300s``), not its statements. Questions and small talk
+    are left out by the caller, once a sentence names something new (the cheaper test first)."""
+    lines = []
+    for block in split_blocks(text):
+        pieces = split_sentences(block.text)
+        lines.extend(piece for piece in pieces if block.kind != "code" or SETTING.match(piece))
+    plain = (strip_markdown(line) for line in lines)
+    return [sentence for sentence in plain if sentence and len(sentence) <= LONGEST_DETAIL]
 
 
 def _before_attribution(content: str, paragraph: str) -> str:

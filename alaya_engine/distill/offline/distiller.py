@@ -16,6 +16,7 @@ from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
 from .details import keep_details
 from .links import card_links
+from .opener import fold_opener
 from .stated import stated_candidates
 from .stated.sentences import specifics
 from .text.overlap import content_words, overlap, overlap_of
@@ -54,10 +55,13 @@ class OfflineDistiller:
         kept = _cut(candidates, self.max_cards_per_session)
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
+        chinese = speaks_chinese(session)
+        kept = fold_opener(kept, session, chinese)
         _make_titles_unique(kept)
-        keep_details(kept, session, speaks_chinese(session))
-        for candidate in kept:
+        for candidate in kept:  # tags name the card's point, before its details are added
             candidate.tags = candidate.tags or tags_for(candidate.body)
+        keep_details(kept, session, chinese)
+        for candidate in kept:
             candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
 

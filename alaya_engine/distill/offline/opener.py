@@ -1,0 +1,61 @@
+"""The session's opening report is the context of the point that answers it, not a card of its own.
+
+A session often opens with what went wrong or what is wanted ("orders-api 5xx at 14% since 07:58", 搜索挂了一半,
+"I need to sort out a dentist appointment"). Read alone it made a card that states no cause, fix or decision (of
+the agentset cards holding no labelled knowledge, one in four; docs/benchmarks.md), while the cause card answering
+it lacked its symptom. So when the session's first card comes from its opening user turn, says no kind of its own
+(a concept) and reports a problem or asks, it opens the first cause or fix after it that speaks of the same things
+(``SHARED_WORDS``), as its problem, and that card takes its turns.
+"""
+
+from __future__ import annotations
+
+from ...foundations.domain import Session
+from .candidate import Candidate
+from .stated.kinds import PROBLEM_WORDS
+from .text.cue_match import has_cue
+from .text.markdown import strip_markdown
+from .turns import asks
+
+ANSWERS = ("gotcha", "pattern")
+"""A cause or a fix (its how-to): what answers a reported problem."""
+SHARED_WORDS = 2
+
+
+def fold_opener(cards: list[Candidate], session: Session, chinese: bool) -> list[Candidate]:
+    """``cards`` without the opening report, folded into the card that answers it (when one does)."""
+    ordered = sorted(cards, key=lambda card: card.order)
+    opening = next((index for index, turn in enumerate(session.turns) if turn.role == "user"
+                    and turn.content.strip()), None)
+    if not ordered or opening is None or ordered[0].type != "concept" or min(ordered[0].turns) != opening:
+        return cards
+    report = ordered[0]
+    text = strip_markdown(session.turns[opening].content)
+    if not (asks(text) or has_cue(text, PROBLEM_WORDS)):
+        return cards
+    answer = next((card for card in ordered[1:] if card.type in ANSWERS
+                   and len(card.words & report.words) >= SHARED_WORDS), None)
+    if answer is None:
+        return cards
+    if opening not in answer.turns:
+        answer.content = _with_problem(answer, _statement(report.content), chinese)
+    answer.turns = sorted(set(answer.turns) | set(report.turns))
+    answer.importance = max(answer.importance, report.importance)
+    answer.words |= report.words
+    answer.body = f"{report.body} {answer.body}"
+    return [card for card in cards if card is not report]
+
+
+def _statement(content: str) -> str:
+    """The report's own statement: its first paragraph, without its label."""
+    first = content.split("\n\n", 1)[0]
+    return first.split(":** ", 1)[1] if first.startswith("**") and ":** " in first else first
+
+
+def _with_problem(answer: Candidate, report: str, chinese: bool) -> str:
+    """The answer's content opening with the report, inside its problem paragraph if it has one."""
+    for label in ("问题", "Problem"):
+        heading = f"**{label}:** "
+        if answer.content.startswith(heading):
+            return f"{heading}{report} {answer.content[len(heading):]}"
+    return f"**{'问题' if chinese else 'Problem'}:** {report}\n\n{answer.content}"
