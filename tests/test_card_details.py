@@ -127,8 +127,8 @@ def test_details_keep_the_settings_of_code_not_its_statements():
         ("user", "let's raise it then."),
         ("assistant", "Changed:\n\n```python\nfrom sqlalchemy import create_engine\n"
                       "engine = create_engine(DSN, pool_size=20)\npool_size = 20\nmax_overflow = 0\n"
-                      "def connect():\n    return engine.connect()\n```"),
+                      "pool_timeout = 5\ndef connect():\n    return engine.connect()\n```"),
     ], "pool"))
     said = " ".join(card.content for card in cards)
-    assert "max_overflow = 0" in said
+    assert "max_overflow = 0; pool_timeout = 5" in said, "settings quoted as lines, the 5 said before or not"
     assert "from sqlalchemy import" not in said and "def connect" not in said

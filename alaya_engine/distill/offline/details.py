@@ -30,7 +30,7 @@ DETAIL_CHARS = 400
 LONGEST_DETAIL = 300
 """A longer sentence is a paste (a log line, a stack), not something said."""
 READ_ROLES = ("user", "assistant", "tool")
-SETTING = re.compile(r"^\s*(?!(?:def|class|import|from|return|if|for)\b)[\w.\-\"']+\s*[:=]\s*\S")
+SETTING = re.compile(r"^\s*(?!(?:def|class|import|from|return|if|for)\b)([\w./\-\"']+)\s*[:=]\s*\S", re.MULTILINE)
 """A line of code that sets something: a name, then ``=`` or ``:``, then a value."""
 
 
@@ -39,7 +39,7 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
     if not cards:
         return
     owners = _owners(cards, session)
-    said = set().union(*(specifics(card.content) for card in cards))
+    said = set().union(*(_named(card.content) for card in cards))
     voice = Voice(session, session.started_at.date())
     label = DETAILS_LABELS[1 if chinese else 0]
     for card in cards:
@@ -47,17 +47,16 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
         for index in sorted(set(card.turns)):
             if owners.get(index) is not card:
                 continue
-            kept, turn = [], session.turns[index]
-            for sentence in _sentences(turn.content):
-                new = specifics(sentence) - said
+            prose, lines, turn = [], [], session.turns[index]
+            for sentence, verbatim in _sentences(turn.content, turn.role == "tool"):
+                new = _named(sentence) - said
                 if not new or len(sentence) > room or is_noise(sentence) or \
                         (turn.role == "tool" and not content_words(sentence) & card.words):
                     continue  # a tool's line counts only when it speaks of the card's point (not "Main PID: 1423")
-                kept.append(sentence)
+                (lines if verbatim else prose).append(sentence)
                 said |= new
                 room -= len(sentence)
-            if kept:
-                details.append("; ".join(kept) if turn.role == "tool" else voice.say(index, kept))
+            details.extend(part for part in (voice.say(index, prose), "; ".join(lines)) if part)
         if details:
             text = " ".join(details)
             card.content = _before_attribution(card.content, f"**{label}:** {text}")
@@ -92,16 +91,24 @@ def _says_something(text: str) -> bool:
                for sentence in split_sentences(strip_markdown(text)))
 
 
-def _sentences(text: str) -> list[str]:
-    """What a turn says, sentence by sentence and line by line (a log line is one), without long pastes; of its
-    code, only the settings (``pool_size = 20``, ``timeout: 300s``), not its statements. Questions and small talk
-    are left out by the caller, once a sentence names something new (the cheaper test first)."""
-    lines = []
+def _sentences(text: str, output: bool) -> list[tuple[str, bool]]:
+    """What a turn says, sentence by sentence and line by line, each with whether it is a line quoted as is (a
+    tool's ``output``, a setting in code) rather than said; without long pastes, nor the statements of code
+    (``pool_size = 20`` and ``timeout: 300s`` stay). Questions and small talk are left out by the caller, once a
+    sentence names something new (the cheaper test first)."""
+    found = []
     for block in split_blocks(text):
+        code = block.kind == "code"
         pieces = split_sentences(block.text)
-        lines.extend(piece for piece in pieces if block.kind != "code" or SETTING.match(piece))
-    plain = (strip_markdown(line) for line in lines)
-    return [sentence for sentence in plain if sentence and len(sentence) <= LONGEST_DETAIL]
+        found.extend((piece, output or code) for piece in pieces if not code or SETTING.match(piece))
+    plain = ((strip_markdown(line), verbatim) for line, verbatim in found)
+    return [(sentence, verbatim) for sentence, verbatim in plain if sentence and len(sentence) <= LONGEST_DETAIL]
+
+
+def _named(text: str) -> set[str]:
+    """The names and numbers a text says, and the settings it sets (``proxy-read-timeout: "120"`` names the
+    timeout, which a number already said elsewhere does not)."""
+    return specifics(text) | {key.strip("\"'").lower() for key in SETTING.findall(text)}
 
 
 def _before_attribution(content: str, paragraph: str) -> str:
