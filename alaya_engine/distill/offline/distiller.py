@@ -50,12 +50,12 @@ class OfflineDistiller:
         else:
             candidates = agent_candidates(session)
         candidates = _merge_duplicates(candidates)
-        stated = stated_candidates(session, candidates)
+        chinese = speaks_chinese(session)
+        stated = stated_candidates(session, candidates, chinese)
         candidates = _without_repeats([card for card in candidates if not _contained(card, stated)] + stated)
         kept = _cut(candidates, self.max_cards_per_session)
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
-        chinese = speaks_chinese(session)
         kept = fold_opener(kept, session, chinese)
         _make_titles_unique(kept)
         for candidate in kept:  # tags name the card's point, before its details are added
@@ -103,13 +103,14 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     of the session says too is folded into that card (its turns kept there). A cause, fix, rule or decision
     survives an explanation that repeats it (its type says what the point is), else the longer card."""
     kept: list[Candidate] = []
-    said: list[set[str]] = []
+    said: list[tuple[set[str], set[str]]] = []  # per kept card: its words, its names and numbers (read once each)
     for candidate in sorted(candidates, key=lambda c: (c.type == "concept", -len(c.content))):
-        host = next((card for card, words in zip(kept, said) if overlap_of(candidate.words, words) >= REPEAT_SHARE
-                     and specifics(candidate.body) <= specifics(card.content)), None)
+        needed = specifics(candidate.body)
+        host = next((card for card, (words, named) in zip(kept, said)
+                     if overlap_of(candidate.words, words) >= REPEAT_SHARE and needed <= named), None)
         if host is None:
             kept.append(candidate)
-            said.append(candidate.words | content_words(candidate.content))
+            said.append((candidate.words | content_words(candidate.content), specifics(candidate.content)))
         else:
             host.turns = sorted(set(host.turns) | set(candidate.turns))
             host.importance = max(host.importance, candidate.importance)

@@ -142,11 +142,12 @@ def _acknowledged(turn: Turn) -> list[str]:
 
 
 def _specific_sentences(turn: Turn, limit: int) -> list[str]:
-    return [s for s in sentences_of(turn) if is_specific(s) and not is_noise(s)][:limit]
+    return [s for s in _plain_sentences(turn, None) if is_specific(s)][:limit]
 
 
-def _plain_sentences(turn: Turn, limit: int) -> list[str]:
-    """A symptom said without a name or number ("the nightly export failed again") still says what went wrong."""
+def _plain_sentences(turn: Turn, limit: int | None) -> list[str]:
+    """What the turn says, without noise: a symptom said without a name or number ("the nightly export failed
+    again") still says what went wrong."""
     return [s for s in sentences_of(turn) if not is_noise(s)][:limit]
 
 

@@ -7,21 +7,21 @@ from ..candidate import TITLE_LIMIT, Candidate
 from ..text.overlap import content_words, overlap_of
 from ..text.sentences import split_sentences
 from ..text.titles import shorten
-from ..turns import speaker_of, speaks_chinese
+from ..turns import speaker_of
 from .card import statement_card
 from .reading import Statement, read_statements
 from .sentences import specifics
 
 
-def stated_candidates(session: Session, cards: list[Candidate]) -> list[Candidate]:
-    """Cards for what was stated and ``cards`` (the other readers') do not already say. Conversations whose
+def stated_candidates(session: Session, cards: list[Candidate], chinese: bool) -> list[Candidate]:
+    """Cards for what was stated and ``cards`` (the other readers') do not already say, written in Chinese when
+    ``chinese`` (the session's language, :func:`..turns.speaks_chinese`). Conversations whose
     turns carry speaker names (people talking, a companion app's chats) are left to the conversation reader,
     which states each fact in the third person already: reading them here too made cards that compete with their
     raw turns and cost Chinese questions over English chats 0.033 of recall (docs/benchmarks.md)."""
     if any(speaker_of(turn) for turn in session.turns):
         return []
     today = session.started_at.date()
-    chinese = speaks_chinese(session)
     stated = (statement_card(_unsaid(statement, cards), session, today, chinese)
               for statement in read_statements(session))
     titles = {card.title.lower() for card in cards}
