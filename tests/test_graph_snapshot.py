@@ -62,6 +62,10 @@ def test_the_snapshot_answers_as_the_database_does(demo_home):
             assert snapshot.neighbours(nothing_known) == []
         edges = snapshot.neighbours(asked)
         assert sorted(edges) == sorted(graph.neighbours(asked))
+        sessions = sorted(graph.source_sessions(ids)) + ["no-such-session"]
+        times = snapshot.session_times(sessions)
+        assert times == graph.session_times(sessions) and len(times) == len(sessions) - 1
+        assert all(isinstance(when, int) and when > 1_600_000_000_000 for when in times.values())
     relations = {relation for _source, relation, _target, _weight in edges}
     assert {"CAUSED_BY", "LED_TO", "WORKAROUND_FOR", "CONTRADICTS"} <= relations
     assert (ids[1], "CAUSED_BY", ids[0], 0.4) in edges
@@ -75,6 +79,12 @@ def test_recall_from_the_snapshot_equals_recall_from_the_database(demo_home):
         assert engine.keep_resident(wait_seconds=60)
         assert [without_timings(engine.recall(question)) for question in QUESTIONS] == from_database
     assert any(node["depth"] == 2 for result in from_database for node in result["nodes"])
+    with engine.hold() as graph:  # a card is dated by the latest session it came from
+        cards = [node for result in from_database for node in result["nodes"] if node["kind"] == "card"]
+        sessions = graph.cards([node["card_id"] for node in cards])
+        said = graph.session_times(sorted({s for card in sessions.values() for s in card["source_sessions"]}))
+        assert cards and all(node["time"] == max(said[s] for s in sessions[node["card_id"]]["source_sessions"])
+                             for node in cards)
 
 
 def test_a_fresh_snapshot_needs_no_step_lock_and_a_write_makes_it_stale(demo_home):

@@ -24,14 +24,16 @@ INVERSE = {"CAUSES": "CAUSED_BY", "CAUSED_BY": "CAUSES"}
 class GraphSnapshot:
     """The cards and card-to-card edges of one graph at one write generation."""
 
-    def __init__(self, generation: int, cards: "pa.Table", edges: "pa.Table"):
+    def __init__(self, generation: int, cards: "pa.Table", edges: "pa.Table", session_times: dict[str, int]):
         """``cards`` has the columns :data:`CARD_FIELDS`; ``edges`` has ``source, relation, target, weight``
-        with the relation already resolved (a custom edge's own name) and missing weights as 1.0."""
+        with the relation already resolved (a custom edge's own name) and missing weights as 1.0;
+        ``session_times`` maps each session to when it took place (ms)."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
 
         self.generation = generation
+        self._session_times = session_times
         self._cards = cards.combine_chunks()
         self._ids: list[str] = self._cards.column("id").to_pylist()
         self.position = {card_id: index for index, card_id in enumerate(self._ids)}
@@ -67,7 +69,10 @@ class GraphSnapshot:
                           "relation": pc.coalesce(rows.column("custom"), rows.column("label")),
                           "target": rows.column("target"),
                           "weight": pc.fill_null(rows.column("weight").cast(pa.float64()), 1.0)})
-        return cls(generation, cards, edges)
+        sessions = arrow("MATCH (s:Session) WHERE s.timestamp IS NOT NULL RETURN s.id AS id, "
+                         "CAST(to_epoch_ms(s.timestamp), 'INT64') AS at")
+        return cls(generation, cards, edges, dict(zip(sessions.column("id").to_pylist(),
+                                                      sessions.column("at").to_pylist())))
 
     def card_count(self) -> int:
         return len(self._ids)
@@ -87,6 +92,11 @@ class GraphSnapshot:
         if not known:
             return {}
         return dict(zip(known, self._types.take([self.position[card_id] for card_id in known]).to_pylist()))
+
+    def session_times(self, session_ids: list[str]) -> dict[str, int]:
+        """As :meth:`GraphStore.session_times`."""
+        return {session_id: self._session_times[session_id] for session_id in session_ids
+                if session_id in self._session_times}
 
     def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
         """As :meth:`GraphStore.neighbours`: (from, relation, to, weight) around ``card_ids``."""

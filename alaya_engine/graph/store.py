@@ -346,6 +346,13 @@ class GraphStore:
         rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")
         return {card_id: sessions[0] for card_id, sessions in rows if sessions}
 
+    def session_times(self, session_ids: list[str]) -> dict[str, int]:
+        """When each known session took place, ms since the epoch (unknown ids absent)."""
+        if not session_ids:
+            return {}
+        rows = self.query("UNWIND $ids AS x MATCH (s:Session {id: x}) RETURN s.id, s.timestamp", {"ids": session_ids})
+        return {session_id: to_millis(when) for session_id, when in rows if when is not None}
+
     def source_sessions(self, card_ids: list[str]) -> set[str]:
         """The sessions these cards came from."""
         rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN c.source_sessions", {"ids": card_ids})

@@ -48,7 +48,8 @@ class RecallNode:
     turn_range: list[int] | None = None
     """``[first, last]``: zero-based positions in the session's turns, inclusive; None for cards."""
     time: int | None = None
-    """When a window's first turn was said, ms since the epoch; None for cards."""
+    """When it was said, ms since the epoch: a window's first turn; for a card, the latest session it came from
+    (None when the graph has no time for it)."""
     facts: list[Fact] = field(default_factory=list)
     """What a card states as data (subject, attribute, value, valid_from); empty for windows."""
 

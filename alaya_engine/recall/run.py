@@ -214,15 +214,18 @@ def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: 
 
 def _nodes(scored: list[_Scored], graph: "GraphReader") -> list[RecallNode]:
     cards = graph.cards([item.reach.card_id for item in scored])
+    said = graph.session_times(sorted({session for card in cards.values()
+                                       for session in card["source_sessions"] or ()}))
     nodes = []
     for item in scored:
         card, reach = cards[item.reach.card_id], item.reach
+        times = [said[session] for session in card["source_sessions"] or () if session in said]
         nodes.append(RecallNode(
             card_id=card["id"], title=card["title"], content=card["content"], score=round(1.0 - item.h, 4),
             h_distance=item.h, matched_rel=reach.matched_rel, rel_similarity=reach.rel_similarity,
             type=card["type"], tags=list(card["tags"] or []), tier=card["tier"], depth=reach.depth, via=reach.via,
             source=card["source"], concept_distance=item.concept_distance, relation_distance=item.relation_distance,
-            facts=facts_from_graph(card["facts"])))
+            facts=facts_from_graph(card["facts"]), time=max(times, default=None)))
     return nodes
 
 
