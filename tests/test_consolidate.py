@@ -137,9 +137,9 @@ def test_promotion_is_approved_and_the_promoted_relation_is_then_left_alone(stor
     assert "promoted: own table" in cli("schema", "--relations").stdout
 
 
-def test_cards_of_one_session_are_proposed_only_as_duplicates(home):
-    """Siblings (one session) at 0.8 are two points the distiller made, not a pair to review; the same pair across
-    two sessions is, and siblings at 0.97 are still duplicates to merge."""
+def test_cards_of_one_session_are_never_proposed(home):
+    """Siblings (one session) at 0.8 are two points the distiller made, not a pair to review, and at 0.97 a
+    duplicate the distiller should not have made; the same pair across two sessions is proposed."""
     engine = Engine.open(home)
     cards = [card(card_id) for card_id in ("S1", "S2", "T1", "T2", "D1", "D2")]
     for item, session in zip(cards, ("one", "one", "one", "two", "one", "one")):
@@ -154,4 +154,4 @@ def test_cards_of_one_session_are_proposed_only_as_duplicates(home):
     found = suggestions(engine)
     assert ("S1", "S2") not in found
     assert found[("T1", "T2")]["kind"] == "similar_to"
-    assert found[("D1", "D2")]["kind"] == "merge_cards"
+    assert ("D1", "D2") not in found and len(found) == 1

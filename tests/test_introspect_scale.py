@@ -56,7 +56,7 @@ def clustered():
 
 def test_pairs_are_those_of_the_per_card_loop(clustered):
     ids, matrix = clustered
-    pairs = _pairs_within(ids, matrix, 0.7, np.full(len(ids), -1), 1.0)
+    pairs = _pairs_within(ids, matrix, 0.7, np.full(len(ids), -1))
     assert len(pairs) > 1000
     assert pairs == pairs_one_card_at_a_time(ids, matrix, 0.7)
 

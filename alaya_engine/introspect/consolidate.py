@@ -87,12 +87,11 @@ def session_codes(ids: list[str], session_of: dict[str, str]):
                      for card_id in ids], dtype=np.int64)
 
 
-def card_pairs(ids: list[str], matrix, floor: float, sessions=None,
-               sibling_floor: float = 1.0) -> list[tuple[float, str, str]]:
-    """(cosine, a, b) for pairs at or above ``floor``, at most a few per card; two cards of one session (same
-    code in ``sessions``) only at or above ``sibling_floor``, as near-duplicates. The distiller made siblings
-    two points and their session joins them: as similar pairs they took a card's few places (7 of the demo's 9
-    suggestions) and hid the pairs across sessions, which only a person can join.
+def card_pairs(ids: list[str], matrix, floor: float, sessions=None) -> list[tuple[float, str, str]]:
+    """(cosine, a, b) for pairs at or above ``floor``, at most a few per card, never two cards of one session
+    (same code in ``sessions``). The distiller made siblings two points and their session joins them: as similar
+    pairs they took a card's few places (7 of the demo's 9 suggestions) and hid the pairs across sessions, which
+    only a person can join; as duplicates they are the distiller's to avoid, not a person's to review.
 
     Up to ``EXACT_LIMIT`` cards every pair is compared (block by block). Beyond, all pairs would cost
     O(n²) — about 5·10¹² multiply-adds at 100k cards — so cards are first grouped by a few rounds of
@@ -103,15 +102,14 @@ def card_pairs(ids: list[str], matrix, floor: float, sessions=None,
 
     sessions = np.full(len(ids), -1, dtype=np.int64) if sessions is None else sessions
     if len(ids) <= EXACT_LIMIT:
-        return _pairs_within(ids, matrix, floor, sessions, sibling_floor)
+        return _pairs_within(ids, matrix, floor, sessions)
     pairs = []
     for members in _groups(matrix):
-        pairs.extend(_pairs_within([ids[m] for m in members], matrix[members], floor, sessions[members],
-                                   sibling_floor))
+        pairs.extend(_pairs_within([ids[m] for m in members], matrix[members], floor, sessions[members]))
     return pairs
 
 
-def _pairs_within(ids: list[str], matrix, floor: float, sessions, sibling_floor: float) -> list[tuple[float, str, str]]:
+def _pairs_within(ids: list[str], matrix, floor: float, sessions) -> list[tuple[float, str, str]]:
     """Per card in order, its later partners at or above ``floor``, best first (ties: the earlier partner),
     at most ``MAX_PAIRS_PER_CARD``; chosen with array operations, not a Python loop per card."""
     import numpy as np
@@ -124,8 +122,7 @@ def _pairs_within(ids: list[str], matrix, floor: float, sessions, sibling_floor:
         rows, columns = rows[later], columns[later]
         values = scores[rows, columns]
         siblings = (sessions[rows + start] == sessions[columns]) & (sessions[columns] >= 0)
-        kept = ~siblings | (values >= sibling_floor)
-        rows, columns, values = rows[kept], columns[kept], values[kept]
+        rows, columns, values = rows[~siblings], columns[~siblings], values[~siblings]
         order = np.lexsort((columns, -values, rows))
         rows, columns, values = rows[order], columns[order], values[order]
         rank = np.arange(len(rows)) - np.searchsorted(rows, rows)
@@ -178,7 +175,7 @@ def consolidate(*, vectors: "VectorStore", graph: "GraphStore", store: Suggestio
         sessions = session_codes(ids, graph.card_sessions())
         relation_findings = _relation_findings(vectors, graph)
     findings: list[tuple[str, list[str], dict]] = []
-    for score, first, second in card_pairs(ids, matrix, SIMILAR_FLOOR, sessions, settings["consolidate_threshold"]):
+    for score, first, second in card_pairs(ids, matrix, SIMILAR_FLOOR, sessions):
         if score >= settings["consolidate_threshold"]:
             findings.append(("merge_cards", [first, second], {"similarity": round(score, 4)}))
         elif (first, second) not in linked:
