@@ -31,6 +31,29 @@ def test_init_creates_the_layout_and_core_relation_vectors(template_home):
     assert (template_home.stat().st_mode & 0o777) == 0o700
 
 
+def test_the_core_relations_vectors_ship_with_the_package_and_are_the_models(template_home):
+    """init embeds the core relations' phrases without loading the model: their vectors ship with the package.
+    They must be what the installed model gives (after a model upgrade: python -m alaya_engine.embedding.known)."""
+    import numpy as np
+
+    from alaya_engine.embedding.known import core_phrases, known_vectors
+    from alaya_engine.embedding.local import LocalEmbedder
+
+    embedder = LocalEmbedder()
+    served = embedder.embed(core_phrases())
+    assert embedder._model is None and known_vectors(core_phrases() + ["not a core phrase"]) is None
+    assert np.allclose(served, embedder.encode(core_phrases()), atol=1e-5)
+    names, stored = VectorStore(template_home / "lancedb", 512).relation_vectors()
+    assert np.allclose(stored, served[[core_phrases().index(phrase) for phrase in map(core_phrase, names)]],
+                       atol=1e-5)
+
+
+def core_phrase(name: str) -> str:
+    from alaya_engine.foundations.relations import relation_embedding_text
+
+    return relation_embedding_text(name)
+
+
 def test_second_init_changes_nothing_and_says_so(cli, home):
     before = snapshot(home)
     result = cli("init")
