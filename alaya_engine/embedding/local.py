@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_text
 from .base import normalise_rows
-from .known import known_vectors
+from .known import core_phrases, known_vectors, write_known_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -107,3 +107,9 @@ def tokenizer_from_tables(tables: dict):
     tokenizer._prefixes.update(zip(tables["pieces"], range(1, len(tables["pieces"]) + 1)))
     tokenizer._normalizer = _Normalizer(bytes.fromhex(tables["charsmap"]))
     return tokenizer
+
+
+if __name__ == "__main__":  # after a model upgrade: ship the core relations' vectors it gives (see .known)
+    phrases = core_phrases()
+    write_known_vectors(phrases, LocalEmbedder().encode(phrases))
+    print(f"wrote {len(phrases)} vectors for {MODEL_NAME}")
