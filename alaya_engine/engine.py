@@ -606,8 +606,7 @@ class Engine:
             if card is None:
                 raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             sessions = graph.sessions(list(card["source_sessions"] or []))
-        for session in sessions:
-            session["path"] = str(self.layout.home / session["path"])
+        self._name_places(sessions)
         card = card_document(card)
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
         origin = None
@@ -637,13 +636,20 @@ class Engine:
         turns = [{"index": index, **session.turns[index].to_json()} for index in range(first, last + 1)]
         window = window_at(session, first, last)
         when = datetime.fromtimestamp(window.time / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
-        for item in sessions:
-            item["path"] = str(self.layout.home / item["path"])
+        self._name_places(sessions)
         card = {"id": window_id, "kind": "session_turns", "type": "session_turns", "tier": "RAW",
                 "title": window_heading(window), "content": window.text, "tags": [], "source": "session",
                 "source_sessions": [session_id],
                 "created_at": when, "updated_at": when, "access_count": 0, "temperature": None, "importance": None}
         return card, sessions, turns
+
+    def _name_places(self, sessions: list[dict]) -> None:
+        """Each traced session's full path, and the machine it came from (another machine's, when pulled)."""
+        from .sync.tree import session_machine
+
+        for session in sessions:
+            session["path"] = str(self.layout.home / session["path"])
+            session["machine"] = session_machine(Path(session["path"]), self.layout.home)
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
              weight: float = 1.0, new_relation: bool = False) -> LinkReport:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..foundations.atomic import json_bytes
+from ..foundations.machine import machine_id
 from ..foundations.paths import Layout
 from ..introspect.suggestions import SuggestionStore
 from ..raw.distilled import DistilledStore
@@ -50,6 +51,15 @@ def origin(document: dict) -> str | None:
     """The machine a stored session came from, None for a session of this store's own."""
     metadata = document.get("metadata")
     return metadata.get("origin") if isinstance(metadata, dict) else None
+
+
+def session_machine(path: Path, home: Path) -> str:
+    """The machine a stored session came from: the one that pushed it, else this store's own."""
+    try:
+        pushed = origin(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        pushed = None
+    return pushed or machine_id(home)
 
 
 @dataclass

@@ -1,0 +1,112 @@
+"""Sharing one memory between machines: two or three stores on this machine and a real bare git repository.
+
+Pushes run as real processes (at the same time, and killed with SIGKILL); the other commands in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import cli_for, write_problem_session, write_session
+from crash_trials import alaya, signature
+
+DAY = 86_400_000
+T0 = 1_774_000_000_000
+
+
+@pytest.fixture
+def bare(tmp_path) -> Path:
+    repository = tmp_path / "memory.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(repository)], check=True, timeout=30)
+    return repository
+
+
+def machine(template_home: Path, tmp_path: Path, name: str, bare: Path):
+    """A store of its own with the shared remote added, and its command line."""
+    home = tmp_path / name
+    shutil.copytree(template_home, home)
+    cli = cli_for(home)
+    assert cli("remote", "add", "origin", str(bare)).exit_code == 0
+    return home, cli
+
+
+def ingest(cli, folder: Path, *paths: Path) -> list[dict]:
+    result = cli("ingest", *map(str, paths), "--distill", "--json")
+    assert result.exit_code == 0, result.stderr
+    return [card for session in result.json()["distill"]["sessions"] for card in session["cards"]]
+
+
+def graph_of(home: Path) -> dict:
+    """Cards with their text and links by key: what two machines that pulled the same history must share."""
+    from alaya_engine.engine import Engine
+
+    engine = Engine.open(home)
+    with engine.hold() as graph:
+        cards = {card.id: (card.title, card.content, card.type) for card in graph.all_cards()}
+        links = sorted(link.key for link in graph.all_links())
+    return {"cards": cards, "links": links, "signature": signature(home)}
+
+
+def test_concurrent_pushes_converge_card_for_card_and_a_fresh_machine_catches_up(template_home, tmp_path, bare):
+    home_a, cli_a = machine(template_home, tmp_path, "a", bare)
+    home_b, cli_b = machine(template_home, tmp_path, "b", bare)
+    home_c, cli_c = machine(template_home, tmp_path, "c", bare)
+    cards_a = ingest(cli_a, tmp_path, write_problem_session(tmp_path / "in", "team-a1", 0, T0),
+                     write_problem_session(tmp_path / "in", "team-a2", 1, T0 + DAY))
+    ingest(cli_b, tmp_path, write_problem_session(tmp_path / "in", "team-b1", 2, T0 + 2 * DAY))
+    assert cli_a("link", cards_a[0]["id"], cards_a[-1]["id"], "--rel", "RELATES_TO", "--reason", "same outage"
+                 ).exit_code == 0
+    hook = bare / "hooks" / "pre-receive"  # the first push waits in the remote, so the second lands before it
+    hook.write_text(f"#!/bin/sh\nif mkdir {tmp_path}/first 2>/dev/null; then sleep 4; fi\ncat >/dev/null\n")
+    hook.chmod(0o755)
+    pushes = [subprocess.Popen(alaya(home, "push", "--json"), stdout=subprocess.PIPE, text=True)
+              for home in (home_a, home_b)]
+    reports = [json.loads(process.communicate(timeout=120)[0]) for process in pushes]
+    assert all(report["commit"] for report in reports), reports
+    assert sorted(report["attempts"] for report in reports) == [1, 2]  # the rejected push pulled and retried
+    hook.unlink()
+    for cli in (cli_a, cli_b, cli_c, cli_a):  # a pulls twice: b's push may have landed after its first
+        result = cli("pull", "--json")
+        assert result.exit_code == 0, result.stderr
+    pulled_b = cli_b("pull", "--json").json()
+    assert pulled_b["sessions"] == {} and pulled_b["journal_events"] == 0  # nothing new: a second pull is a no-op
+    graphs = [graph_of(home) for home in (home_a, home_b, home_c)]
+    assert graphs[0]["signature"]["sessions"] == ["team-a1", "team-a2", "team-b1"]
+    assert (cards_a[0]["id"], cards_a[-1]["id"], "RELATES_TO") in graphs[2]["links"]  # a's journal reached c
+    assert graphs[0]["cards"] == graphs[1]["cards"] == graphs[2]["cards"]
+    assert graphs[0]["links"] == graphs[1]["links"] == graphs[2]["links"]
+    asked = ["recall", "nginx 502 after deploy", "--json"]
+    assert [n["card_id"] for n in cli_a(*asked).json()["nodes"]] == \
+        [n["card_id"] for n in cli_c(*asked).json()["nodes"]]
+    for cli in (cli_a, cli_b, cli_c):
+        assert cli("verify").exit_code == 0
+    trace = cli_c("trace", cards_a[0]["id"], "--json").json()
+    assert trace["sessions"][0]["machine"] == json.loads((home_a / "machine.json").read_text())["id"]
+
+
+def test_kill_during_push_or_pull_leaves_both_sides_usable(template_home, tmp_path, bare):
+    home_a, cli_a = machine(template_home, tmp_path, "a", bare)
+    home_b, cli_b = machine(template_home, tmp_path, "b", bare)
+    sessions = [write_session(tmp_path / "in", f"kill-{n}", timestamp=T0 + n * 1000) for n in range(12)]
+    assert cli_a("ingest", *map(str, sessions)).exit_code == 0
+    for delay in (0.6, 1.2, 1.8):
+        victim = subprocess.Popen(alaya(home_a, "push"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(delay)
+        victim.send_signal(signal.SIGKILL)
+        victim.wait(timeout=30)
+    assert cli_a("push").exit_code == 0
+    assert subprocess.run(["git", "-C", str(bare), "fsck", "--strict"], capture_output=True, timeout=60).returncode == 0
+    victim = subprocess.Popen(alaya(home_b, "pull"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(2.5)
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=30)
+    result = cli_b("pull", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert signature(home_b)["sessions"] == [f"kill-{n}" for n in sorted(range(12), key=str)]
+    assert cli_b("verify").exit_code == 0 and cli_a("verify").exit_code == 0
