@@ -6,34 +6,16 @@ Pushes run as real processes (at the same time, and killed with SIGKILL); the ot
 from __future__ import annotations
 
 import json
-import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-import pytest
-from conftest import cli_for, write_problem_session, write_session
+from conftest import machine, write_problem_session, write_session
 from crash_trials import alaya, signature
 
 DAY = 86_400_000
 T0 = 1_774_000_000_000
-
-
-@pytest.fixture
-def bare(tmp_path) -> Path:
-    repository = tmp_path / "memory.git"
-    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(repository)], check=True, timeout=30)
-    return repository
-
-
-def machine(template_home: Path, tmp_path: Path, name: str, bare: Path):
-    """A store of its own with the shared remote added, and its command line."""
-    home = tmp_path / name
-    shutil.copytree(template_home, home)
-    cli = cli_for(home)
-    assert cli("remote", "add", "origin", str(bare)).exit_code == 0
-    return home, cli
 
 
 def ingest(cli, folder: Path, *paths: Path) -> list[dict]:
