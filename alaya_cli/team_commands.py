@@ -39,10 +39,12 @@ def remote_list(ctx: typer.Context, as_json: JsonFlag = False) -> None:
     document = call(ctx, "remote.list")
     if as_json:
         return emit(document)
+    from .views import when_or_never
+
     say(f"this machine: {document['machine']}")
     for remote in document["remotes"]:
-        say(f"{remote['name']}\t{remote['url']}\tlast push {when(remote['last_push'])}\t"
-            f"last pull {when(remote['last_pull'])}")
+        say(f"{remote['name']}\t{remote['url']}\tlast push {when_or_never(remote['last_push'])}\t"
+            f"last pull {when_or_never(remote['last_pull'])}")
     if not document["remotes"]:
         say("no remote yet; add one: alaya remote add origin URL")
 
@@ -53,15 +55,6 @@ def remote_remove(ctx: typer.Context, name: Annotated[str, typer.Argument(metava
     """Forget a remote here; the remote and what was pulled from it stay."""
     document = call(ctx, "remote.remove", {"name": name})
     emit(document) if as_json else say(f"removed remote {document['name']} ({document['url']})")
-
-
-def when(millis: int | None) -> str:
-    """A time of the documents (milliseconds, UTC) as people read it; ``never`` for none."""
-    if millis is None:
-        return "never"
-    from datetime import datetime, timezone
-
-    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
 
 
 @commands.command()

@@ -491,10 +491,16 @@ class Engine:
         index = self.card_index()
         index.refresh()
         names, relation_vectors = index.store.relation_vectors()
+        in_scope = None
+        if query.scope:
+            from .foundations.scope import parse_rule
+
+            with self.step() as graph:
+                in_scope = graph.sessions_in_scope([parse_rule(rule, "scope") for rule in query.scope])
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
-                                settings=self.config["recall"], full_text=full_text, turns=turns)
+                                settings=self.config["recall"], full_text=full_text, turns=turns, in_scope=in_scope)
         AccessLog(self.layout.access_log).record(
             millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes if node.kind == "card"])
         return result

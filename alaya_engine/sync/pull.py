@@ -53,7 +53,8 @@ def pull(parts: StoreParts, ingest: Ingest, distill: Distill, name: str | None =
             tree = remote.git.folder
             _take(parts, ingest, distill, tree, fresh, report)
             remote.save_state(pulled={path: blob for path, blob in listing.items()
-                                      if machine_of(path) not in (None, machine)}, last_pull=millis_now())
+                                      if machine_of(path) not in (None, machine)}, last_pull=millis_now(),
+                              pulled_commit=tip)
         else:
             remote.save_state(last_pull=millis_now())
     report["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)

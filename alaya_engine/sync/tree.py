@@ -21,13 +21,13 @@ from pathlib import Path
 from ..foundations.atomic import json_bytes
 from ..foundations.machine import machine_id
 from ..foundations.paths import Layout
+from ..foundations.scope import SharePolicy
 from ..introspect.suggestions import SuggestionStore
 from ..raw.distilled import DistilledStore
 from ..raw.formats import parse_session_json
 from ..raw.journal import Journal
 from ..raw.store import RawStore, session_file_stem
 from .mask import Finding, mask_document
-from .scope import SharePolicy
 
 PARTS = ("sessions", "distilled", "journal", "review")
 CARD_KEYS = ("card", "drop", "keep", "card_id")

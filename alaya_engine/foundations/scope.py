@@ -1,16 +1,17 @@
-"""Which sessions are shared: a session says so itself, else the ``share`` rules of config.json decide.
+"""Scopes: which sessions a rule names, for what a push shares and what a recall may return.
 
-A session's ``metadata.share`` (``"private"`` or ``"shared"``) wins; otherwise it is shared when a rule of
-``share.include`` matches it and none of ``share.exclude`` does. A rule is ``*``, or ``agent=NAME``,
-``channel=NAME`` or ``project=NAME`` (the session's ``metadata.project``, else its channel), NAME a shell-style
-pattern (``agent=review-*``). Recall takes the same ``field=NAME`` form to stay within a scope.
+A rule is ``*``, or ``agent=NAME``, ``channel=NAME`` or ``project=NAME`` (another name for the channel: OpenClaw
+and the coding agents put the project there), NAME a shell-style pattern (``agent=review-*``). A session's
+``metadata.share`` (``"private"`` or ``"shared"``) wins over the ``share`` rules of config.json; otherwise it is
+shared when a rule of ``share.include`` matches it and none of ``share.exclude`` does. ``recall --scope`` keeps the
+cards and raw turns of sessions any of its rules match.
 """
 
 from __future__ import annotations
 
 from fnmatch import fnmatchcase
 
-from ..foundations.errors import AlayaError
+from .errors import AlayaError
 
 FIELDS = ("agent", "channel", "project")
 
@@ -26,16 +27,10 @@ def parse_rule(rule: str, where: str) -> tuple[str, str]:
     return field.strip(), pattern.strip()
 
 
-def session_field(document: dict, field: str) -> str:
-    metadata = document.get("metadata") if isinstance(document.get("metadata"), dict) else {}
-    if field == "project":
-        return str(metadata.get("project") or document.get("channel") or "")
-    return str(document.get(field) or "")
-
-
-def matches(document: dict, rule: tuple[str, str]) -> bool:
+def matches(session: dict, rule: tuple[str, str]) -> bool:
+    """Whether ``session`` (its stored JSON, or its graph row: both have ``agent`` and ``channel``) is in scope."""
     field, pattern = rule
-    return field == "*" or fnmatchcase(session_field(document, field), pattern)
+    return field == "*" or fnmatchcase(str(session.get("channel" if field == "project" else field) or ""), pattern)
 
 
 class SharePolicy:
