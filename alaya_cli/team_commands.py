@@ -73,7 +73,8 @@ def push(ctx: typer.Context, name: RemoteName = None,
     head = "would push" if dry_run else ("pushed" if document["commit"] else "up to date:")
     say(f"{head} {document['sessions_shared']} shared sessions ({document['sessions_private']} private kept "
         f"here), {document['journal_events']} journal events, {len(document['masked'])} secrets masked → "
-        f"{document['remote']}" + (f" ({document['changed_files']} files changed)" if document["commit"] else ""))
+        f"{document['remote'] or 'a remote'}"
+        + (f" ({document['changed_files']} files changed)" if document["commit"] else ""))
 
 
 @commands.command()

@@ -3,7 +3,7 @@
 The part is rebuilt from L3 on top of the remote's latest commit (see :mod:`.tree`) and committed; a push the
 remote rejects because another machine pushed meanwhile starts again from the new tip, a few times, so nothing
 anyone pushed is ever overwritten. ``--dry-run`` builds the part and reports what it would send and what the masker
-would hide, and touches nothing.
+would hide, and touches nothing (it needs no remote yet: what would leave the machine can be checked first).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.machine import machine_id
 from ..foundations.paths import Layout
 from .git import last_line
-from .remotes import BRANCH, Remote, checkout_tip, find_remote, sync_lock
+from .remotes import BRANCH, Remote, checkout_tip, find_remote, names, sync_lock
 from .tree import Export, build_export, own_paths
 
 ATTEMPTS = 6
@@ -26,9 +26,10 @@ REJECTED = ("[rejected]", "non-fast-forward", "fetch first", "failed to update r
 def push(layout: Layout, config: dict, name: str | None = None, dry_run: bool = False) -> dict:
     started, machine = time.perf_counter(), machine_id(layout.home)
     with sync_lock(layout, config):
-        remote = find_remote(layout, config, name)
+        remote = None if dry_run and name is None and not names(layout) else find_remote(layout, config, name)
         export = build_export(layout, config["share"], machine)
-        report = {"remote": remote.name, "url": remote.url(), "machine": machine, "dry_run": dry_run,
+        report = {"remote": remote and remote.name, "url": remote and remote.url(), "machine": machine,
+                  "dry_run": dry_run,
                   "sessions_shared": export.shared, "sessions_private": export.private,
                   "journal_events": export.events, "masked": export.masked, "changed_files": 0,
                   "commit": None, "attempts": 0}
