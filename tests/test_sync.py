@@ -6,12 +6,13 @@ Pushes run as real processes (at the same time, and killed with SIGKILL); the ot
 from __future__ import annotations
 
 import json
+import shutil
 import signal
 import subprocess
 import time
 from pathlib import Path
 
-from conftest import machine, write_problem_session, write_session
+from conftest import cli_for, machine, write_problem_session, write_session
 from crash_trials import alaya, signature
 
 DAY = 86_400_000
@@ -123,3 +124,28 @@ def test_only_shared_sessions_travel_and_recall_keeps_to_a_scope(template_home, 
         assert [session["id"] for session in origin] == ["home-1"], node["card_id"]
     bad = cli_a("recall", "deploy", "--scope", "colour=red", "--json")
     assert bad.exit_code == 2 and bad.json()["error"]["code"] == "bad_scope"
+
+
+def test_bad_input_and_unreachable_remotes_fail_in_one_line_and_junk_pulled_is_listed(template_home, tmp_path, bare):
+    home = tmp_path / "alone"
+    shutil.copytree(template_home, home)
+    cli = cli_for(home)
+    missing = cli("push", "--json")
+    assert missing.exit_code == 2 and missing.json()["error"]["code"] == "no_remote"
+    assert cli("remote", "add", "bad name", str(bare)).exit_code == 2
+    token = "ghp_" + "a1B2" * 9
+    unreachable = cli("remote", "add", "origin", f"https://{token}@127.0.0.1:9/memory.git", "--json")
+    assert unreachable.exit_code == 1 and unreachable.json()["error"]["code"] == "remote_unreachable"
+    assert token not in unreachable.stdout + unreachable.stderr and len(unreachable.stderr.splitlines()) == 1
+    assert "Traceback" not in unreachable.stderr and cli("remote", "list", "--json").json()["remotes"] == []
+    work = tmp_path / "clone"
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run(["git", "clone", "-q", str(bare), str(work)], check=True, capture_output=True, timeout=30)
+    (work / "sessions" / "other" / "2026-01").mkdir(parents=True)
+    (work / "sessions" / "other" / "2026-01" / "session-junk.json").write_text("{not json")
+    subprocess.run([*git, "add", "-A"], check=True, timeout=30)
+    subprocess.run([*git, "commit", "-qm", "junk"], check=True, timeout=30)
+    subprocess.run([*git, "push", "-q", "origin", "HEAD:main"], check=True, capture_output=True, timeout=30)
+    assert cli("remote", "add", "origin", str(bare)).exit_code == 0
+    pulled = cli("pull", "--json")
+    assert pulled.exit_code == 0 and pulled.json()["unreadable"] == ["sessions/other/2026-01/session-junk.json"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..foundations.errors import RUNTIME, AlayaError
+from .mask import mask_text
 
 STALE_LOCKS = ("index.lock", "HEAD.lock", "config.lock", "packed-refs.lock", "shallow.lock")
 
@@ -65,5 +66,6 @@ class Git:
 
 
 def last_line(result: subprocess.CompletedProcess) -> str:
+    """git's last word on a failure, with any token or password it quotes (a URL's) masked."""
     lines = [line.strip() for line in (result.stderr or result.stdout).splitlines() if line.strip()]
-    return lines[-1] if lines else f"exit code {result.returncode}"
+    return mask_text(lines[-1])[0] if lines else f"exit code {result.returncode}"

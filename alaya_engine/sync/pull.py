@@ -21,6 +21,7 @@ from ..foundations.errors import AlayaError
 from ..foundations.machine import machine_id
 from ..introspect.suggestions import STATUSES, SuggestionStore
 from ..raw.distilled import DistilledRecord, DistilledStore
+from ..raw.formats import parse_session_json
 from ..raw.journal import Journal, is_event
 from .converge import converge
 from .remotes import checkout_tip, find_remote, sync_lock
@@ -39,7 +40,7 @@ def pull(parts: StoreParts, ingest: Ingest, distill: Distill, name: str | None =
     """``ingest(paths, replace)`` and ``distill(session_ids)`` are the engine's own."""
     started, machine = time.perf_counter(), machine_id(parts.layout.home)
     report = {"remote": None, "machine": machine, "commit": None, "sessions": {}, "records": 0, "journal_events": 0,
-              "review_decisions": 0, "conflicts": [], "converged": None}
+              "review_decisions": 0, "conflicts": [], "unreadable": [], "converged": None}
     with sync_lock(parts.layout, parts.config):
         remote = find_remote(parts.layout, parts.config, name)
         report["remote"] = remote.name
@@ -74,7 +75,8 @@ def _listing(output: str) -> dict[str, str]:
 def _take(parts: StoreParts, ingest: Ingest, distill: Distill, tree: Path, fresh: list[str], report: dict) -> None:
     by_part: dict[str, list[Path]] = {}
     for path in fresh:
-        by_part.setdefault(path.split("/", 1)[0], []).append(tree / path)
+        if _readable(tree, path, report):
+            by_part.setdefault(path.split("/", 1)[0], []).append(tree / path)
     sessions = [path for path in by_part.get("sessions", []) if _may_take(parts, path, report)]
     if sessions:
         for outcome in ingest([str(path) for path in sessions], True).outcomes:
@@ -91,6 +93,27 @@ def _take(parts: StoreParts, ingest: Ingest, distill: Distill, tree: Path, fresh
     report["review_decisions"] = _merge_decisions(parts, by_part.get("review", []))
     if events or replaced:
         report["converged"] = converge(parts)
+
+
+def _readable(tree: Path, relative: str, report: dict) -> bool:
+    """Whether a pulled file holds what its folder should (a session, a record, a JSON object; a journal's bad
+    lines are skipped later, one by one). One that does not is listed in the report and left out, never fatal."""
+    part = relative.split("/", 1)[0]
+    try:
+        text = (tree / relative).read_text(encoding="utf-8")
+        if part == "journal":
+            return True
+        document = json.loads(text)
+        if part == "sessions":
+            parse_session_json(document, stored=True)
+        elif part == "distilled":
+            DistilledRecord.from_json(document)
+        elif not isinstance(document, dict):
+            raise TypeError("not a JSON object")
+        return True
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, AlayaError):
+        report["unreadable"].append(relative)
+        return False
 
 
 def _may_take(parts: StoreParts, path: Path, report: dict) -> bool:

@@ -20,6 +20,7 @@ from ..foundations.lock import StoreLock
 from ..foundations.machine import machine_id
 from ..foundations.paths import Layout
 from .git import Git
+from .mask import mask_text
 
 BRANCH = "main"
 NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
@@ -44,7 +45,8 @@ class Remote:
         atomic_write_json(self.state_file, {**self.state(), **changes})
 
     def url(self) -> str:
-        return self.git.run("config", "--get", "remote.origin.url", check=False).stdout.strip()
+        """The remote's URL as shown in reports: a token or password in it is masked."""
+        return mask_text(self.git.run("config", "--get", "remote.origin.url", check=False).stdout.strip())[0]
 
 
 def remotes_dir(layout: Layout) -> Path:
@@ -52,10 +54,10 @@ def remotes_dir(layout: Layout) -> Path:
 
 
 def sync_lock(layout: Layout, config: dict) -> StoreLock:
-    """One push, pull or remote change at a time per store (the working copies are shared by them)."""
+    """One push, pull or remote change at a time per store (the working copies are shared by them); its holder is
+    named to whoever waits past ``lock.wait_seconds``."""
     remotes_dir(layout).mkdir(parents=True, exist_ok=True)
-    return StoreLock(layout.home / "sync" / "remotes.lock", config["lock"]["wait_seconds"],
-                     command="alaya push/pull")
+    return StoreLock(layout.home / "remotes.lock", config["lock"]["wait_seconds"], command="alaya push/pull")
 
 
 def _remote(layout: Layout, config: dict, name: str) -> Remote:
@@ -120,8 +122,9 @@ def add_remote(layout: Layout, config: dict, name: str, url: str) -> dict:
             remote.git.run("ls-remote", "--heads", "origin")
         except AlayaError as error:
             shutil.rmtree(remote.git.folder, ignore_errors=True)
-            raise AlayaError("remote_unreachable", f"cannot reach {url}: {error.message}", RUNTIME) from None
-    return {"name": name, "url": url, "added": True}
+            raise AlayaError("remote_unreachable", f"cannot reach {mask_text(url)[0]}: {error.message}",
+                             RUNTIME) from None
+    return {"name": name, "url": mask_text(url)[0], "added": True}
 
 
 def list_remotes(layout: Layout, config: dict) -> dict:
