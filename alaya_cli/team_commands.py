@@ -68,8 +68,8 @@ def push(ctx: typer.Context, name: RemoteName = None,
     document = call(ctx, "push", {"name": name, "dry_run": dry_run})
     if as_json:
         return emit(document)
-    for item in document["masked"]:
-        say(f"masked {item['kind']} in {item['in']}, {item['where']} at {item['offset']}")
+    for item in document["masked"] if dry_run else ():  # a push names them all once, at its dry run
+        say(f"would mask {item['kind']} in {item['in']}, {item['where']} at {item['offset']}")
     head = "would push" if dry_run else ("pushed" if document["commit"] else "up to date:")
     say(f"{head} {document['sessions_shared']} shared sessions ({document['sessions_private']} private kept "
         f"here), {document['journal_events']} journal events, {len(document['masked'])} secrets masked → "

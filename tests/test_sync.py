@@ -12,11 +12,26 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import cli_for, machine, write_problem_session, write_session
+from conftest import cli_for, machine, write_session
 from crash_trials import alaya, signature
 
 DAY = 86_400_000
 T0 = 1_774_000_000_000
+TOPICS = {"nginx": ("Our nginx returns 502 after every deploy. Why?", "proxy_read_timeout: the upstream restarts "
+                    "slower than 60 s", "keep the timeout at 300s for all services"),
+          "postgres": ("The API times out on every login at 9am. Why?", "the postgres pool of 10 connections is "
+                       "exhausted by the cron reports", "run the reports on the replica from now on"),
+          "redis": ("The product page stalls whenever the cache expires. Why?", "a redis stampede: every worker "
+                    "rebuilds the same key at once", "rebuild expired keys under a lock")}
+
+
+def small_session(folder: Path, session_id: str, topic: str, timestamp: int, **fields) -> Path:
+    """Three turns the offline distiller makes a cause card and a decision card of (and a link between them)."""
+    question, cause, decision = TOPICS[topic]
+    return write_session(folder, session_id, timestamp=timestamp, turns=[
+        {"role": "user", "content": question},
+        {"role": "assistant", "content": f"The cause is {cause}."},
+        {"role": "user", "content": f"I decided to {decision}."}], **fields)
 
 
 def ingest(cli, folder: Path, *paths: Path) -> list[dict]:
@@ -40,9 +55,9 @@ def test_concurrent_pushes_converge_card_for_card_and_a_fresh_machine_catches_up
     home_a, cli_a = machine(template_home, tmp_path, "a", bare)
     home_b, cli_b = machine(template_home, tmp_path, "b", bare)
     home_c, cli_c = machine(template_home, tmp_path, "c", bare)
-    cards_a = ingest(cli_a, tmp_path, write_problem_session(tmp_path / "in", "team-a1", 0, T0),
-                     write_problem_session(tmp_path / "in", "team-a2", 1, T0 + DAY))
-    ingest(cli_b, tmp_path, write_problem_session(tmp_path / "in", "team-b1", 2, T0 + 2 * DAY))
+    cards_a = ingest(cli_a, tmp_path, small_session(tmp_path / "in", "team-a1", "nginx", T0),
+                     small_session(tmp_path / "in", "team-a2", "postgres", T0 + DAY))
+    ingest(cli_b, tmp_path, small_session(tmp_path / "in", "team-b1", "redis", T0 + 2 * DAY))
     assert cli_a("link", cards_a[0]["id"], cards_a[-1]["id"], "--rel", "RELATES_TO", "--reason", "same outage"
                  ).exit_code == 0
     hook = bare / "hooks" / "pre-receive"  # the first push waits in the remote, so the second lands before it
@@ -74,22 +89,34 @@ def test_concurrent_pushes_converge_card_for_card_and_a_fresh_machine_catches_up
     assert trace["sessions"][0]["machine"] == json.loads((home_a / "machine.json").read_text())["id"]
 
 
+def kill_when(argv: list[str], ready, seconds: float = 60) -> bool:
+    """Start ``argv`` and SIGKILL it as soon as ``ready()`` holds; whether it was still running then."""
+    victim = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + seconds
+    while not ready() and victim.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    running = victim.poll() is None
+    victim.send_signal(signal.SIGKILL)
+    victim.wait(timeout=30)
+    return running
+
+
 def test_kill_during_push_or_pull_leaves_both_sides_usable(template_home, tmp_path, bare):
     home_a, cli_a = machine(template_home, tmp_path, "a", bare)
     home_b, cli_b = machine(template_home, tmp_path, "b", bare)
     sessions = [write_session(tmp_path / "in", f"kill-{n}", timestamp=T0 + n * 1000) for n in range(12)]
     assert cli_a("ingest", *map(str, sessions)).exit_code == 0
-    for delay in (0.6, 1.4):
-        victim = subprocess.Popen(alaya(home_a, "push"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(delay)
-        victim.send_signal(signal.SIGKILL)
-        victim.wait(timeout=30)
+    copy = home_a / "sync" / "remotes" / "origin"
+    assert kill_when(alaya(home_a, "push"), lambda: any(copy.glob("sessions/*/*/*.json")))  # writing, committing
+    hook, receiving = bare / "hooks" / "pre-receive", tmp_path / "receiving"
+    hook.write_text(f"#!/bin/sh\ntouch {receiving}\nsleep 1\ncat >/dev/null\n")
+    hook.chmod(0o755)
+    assert kill_when(alaya(home_a, "push"), receiving.exists)  # git is sending: it finishes alone, or not at all
+    time.sleep(1.2)
+    hook.unlink()
     assert cli_a("push").exit_code == 0
     assert subprocess.run(["git", "-C", str(bare), "fsck", "--strict"], capture_output=True, timeout=60).returncode == 0
-    victim = subprocess.Popen(alaya(home_b, "pull"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(2.0)
-    victim.send_signal(signal.SIGKILL)
-    victim.wait(timeout=30)
+    assert kill_when(alaya(home_b, "pull"), lambda: any((home_b / "raw" / "sessions").glob("*/*.json")))  # ingest
     result = cli_b("pull", "--json")
     assert result.exit_code == 0, result.stderr
     assert signature(home_b)["sessions"] == [f"kill-{n}" for n in sorted(range(12), key=str)]
@@ -102,22 +129,19 @@ def test_only_shared_sessions_travel_and_recall_keeps_to_a_scope(template_home, 
     config = json.loads((home_a / "config.json").read_text())
     (home_a / "config.json").write_text(json.dumps({**config, "share": {"include": ["*"],
                                                                         "exclude": ["agent=personal"]}}))
-    sessions = [write_problem_session(tmp_path / "in", name, number, T0 + number * DAY)
-                for number, name in enumerate(("work-1", "home-1", "secret-1"))]
-    for path, agent, share in zip(sessions, ("main", "personal", "main"), (None, None, "private")):
-        document = json.loads(path.read_text())
-        document["agent"] = agent
-        if share:
-            document.setdefault("metadata", {})["share"] = share
-        path.write_text(json.dumps(document))
+    sessions = [small_session(tmp_path / "in", name, topic, T0 + number * DAY, agent=agent,
+                              metadata={"share": share} if share else {})
+                for number, (name, topic, agent, share) in enumerate((
+                    ("work-1", "nginx", "main", None), ("home-1", "postgres", "personal", None),
+                    ("secret-1", "redis", "main", "private")))]
     ingest(cli_a, tmp_path, *sessions)
     pushed = cli_a("push", "--json").json()
     assert (pushed["sessions_shared"], pushed["sessions_private"]) == (1, 2)
     assert cli_b("pull").exit_code == 0
     assert signature(home_b)["sessions"] == ["work-1"]
-    asked = next(turn["content"] for turn in json.loads(sessions[1].read_text())["turns"] if turn["role"] == "user")
-    everywhere = cli_a("recall", asked[:200], "--max-results", "20", "--json").json()["nodes"]
-    scoped = cli_a("recall", asked[:200], "--max-results", "20", "--scope", "agent=personal", "--json").json()["nodes"]
+    asked = "login timeouts, nginx 502 and a redis stampede"
+    everywhere = cli_a("recall", asked, "--max-results", "20", "--json").json()["nodes"]
+    scoped = cli_a("recall", asked, "--max-results", "20", "--scope", "agent=personal", "--json").json()["nodes"]
     assert scoped and len(scoped) < len(everywhere)
     for node in scoped:
         origin = cli_a("trace", node["card_id"], "--json").json()["sessions"]

@@ -37,7 +37,7 @@ def test_push_masks_the_copy_it_sends_and_dry_run_names_what_without_the_secret(
     assert subprocess.run(["git", "-C", str(bare), "rev-parse", "-q", "--verify", "main"],
                           capture_output=True).returncode != 0  # a dry run sends nothing
     text = cli("push", "--dry-run").stdout
-    assert "masked openai_key in session leaky, turns[0].content" in text and key not in text
+    assert "would mask openai_key in session leaky, turns[0].content" in text and key not in text
     assert cli("push").exit_code == 0
     sent = subprocess.run(["git", "-C", str(bare), "grep", "-h", "-e", "deploy fails", "main"],
                           capture_output=True, text=True).stdout
