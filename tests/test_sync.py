@@ -15,6 +15,8 @@ from pathlib import Path
 from conftest import cli_for, machine, write_session
 from crash_trials import alaya, signature
 
+from alaya_tui.screens.status import sharing_lines
+
 DAY = 86_400_000
 T0 = 1_774_000_000_000
 TOPICS = {"nginx": ("Our nginx returns 502 after every deploy. Why?", "proxy_read_timeout: the upstream restarts "
@@ -83,7 +85,10 @@ def test_concurrent_pushes_converge_card_for_card_and_a_fresh_machine_catches_up
     assert [n["card_id"] for n in cli_a(*asked).json()["nodes"]] == \
         [n["card_id"] for n in cli_c(*asked).json()["nodes"]]
     assert cli_a("verify").exit_code == 0 and cli_c("verify").exit_code == 0
-    [remote] = cli_a("status", "--json").json()["sync"]["remotes"]
+    status = cli_a("status", "--json").json()
+    [remote] = status["sync"]["remotes"]
+    assert sharing_lines(status) == [f"Shared through origin ({bare}) as {status['sync']['machine']}: 0 sessions "
+                                     "stored since the last push, 0 pushes of other machines fetched and not pulled"]
     assert remote["sessions_ahead"] == 0 and remote["pushes_behind"] == 0 and remote["last_pull"] >= remote["last_push"]
     trace = cli_c("trace", cards_a[0]["id"], "--json").json()
     assert trace["sessions"][0]["machine"] == json.loads((home_a / "machine.json").read_text())["id"]
