@@ -178,3 +178,15 @@ def test_bad_input_and_unreachable_remotes_fail_in_one_line_and_junk_pulled_is_l
     assert cli("remote", "add", "origin", str(bare)).exit_code == 0
     pulled = cli("pull", "--json")
     assert pulled.exit_code == 0 and pulled.json()["unreadable"] == ["sessions/other/2026-01/session-junk.json"]
+
+
+def test_journal_events_name_their_machine_and_older_events_are_this_stores(tmp_path):
+    from alaya_engine.foundations.machine import machine_id
+    from alaya_engine.raw.journal import Journal
+
+    journal = Journal(tmp_path / "raw" / "journal")
+    journal.append("link.add", 1, links=[])
+    [event] = journal.events()
+    assert event["machine"] == machine_id(tmp_path) == journal.machine
+    assert journal.own({"op": "link.add", "at": 1, "links": []})  # written before machines were named
+    assert not journal.own({**event, "machine": "elsewhere"})
