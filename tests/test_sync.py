@@ -190,3 +190,27 @@ def test_journal_events_name_their_machine_and_older_events_are_this_stores(tmp_
     assert event["machine"] == machine_id(tmp_path) == journal.machine
     assert journal.own({"op": "link.add", "at": 1, "links": []})  # written before machines were named
     assert not journal.own({**event, "machine": "elsewhere"})
+
+
+def test_review_decisions_travel_and_the_later_decision_wins(template_home, tmp_path):
+    from alaya_engine.engine import Engine
+    from alaya_engine.introspect.suggestions import SuggestionStore
+    from alaya_engine.sync.pull import _merge_decisions
+    from alaya_engine.sync.tree import build_export
+
+    homes = [tmp_path / name for name in ("a", "b")]
+    for home in homes:
+        shutil.copytree(template_home, home)
+    engine_a, engine_b = (Engine.open(home) for home in homes)
+    for engine, status, when in ((engine_a, "approved", 20), (engine_b, "rejected", 10)):
+        store = SuggestionStore(engine.layout.review)
+        for subjects in (["card-1", "card-2"], ["card-3", "card-4"]):
+            suggestion, _ = store.propose("merge_cards", subjects, {}, 1)
+            suggestion.status, suggestion.updated_at = (status, when) if subjects[0] == "card-1" else ("pending", 1)
+        store.save()
+    files = build_export(engine_a.layout, engine_a.config["share"], "a").files
+    sent = tmp_path / "review-a.json"
+    sent.write_bytes(files["review/a.json"])
+    assert _merge_decisions(engine_b, [sent]) == 1
+    decided = {s.subjects[0]: s.status for s in SuggestionStore(engine_b.layout.review).all()}
+    assert decided == {"card-1": "approved", "card-3": "pending"}  # a's later approval replaced b's rejection
