@@ -63,12 +63,15 @@ def pull(parts: StoreParts, ingest: Ingest, distill: Distill, name: str | None =
 
 
 def _listing(output: str) -> dict[str, str]:
-    """``git ls-tree -r -z`` → path → blob id."""
+    """``git ls-tree -r -z`` → path → blob id, regular files only: a symbolic link someone pushed would make a pull
+    read whatever it points to on this machine."""
     entries = {}
     for entry in output.split("\0"):
         if entry:
             meta, path = entry.split("\t", 1)
-            entries[path] = meta.split()[2]
+            mode, _, blob = meta.split()
+            if mode in ("100644", "100755"):
+                entries[path] = blob
     return entries
 
 
