@@ -18,7 +18,7 @@ from typer.core import TyperGroup
 from alaya_engine.foundations.errors import RUNTIME, USAGE, AlayaError, report_error
 from alaya_engine.foundations.privacy import create_privately
 
-from . import admin_commands, agent_commands, store_commands
+from . import admin_commands, agent_commands, store_commands, team_commands
 from .argv import command_name, home_option, place_global_options
 from .shared import say
 from .terminal import RunInClient, StdinWanted
@@ -32,6 +32,7 @@ traceback (logging's last-resort handler would print it): the command has alread
 
 COMMAND_ORDER = ("init", "demo", "ingest", "distill", "recall", "trace", "schema", "link", "status", "introspect",
                  "review", "restore", "verify", "rebuild", "rebuild-l1", "backup", "export", "import-memex", "sync",
+                 "remote", "push", "pull",
                  "mcp", "skill", "tui", "serve", "server", "version")
 """``alaya --help`` lists commands in the order of a memory's life, not the order they are defined in."""
 
@@ -122,5 +123,5 @@ def _global(
     ctx.obj = {"home": current().home(home), "home_option": home, "no_server": no_server}
 
 
-for module in (store_commands, admin_commands, agent_commands):
+for module in (store_commands, admin_commands, agent_commands, team_commands):
     app.add_typer(module.commands)

@@ -204,6 +204,9 @@ def recall(
     memex: Annotated[Optional[bool], typer.Option("--memex/--no-memex",
                                                   help="Let cards imported with import-memex be returned "
                                                        "(default: yes).")] = None,
+    scope: Annotated[Optional[list[str]], typer.Option("--scope", metavar="RULE", help=(
+        "Only cards and raw turns of sessions this rule matches: agent=NAME, channel=NAME or project=NAME (shell "
+        "patterns); repeat it to allow several.")) ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance.
@@ -214,7 +217,7 @@ def recall(
 
     request = request_from_options(text=text, concepts=concepts, relations=rel, depth=depth, from_nodes=from_nodes,
                                    top_k=top_k, types=types, max_results=max_results, include_sessions=sessions,
-                                   include_memex=memex)
+                                   include_memex=memex, scope=scope or None)
     if not request and not terminal.current().stdin_is_tty():
         request = request_from_stdin(read_stdin())
     show(call(ctx, "recall", {"request": request}), as_json, "print_recall",

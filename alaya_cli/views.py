@@ -219,6 +219,10 @@ def print_review_show(console: "Console", item: dict) -> None:
         console.print(f"\nDecide: alaya review approve {item['id']}  ·  alaya review reject {item['id']}")
 
 
+def when_or_never(millis: int | None) -> str:
+    return when(millis) if millis else "never"
+
+
 def when(millis: int) -> str:
     """Epoch milliseconds as a UTC date and minute, the way people read times."""
     from datetime import datetime, timezone
@@ -277,6 +281,8 @@ def recall_command(request: dict, home: str | None = None) -> str:
              "--rel", ",".join(request["relations"]), "--depth", str(request["depth"])]
     if request.get("types"):
         words += ["--types", ",".join(request["types"])]
+    for rule in request.get("scope") or ():
+        words += ["--scope", rule]
     if request.get("text"):
         words.append(request["text"])
     elif request.get("concepts"):
@@ -385,6 +391,15 @@ def print_status(console: "Console", report: dict) -> None:
     console.print("\n[bold]Temperature Distribution[/]")
     for band in report["temperature"]:
         console.print(f"  {band['range']}: {share_bar(band['share'])} {band['share']:.0%} ({band['count']:,})")
+    sharing = report.get("sync") or {}
+    if sharing.get("remotes"):
+        console.print(f"\n[bold]Sharing[/] (this machine: {escape(sharing['machine'])})")
+        for remote in sharing["remotes"]:
+            behind = "?" if remote["pushes_behind"] is None else f"{remote['pushes_behind']:,}"
+            console.print(f"  {escape(remote['name'])} ({escape(remote['url'])}): "
+                          f"{remote['sessions_ahead']:,} sessions stored since the last push, {behind} pushes of "
+                          f"other machines fetched and not pulled; last push {when_or_never(remote['last_push'])}, "
+                          f"last pull {when_or_never(remote['last_pull'])}")
 
 
 def print_verify(console: "Console", report: dict) -> None:
@@ -476,3 +491,4 @@ def print_import_memex(console: "Console", report: dict) -> None:
             console.print(f"[yellow]{title}: {len(items)}[/]")
             for item in items:
                 console.print(f"  - {escape(item['file'])}: {escape(item[key])}")
+

@@ -25,7 +25,7 @@ Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
 WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore", "review.approve", "review.reject", "backup",
-                    "import_memex"})
+                    "import_memex", "remote.add", "remote.remove", "push", "pull"})
 """Methods that change the store (the server runs them one at a time)."""
 
 
@@ -211,3 +211,51 @@ def _import_memex(engine: "Engine", params: dict, progress: Progress) -> dict:
     from .memex.importer import import_memex
 
     return import_memex(engine, str(params.get("path") or ""), progress=progress)
+
+
+def _remote_name(params: dict, required: bool = False) -> str | None:
+    name = params.get("name")
+    if name is None and not required:
+        return None
+    if not isinstance(name, str) or not name:
+        raise AlayaError("bad_request", "name must be the remote's name (text)")
+    return name
+
+
+@method("remote.add")
+def _remote_add(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .sync.remotes import add_remote
+
+    url = params.get("url")
+    if not isinstance(url, str):
+        raise AlayaError("bad_request", "url must be text")
+    return add_remote(engine.layout, engine.config, _remote_name(params, required=True), url)
+
+
+@method("remote.list")
+def _remote_list(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .sync.remotes import list_remotes
+
+    return list_remotes(engine.layout, engine.config)
+
+
+@method("remote.remove")
+def _remote_remove(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .sync.remotes import remove_remote
+
+    return remove_remote(engine.layout, engine.config, _remote_name(params, required=True))
+
+
+@method("push")
+def _push(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .sync.push import push
+
+    return push(engine.layout, engine.config, _remote_name(params), dry_run=bool(params.get("dry_run")))
+
+
+@method("pull")
+def _pull(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .sync.pull import pull
+
+    return pull(engine, lambda paths, replace: engine.ingest(paths, replace=replace),
+                lambda sessions: engine.distill(sessions), _remote_name(params))

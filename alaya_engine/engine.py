@@ -491,10 +491,16 @@ class Engine:
         index = self.card_index()
         index.refresh()
         names, relation_vectors = index.store.relation_vectors()
+        in_scope = None
+        if query.scope:
+            from .foundations.scope import parse_rule
+
+            with self.step() as graph:
+                in_scope = graph.sessions_in_scope([parse_rule(rule, "scope") for rule in query.scope])
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
-                                settings=self.config["recall"], full_text=full_text, turns=turns)
+                                settings=self.config["recall"], full_text=full_text, turns=turns, in_scope=in_scope)
         AccessLog(self.layout.access_log).record(
             millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes if node.kind == "card"])
         return result
@@ -606,8 +612,7 @@ class Engine:
             if card is None:
                 raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             sessions = graph.sessions(list(card["source_sessions"] or []))
-        for session in sessions:
-            session["path"] = str(self.layout.home / session["path"])
+        self._name_places(sessions)
         card = card_document(card)
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
         origin = None
@@ -637,13 +642,20 @@ class Engine:
         turns = [{"index": index, **session.turns[index].to_json()} for index in range(first, last + 1)]
         window = window_at(session, first, last)
         when = datetime.fromtimestamp(window.time / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
-        for item in sessions:
-            item["path"] = str(self.layout.home / item["path"])
+        self._name_places(sessions)
         card = {"id": window_id, "kind": "session_turns", "type": "session_turns", "tier": "RAW",
                 "title": window_heading(window), "content": window.text, "tags": [], "source": "session",
                 "source_sessions": [session_id],
                 "created_at": when, "updated_at": when, "access_count": 0, "temperature": None, "importance": None}
         return card, sessions, turns
+
+    def _name_places(self, sessions: list[dict]) -> None:
+        """Each traced session's full path, and the machine it came from (another machine's, when pulled)."""
+        from .sync.tree import session_machine
+
+        for session in sessions:
+            session["path"] = str(self.layout.home / session["path"])
+            session["machine"] = session_machine(Path(session["path"]), self.layout.home)
 
     def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
              weight: float = 1.0, new_relation: bool = False) -> LinkReport:

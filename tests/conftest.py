@@ -247,3 +247,20 @@ def pytest_collection_modifyitems(items):
         return longest, item.path not in slow_files, position[id(item)]
 
     items.sort(key=rank)
+
+
+@pytest.fixture
+def bare(tmp_path) -> Path:
+    """A bare git repository: the remote that stores of a test share their memory through."""
+    repository = tmp_path / "memory.git"
+    subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(repository)], check=True, timeout=30)
+    return repository
+
+
+def machine(template_home: Path, tmp_path: Path, name: str, bare: Path):
+    """A store of its own with the shared remote added (one machine of a team), and its command line."""
+    home = tmp_path / name
+    shutil.copytree(template_home, home)
+    cli = cli_for(home)
+    assert cli("remote", "add", "origin", str(bare)).exit_code == 0
+    return home, cli

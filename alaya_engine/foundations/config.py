@@ -79,7 +79,8 @@ DEFAULTS: dict[str, Any] = {
         "llm_merges_per_run": 20,
     },
     "ingest": {"max_file_mb": 64},
-    "sync": {"session_idle_minutes": 30},
+    "sync": {"session_idle_minutes": 30, "git_timeout_s": 120.0},
+    "share": {"include": ["*"], "exclude": []},
     "server": {"autostart": True, "idle_timeout": 900, "start_timeout": 30.0, "connect_timeout": 5.0,
                "request_timeout": 30.0},
     "lock": {"wait_seconds": 10.0},
@@ -104,7 +105,7 @@ CHOICES = {
 
 
 MINIMUMS = {
-    "sync.session_idle_minutes": 0, "graph.buffer_pool_mb": 64,
+    "sync.session_idle_minutes": 0, "sync.git_timeout_s": 1, "graph.buffer_pool_mb": 64,
     "embedding.dimensions": 1, "embedding.batch_size": 1, "embedding.max_concurrency": 1, "embedding.timeout_s": 0.01,
     "embedding.max_retries": 0,
     "temperature.hot_threshold": 0, "temperature.warm_threshold": 0, "temperature.cold_days": 0,
@@ -192,6 +193,8 @@ def _merge(target: dict, given: dict, defaults: dict, prefix: str, source: str) 
 def _check_type(path: str, value: Any, expected: Any, source: str) -> None:
     if path in OPTIONAL_STRINGS:
         ok, wanted = value is None or isinstance(value, str), "a string or null"
+    elif isinstance(expected, list):
+        ok, wanted = isinstance(value, list) and all(isinstance(item, str) for item in value), "a list of strings"
     elif isinstance(expected, bool):
         ok, wanted = isinstance(value, bool), "true or false"
     elif isinstance(expected, int):

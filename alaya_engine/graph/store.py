@@ -512,6 +512,14 @@ class GraphStore:
         return [{"id": sid, "timestamp": moment.isoformat() + "Z", "channel": channel, "path": path}
                 for sid, moment, channel, path in rows]
 
+    def sessions_in_scope(self, rules: list[tuple[str, str]]) -> set[str]:
+        """The sessions any of ``rules`` matches (``foundations.scope``), by their agent and channel."""
+        from ..foundations.scope import matches
+
+        rows = self.query("MATCH (s:Session) RETURN s.id, s.agent, s.channel")
+        return {sid for sid, agent, channel in rows
+                if any(matches({"agent": agent, "channel": channel}, rule) for rule in rules)}
+
     def temperature_histogram(self) -> list[dict[str, Any]]:
         """Cards per temperature band, hottest first (the bands `alaya status` shows), counted in the database."""
         cases = " ".join(f"WHEN c.temperature >= {low} THEN {index}"

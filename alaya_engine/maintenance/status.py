@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -22,10 +22,12 @@ class StatusReport:
     l1: dict
     temperature: list[dict]
     """Cards per temperature band, hottest first: range, low, high, count, share."""
+    sync: dict = field(default_factory=dict)
+    """This machine's id and its remotes (``sync/status.py``); empty in a report of an older Alaya."""
 
     def to_json(self) -> dict:
         return {"home": self.home, "version": self.version, "l3": self.l3, "l2": self.l2, "l1": self.l1,
-                "temperature": self.temperature}
+                "temperature": self.temperature, "sync": self.sync}
 
     @classmethod
     def from_json(cls, document: dict) -> "StatusReport":
@@ -36,6 +38,7 @@ GAVE_NOTHING_LISTED = 10
 
 
 def store_status(store: StoreParts) -> StatusReport:
+    from ..sync.status import sync_status
     from ..vectors.store import read_stats
 
     raw = store.raw.stats()
@@ -57,6 +60,7 @@ def store_status(store: StoreParts) -> StatusReport:
         l1={**l1, "embedding": store.manifest["embedding"], "bytes": disk_usage(store.layout.vectors_dir),
             "resident_bytes": {tier: l1["by_tier"].get(tier, 0) * vector_bytes for tier in ("HOT", "WARM")}},
         temperature=histogram,
+        sync=sync_status(store.layout, store.config),
     )
 
 

@@ -18,15 +18,16 @@ from ..foundations.domain import CARD_TYPES
 from ..foundations.errors import AlayaError
 from ..foundations.json_input import has_lone_surrogate
 from ..foundations.relations import normalise_relation
+from ..foundations.scope import parse_rule
 
 MAX_DEPTH = 3
 MAX_CONCEPTS = 8
 MAX_TEXT_CHARS = 4000
 """Per text or concept: embedding costs ~30 µs a character, so a pasted document would hold the store for minutes."""
-MAX_ITEMS = {"concepts": 32, "relations": 32, "from_nodes": 200, "types": len(CARD_TYPES)}
+MAX_ITEMS = {"concepts": 32, "relations": 32, "from_nodes": 200, "types": len(CARD_TYPES), "scope": 32}
 _SPLIT = re.compile(r"[,，、;；。?？!！/\n]+")
 _KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text", "include_sessions",
-         "include_memex"}
+         "include_memex", "scope"}
 
 
 @dataclass
@@ -45,6 +46,9 @@ class RecallQuery:
     """Whether windows of raw session turns compete with cards for the result (default ``recall.include_sessions``)."""
     include_memex: bool = True
     """Whether cards imported from a memex vault (``alaya import-memex``, source ``memex``) may be returned."""
+    scope: list[str] = field(default_factory=list)
+    """Only cards and raw turns of the sessions these rules match (``agent=X``, ``project=Y``; see
+    ``foundations/scope.py``); empty: every session."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -94,6 +98,9 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
     include_memex = document.get("include_memex", True)
     if not isinstance(include_memex, bool):
         raise bad_query("'include_memex' must be true or false")
+    scope = _strings(document, "scope")
+    for rule in scope:
+        parse_rule(rule, "'scope'")
     default_depth = 1 if from_nodes else defaults["graph_expand_depth"]
     return RecallQuery(
         concepts=concepts,
@@ -106,6 +113,7 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
         text=text.strip() if text else None,
         include_sessions=include_sessions,
         include_memex=include_memex,
+        scope=scope,
     )
 
 

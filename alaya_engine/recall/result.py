@@ -131,8 +131,9 @@ class RecallResult:
             request["text"] = self.query["text"]
         elif self.query.get("concepts"):
             request["concepts"] = self.query["concepts"]
-        if self.query.get("types"):
-            request["types"] = self.query["types"]
+        for kept in ("types", "scope"):
+            if self.query.get(kept):
+                request[kept] = self.query[kept]
         return request
 
     @classmethod

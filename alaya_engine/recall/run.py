@@ -42,13 +42,14 @@ if TYPE_CHECKING:
 def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader",
                index: "ResidentIndex", space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
                full_text: "Future[dict[str, float]] | None" = None,
-               turns: TurnSearch | None = None) -> RecallResult:
+               turns: TurnSearch | None = None, in_scope: set[str] | None = None) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
     the store's step lock, so a cold model or a reload of the vectors never holds up another client's step.
     ``graph`` is the database or its resident snapshot: both answer ``cards``, ``card_types``, ``neighbours`` and
     ``card_count`` alike. ``full_text`` is the full-text search of the free text, started by the caller on another
     thread (None when there is no free text or ``recall.hybrid`` is off). ``turns`` searches the windows of raw
-    turns when the request includes sessions (see :mod:`.turns`)."""
+    turns when the request includes sessions (see :mod:`.turns`). ``in_scope``: the sessions a scoped request may
+    return cards and turns of (None: all)."""
     clock = _Clock()
     space.check_known(query.relations)
     goal = query.text or ("; ".join(query.concepts) if query.concepts else None)
@@ -70,6 +71,9 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
     fusion = LexicalFusion.for_query(query.text or " ".join(query.concepts), settings)
     window_distances = {} if turns is None else turns.distances(window_queries, fusion)
+    if in_scope is not None:
+        window_distances = {window_id: distance for window_id, distance in window_distances.items()
+                            if parse_window_id(window_id)[0] in in_scope}
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])
     distances = _concept_distances(reached, queries, graph, index, embedder)
@@ -85,6 +89,10 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
                   if card_id in types and (not query.types or types[card_id] in query.types)]
     if not query.include_memex:
         candidates = without_memex(candidates, graph)
+    if in_scope is not None:
+        cards = graph.cards([reach.card_id for reach in candidates])
+        candidates = [reach for reach in candidates
+                      if in_scope.intersection(cards.get(reach.card_id, {}).get("source_sessions") or ())]
     clock.lap("graph")
     nodes = _merge(_rank(candidates, distances, settings), window_distances, settings, query.max_results, graph,
                    turns)

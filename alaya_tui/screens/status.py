@@ -36,12 +36,22 @@ def model_line(report: dict) -> str:
     return f"Embedding model: {embedding['name']} ({embedding['dimension']} dimensions)"
 
 
+def sharing_lines(report: dict) -> list[str]:
+    """One line per git remote (``alaya remote add``), as ``alaya status`` shows them; none without remotes."""
+    sharing = report.get("sync") or {}
+    return [f"Shared through {remote['name']} ({remote['url']}) as {sharing['machine']}: "
+            f"{remote['sessions_ahead']:,} sessions stored since the last push, "
+            f"{'?' if remote['pushes_behind'] is None else format(remote['pushes_behind'], ',')} pushes of other "
+            "machines fetched and not pulled" for remote in sharing.get("remotes", [])]
+
+
 STATUS_HELP = """\
 # Status
 
 The three layers of the store, from the `status` call (what `alaya status --json` prints):
-L3 raw sessions, the L2 graph, the L1 vectors and their tiers. The figures reload each time the screen is shown,
-and with `r`. The tiers screen (`3`) shows the memory's heat: tiers, temperatures, relation usage.
+L3 raw sessions, the L2 graph, the L1 vectors and their tiers, and the git remotes the memory is shared through.
+The figures reload each time the screen is shown, and with `r`. The tiers screen (`3`) shows the memory's heat:
+tiers, temperatures, relation usage.
 """
 
 
@@ -80,5 +90,5 @@ class StatusScreen(Screen):
     def _show(self, report: dict) -> None:
         for layer, rows in layer_rows(report).items():
             self.query_one(f"#{layer}", LayerPanel).show(rows)
-        self.query_one("#status-model", Static).update(model_line(report))
+        self.query_one("#status-model", Static).update("\n".join([model_line(report), *sharing_lines(report)]))
         self.query_one("#status-error", Static).update("")

@@ -50,6 +50,8 @@ export const RECALL_REQUEST_SCHEMA = {
       "with cards, so what no card holds is still found (default true)." },
     include_memex: { type: "boolean", description: "Whether cards imported from a memex vault (source memex) may be " +
       "returned (default true)." },
+    scope: strings('Only cards and raw turns of sessions these rules match: agent=NAME, channel=NAME or project=NAME ' +
+      '(shell patterns; any rule may match), e.g. ["agent=main"].'),
   },
 };
 
