@@ -253,13 +253,22 @@ class Engine:
     @contextmanager
     def _graph_view(self) -> Iterator["GraphReader"]:
         """What recall reads: the resident snapshot while it is fresh (memory: no step lock needed); else the
-        graph itself as one step; or, while another thread's step runs (a long job on the owner server), the
-        graph through this thread's own connection, so the recall does not wait for that step to end."""
+        database as :meth:`_database_view` reads it."""
         with self.hold():
             snapshot = self._fresh_snapshot()
             if snapshot is not None:
                 yield snapshot
-            elif self._mutex.acquire(blocking=False):
+            else:
+                with self._database_view() as graph:
+                    yield graph
+
+    @contextmanager
+    def _database_view(self) -> Iterator[GraphStore]:
+        """The graph database for a read that must not wait: the graph itself as one step when no step runs;
+        while another thread's step runs (a long job on the owner server), this thread's own connection, so the
+        read does not wait for that step to end."""
+        with self.hold():
+            if self._mutex.acquire(blocking=False):
                 try:
                     yield self._graph_store
                 finally:
@@ -495,7 +504,7 @@ class Engine:
         if query.scope:
             from .foundations.scope import parse_rule
 
-            with self.step() as graph:
+            with self._database_view() as graph:  # a recall never waits for a step, scoped or not
                 in_scope = graph.sessions_in_scope([parse_rule(rule, "scope") for rule in query.scope])
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
