@@ -6,7 +6,7 @@ first (they are exact), then keys and passwords named as such, then long random-
 key, token or secret. Hashes, commit ids and UUIDs stand next to no such word, and a value that is only hex or only
 digits is never taken for a secret on its word alone (``cache key: <sha256>`` stays), which is what keeps false
 masks rare. Measured on ``tests/fixtures/secrets.jsonl`` (``tests/test_sync_mask.py``, ``python -m bench --only
-secret_masker``). Only the pushed copy is masked: the local L3 keeps the original.
+team_sync``). Only the pushed copy is masked: the local L3 keeps the original.
 """
 
 from __future__ import annotations
