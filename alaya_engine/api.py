@@ -147,6 +147,11 @@ def _status(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.status().to_json()
 
 
+@method("overview")
+def _overview(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.overview()
+
+
 @method("schema")
 def _schema(engine: "Engine", params: dict, progress: Progress) -> dict:
     relations, node_types = bool(params.get("relations")), bool(params.get("node_types"))
@@ -182,8 +187,9 @@ def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
 def _session_turns(engine: "Engine", params: dict, progress: Progress) -> dict:
     from .raw.turn_range import DEFAULT_COUNT, session_turns
 
-    return session_turns(engine.raw, params.get("session_id"), params.get("first", 0),
-                         params.get("count", DEFAULT_COUNT))
+    document = session_turns(engine.raw, params.get("session_id"), params.get("first", 0),
+                             params.get("count", DEFAULT_COUNT))
+    return {**document, "cards": engine.session_cards(document["session_id"])}
 
 
 @method("link")

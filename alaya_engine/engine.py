@@ -714,6 +714,17 @@ class Engine:
         with self.hold():
             return verify(self)
 
+    def session_cards(self, session_id: str) -> list[dict]:
+        """The cards distilled from a session: what the explorer shows beside its transcript."""
+        with self.step() as graph:
+            return graph.session_cards(session_id)
+
+    def overview(self) -> dict:
+        """The newest sessions, the HOT cards and the pending review count (the explorer's home screen)."""
+        from .maintenance.overview import store_overview
+
+        return store_overview(self)
+
     def status(self) -> "StatusReport":
         """Counts per layer and sizes on disk."""
         from .maintenance.status import store_status

@@ -122,7 +122,7 @@ async def test_a_relation_is_followed_from_the_selected_card_and_back_forward_re
         assert [n["card_id"] for n in screen.result["nodes"]] == [n["card_id"] for n in expected["nodes"]]
         assert_shows(screen, expected)
         crumbs = screen.query_one("#breadcrumbs", Breadcrumbs)
-        assert crumbs.labels == [QUERY, f"{relation} from {title}"] and crumbs.current == 1
+        assert crumbs.labels == ["Home", QUERY, f"{relation} from {title}"] and crumbs.current == 2
         assert screen.query_one("#query", Input).value == format_query(navigation)
 
         await pilot.press("left_square_bracket")
@@ -130,13 +130,13 @@ async def test_a_relation_is_followed_from_the_selected_card_and_back_forward_re
         assert screen.request == {"text": QUERY}
         assert_shows(screen, first)
         assert screen.query_one("#results", ResultsTable).cursor_row == row  # the selection comes back too
-        assert crumbs.current == 0
+        assert crumbs.current == 1
 
         await pilot.press("right_square_bracket")
         await pilot.pause()
         assert screen.request == navigation
         assert_shows(screen, expected)
-        assert crumbs.current == 1
+        assert crumbs.current == 2
         await pilot.press("alt+left")
         await pilot.pause()
         assert screen.request == {"text": QUERY}
@@ -248,7 +248,7 @@ def test_the_fake_backends_recall_documents_match_the_schema():
 def test_the_fake_backends_documents_have_the_shape_a_store_answers_with(demo_home):
     """The canned documents were recorded once; a store asked the same today answers with the same fields."""
     canned, live = recorded(), record_documents(demo_home, QUERY)
-    for method in ("card", "trace", "review.show"):  # keyed by ids: compare the documents themselves
+    for method in ("card", "trace", "review.show", "session.turns"):  # keyed by ids: compare the documents themselves
         canned[method], live[method] = list(canned[method].values()), list(live[method].values())
     canned.pop("files"), live.pop("files")
     assert {method: shape(document) for method, document in live.items()} == {

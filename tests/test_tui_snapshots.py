@@ -41,7 +41,7 @@ def explorer(home: Path) -> AlayaApp:
 
 
 async def first_query(pilot) -> None:
-    await pilot.press(*FIRST_QUERY, "enter")
+    await pilot.press("slash", *FIRST_QUERY, "enter")
     await settle(pilot.app, pilot)
 
 

@@ -25,10 +25,12 @@ from ..errors import call_or_report
 from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.explorable_table import ExplorableTable
+from ..widgets.home_view import HomeView
 from ..widgets.node_detail import NodeDetail
 from ..widgets.results_table import ResultsTable
 from ..widgets.verdict_line import VerdictLine
 from .card import CardScreen
+from .session import SessionScreen
 
 EXPLORE_HELP = """\
 # Explore
@@ -50,23 +52,28 @@ the *explorable* relations lead further: `Tab` to that pane, then `Enter` on a r
 
 | key | what it does |
 |---|---|
-| `/` | focus the query bar |
+| `/` or `:` | focus the query bar (single-letter keys type into it until you leave it) |
 | `Enter` in the query bar | recall |
+| `Enter` on a HOT card / a recent session (home) | open the card / the session's transcript |
 | `Enter` on a result | open the card |
 | `t` on a result | open the card with its trace (the source session) shown |
 | `Enter` on an explorable relation | follow it, your query as the goal: from the selected result (From: this),      |
 | | else from the results it leaves from |
 | `Tab` / `Shift+Tab` | query bar → results → explorable relations |
-| `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path |
-| `Escape` | leave the query bar for the results (single-letter keys then work); elsewhere back to the query bar |
+| `[` / `]`, `Alt+←` / `Alt+→` | back / forward along the navigation path (back from the first step: home) |
+| `Escape` | leave the query bar (single-letter keys then work); elsewhere one step back, as `[` |
 
 Colours of the h bar: green below 0.15 (close to target), yellow below 0.22 (getting closer), red otherwise.
 """
 
 
-START_HINT = "Type a query and press Enter · Escape leaves the query bar · F1 help"
+START_HINT = "/ asks your memory · Enter opens a card or a session · Tab next list · ? every key"
 RESULTS_HINT = "Enter opens a card · t trace"
 EXPLORABLE_HINT = " · Tab → Explorable, Enter follows a relation"
+WINDOW_KIND = "session_turns"
+"""A recall unit that is a window of raw turns, not a card."""
+HOME = "Home"
+"""The first crumb: the home view, where back ends."""
 
 
 @dataclass
@@ -82,12 +89,12 @@ class Step:
 class ExploreScreen(Screen):
     HELP = EXPLORE_HELP
     BINDINGS = [
-        Binding("slash", "focus_query", "Query"),
+        Binding("slash,colon", "focus_query", "Query", key_display="/"),
         Binding("left_square_bracket", "back", "Back"),
         Binding("right_square_bracket", "forward", "Forward"),
         Binding("alt+left", "back", "Back", show=False),
         Binding("alt+right", "forward", "Forward", show=False),
-        Binding("escape", "toggle_query", "Query/results", show=False),
+        Binding("escape", "escape", "Leave the query bar, else back", show=False),
         Binding("t", "trace", "Trace", show=False),
     ]
 
@@ -101,16 +108,17 @@ class ExploreScreen(Screen):
     # The current step, as documents: what a test compares with ``alaya recall --json``.
     @property
     def request(self) -> dict | None:
-        return self.history[self.position].request if self.history else None
+        return self.history[self.position].request if self.position >= 0 else None
 
     @property
     def result(self) -> dict | None:
-        return self.history[self.position].result if self.history else None
+        return self.history[self.position].result if self.position >= 0 else None
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(placeholder=f"Recall: {SYNTAX_HELP}", id="query")
         yield Breadcrumbs(id="breadcrumbs")
+        yield HomeView(id="home")
         with Horizontal(id="explore-body"):
             yield ResultsTable(id="results")
             with Vertical(id="explore-side"):
@@ -124,21 +132,44 @@ class ExploreScreen(Screen):
         self.query_one("#results", ResultsTable).border_title = "Results"
         self.query_one("#explorable", ExplorableTable).border_title = "Explorable"
         self.query_one("#node-detail", NodeDetail).border_title = "Selected"
-        self.query_one("#query", Input).focus()
+        self.app.store_changed_signal.subscribe(self, lambda _change: self.load_overview())
+        self._show_home()
+        self.load_overview()
+
+    @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
+    def load_overview(self) -> None:
+        document = call_or_report(self, "overview", None, lambda message: self.show_message(message, error=True))
+        if document is not None:
+            self.app.call_from_thread(self.query_one("#home", HomeView).show, document)
+
+    @on(DataTable.RowSelected, "#home-cards")
+    def _open_hot_card(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.app.push_screen(CardScreen(self.backend, str(event.row_key.value)))
+
+    @on(DataTable.RowSelected, "#home-sessions")
+    def _open_recent_session(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.app.push_screen(SessionScreen(self.backend, str(event.row_key.value)))
 
     # Asking the engine -------------------------------------------------------------------------------------------
 
     @on(Input.Submitted, "#query")
     def submit_query(self, event: Input.Submitted) -> None:
+        self.ask(event.value)
+
+    def ask(self, line: str) -> None:
+        """Recall a line of the query syntax (what Enter in the query bar does)."""
         try:
-            request = parse_query(event.value)
+            request = parse_query(line)
         except QuerySyntaxError as error:
             self.show_message(str(error), error=True)
             return
         if not request:
             self.show_message("Type a query first: " + SYNTAX_HELP, error=True)
             return
-        self.recall(request, event.value.strip())
+        self.query_one("#query", Input).value = line.strip()
+        self.recall(request, line.strip())
 
     @on(DataTable.RowSelected, "#explorable")
     def navigate_along(self, event: DataTable.RowSelected) -> None:
@@ -179,16 +210,27 @@ class ExploreScreen(Screen):
         if ticket != self._ticket:
             return
         self._remember_cursor()
-        del self.history[self.position + 1:]
-        self.history.append(Step(request, result, label))
-        self.position = len(self.history) - 1
+        if self.position >= 0 and self.history[self.position].request == request:
+            self.history[self.position] = Step(request, result, label)  # a re-run query replaces its own step
+        else:
+            del self.history[self.position + 1:]
+            self.history.append(Step(request, result, label))
+            self.position = len(self.history) - 1
         self._show_step()
         if result["nodes"]:
             self.query_one("#results", ResultsTable).focus()
 
     # Showing a step ------------------------------------------------------------------------------------------------
 
+    def _show_home(self) -> None:
+        self.add_class("-home")
+        self.query_one("#breadcrumbs", Breadcrumbs).show([HOME, *(item.label for item in self.history)], 0)
+        self.query_one("#query", Input).value = ""
+        self.show_message(START_HINT)
+        self.query_one("#home-cards").focus()
+
     def _show_step(self) -> None:
+        self.remove_class("-home")
         step = self.history[self.position]
         results = self.query_one("#results", ResultsTable)
         results.show(step.result["nodes"], step.cursor_row)
@@ -197,7 +239,8 @@ class ExploreScreen(Screen):
         self.query_one("#explorable", ExplorableTable).show(step.result["explorable"],
                                                              selected["card_id"] if selected else None)
         self.query_one("#verdict", VerdictLine).show(step.result)
-        self.query_one("#breadcrumbs", Breadcrumbs).show([item.label for item in self.history], self.position)
+        self.query_one("#breadcrumbs", Breadcrumbs).show([HOME, *(item.label for item in self.history)],
+                                                         self.position + 1)
         self.query_one("#query", Input).value = format_query(step.request)
         self._show_selected()
         if step.result["nodes"]:
@@ -207,7 +250,7 @@ class ExploreScreen(Screen):
             self.show_message((step.result.get("reason") or "nothing found") + back, error=True)
 
     def _remember_cursor(self) -> None:
-        if self.history:
+        if self.position >= 0:
             self.history[self.position].cursor_row = self.query_one("#results", ResultsTable).cursor_row
 
     @on(DataTable.RowHighlighted, "#results")
@@ -222,7 +265,23 @@ class ExploreScreen(Screen):
     @on(DataTable.RowSelected, "#results")
     def open_card(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.app.push_screen(CardScreen(self.backend, str(event.row_key.value)))
+        self._open(self.query_one("#results", ResultsTable).selected)
+
+    def _open(self, node: dict | None, trace: bool = False) -> None:
+        """A card on the card screen (its trace shown with ``trace``); a window of raw turns as its transcript."""
+        if node is None:
+            return
+        if node["kind"] == WINDOW_KIND:
+            first, last = node["turn_range"]
+            self.app.push_screen(SessionScreen(self.backend, node["session_id"], list(range(first, last + 1)),
+                                               label=node["title"]))
+        else:
+            self.app.push_screen(CardScreen(self.backend, node["card_id"], show_trace=trace))
+
+    @property
+    def trail_label(self) -> str:
+        """The current step, as the card and session screens' trail starts."""
+        return self.history[self.position].label if self.position >= 0 else HOME
 
     def show_message(self, text: str, error: bool = False) -> None:
         message = self.query_one("#explore-message", Static)
@@ -234,18 +293,15 @@ class ExploreScreen(Screen):
     def action_focus_query(self) -> None:
         self.query_one("#query", Input).focus()
 
-    def action_toggle_query(self) -> None:
-        """Escape: from the query bar to the results (so single-letter keys work), elsewhere back to the query bar."""
-        query = self.query_one("#query", Input)
-        if self.focused is query:
-            self.query_one("#results", ResultsTable).focus()
+    def action_escape(self) -> None:
+        """Escape: out of the query bar (so single-letter keys work again), elsewhere one step back."""
+        if isinstance(self.focused, Input):
+            self.query_one("#home-cards" if self.position < 0 else "#results").focus()
         else:
-            query.focus()
+            self.action_back()
 
     def action_trace(self) -> None:
-        node = self.query_one("#results", ResultsTable).selected
-        if node is not None:
-            self.app.push_screen(CardScreen(self.backend, node["card_id"], show_trace=True))
+        self._open(self.query_one("#results", ResultsTable).selected, trace=True)
 
     def action_back(self) -> None:
         self._go(self.position - 1)
@@ -254,10 +310,15 @@ class ExploreScreen(Screen):
         self._go(self.position + 1)
 
     def _go(self, position: int) -> None:
-        if not 0 <= position < len(self.history) or position == self.position:
+        """To step ``position`` of the path; -1 is the home view."""
+        if not -1 <= position < len(self.history) or position == self.position:
             self.app.bell()
             return
         self._ticket += 1  # a request still in flight no longer becomes a step
         self._remember_cursor()
         self.position = position
-        self._show_step()
+        if position < 0:
+            self._show_home()
+        else:
+            self._show_step()
+            self.query_one("#results", ResultsTable).focus()
