@@ -124,6 +124,10 @@ class AlayaApp(App):
             session_id, first, last = window
             self.push_screen(SessionScreen(self.backend, session_id, list(range(first, last + 1))))
 
+    def push_card(self, card_id: str) -> None:
+        """A card on top of the screen in front (Escape comes back to it)."""
+        self.push_screen(CardScreen(self.backend, card_id))
+
     def action_cursor(self, direction: str) -> None:
         """``j`` / ``k``: move the focused list's cursor, or scroll the focused pane."""
         for name in (f"action_cursor_{direction}", f"action_scroll_{direction}"):

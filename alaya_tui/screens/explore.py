@@ -67,7 +67,7 @@ Colours of the h bar: green below 0.15 (close to target), yellow below 0.22 (get
 """
 
 
-START_HINT = "/ asks your memory · Enter opens a card or a session · Tab next list · ? every key"
+START_HINT = "/ asks your memory · Enter opens · Tab next list · ? every key"
 RESULTS_HINT = "Enter opens a card · t trace"
 EXPLORABLE_HINT = " · Tab → Explorable, Enter follows a relation"
 WINDOW_KIND = "session_turns"

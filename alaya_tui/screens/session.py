@@ -125,10 +125,8 @@ class SessionScreen(Screen):
 
     @on(DataTable.RowSelected, "#session-cards")
     def _open_card(self, event: DataTable.RowSelected) -> None:
-        from .card import CardScreen
-
         event.stop()
-        self.app.push_screen(CardScreen(self.backend, str(event.row_key.value)))
+        self.app.push_card(str(event.row_key.value))  # the app's: the card screen opens sessions too
 
     def action_back(self) -> None:
         if len(self.app.screen_stack) > 1:

@@ -1,8 +1,8 @@
 """A navigation path on one line: one crumb per step, named by what it showed (a query, a relation and the card it
 left from, a card's title), the current one marked.
 
-The current step is always shown: when the path is wider than the line, the oldest steps give way first (``… ›``
-on the left), then the steps ahead of the current one, and only then is the current crumb itself shortened.
+The current step is always shown: when the path is wider than the line, the steps ahead of it (after going back)
+give way first (`` › …``), then the oldest ones (``… ›`` on the left), and only then is the current crumb shortened.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from textual.widgets import Static
 from ..formatting import shorten
 
 CRUMB_CELLS = 40
-"""No crumb but the current one is wider than this."""
+"""No crumb but the current one is wider than this, nor wider than a quarter of the line."""
 SEPARATOR = " › "
 ELLIPSIS = "… › "
 
@@ -24,6 +24,10 @@ def current_cells(width: int) -> int:
     return max(CRUMB_CELLS, width * 3 // 5)
 
 
+def step_cells(width: int) -> int:
+    return max(12, min(CRUMB_CELLS, width // 4))
+
+
 def crumb_texts(labels: list[str], current: int, width: int) -> tuple[list[int], bool, bool]:
     """Which crumbs fit in ``width`` cells, and whether some were left out before and after them."""
     def cells(indices: list[int]) -> int:
@@ -31,13 +35,18 @@ def crumb_texts(labels: list[str], current: int, width: int) -> tuple[list[int],
 
     def shown(index: int) -> str:
         return f" {shorten(labels[index], current_cells(width))} " if index == current else shorten(
-            labels[index], CRUMB_CELLS)
+            labels[index], step_cells(width))
 
     first, last = 0, len(labels) - 1
-    while first < current and cells(list(range(first, last + 1))) + (len(ELLIPSIS) if first else 0) > width:
-        first += 1
-    while last > current and cells(list(range(first, last + 1))) + len(ELLIPSIS) * 2 > width:
+
+    def too_wide() -> bool:
+        marks = (len(ELLIPSIS) if first else 0) + (len(ELLIPSIS) if last < len(labels) - 1 else 0)
+        return cells(list(range(first, last + 1))) + marks > width
+
+    while last > current and too_wide():
         last -= 1
+    while first < current and too_wide():
+        first += 1
     return list(range(first, last + 1)), first > 0, last < len(labels) - 1
 
 
@@ -79,7 +88,7 @@ class Breadcrumbs(Static):
                 cells = min(current_cells(width), max(room, 8))
                 text.append(f" {shorten(self.labels[index], cells)} ", style=current_style)
             else:
-                text.append(shorten(self.labels[index], CRUMB_CELLS), style=step_style)
+                text.append(shorten(self.labels[index], step_cells(width)), style=step_style)
         if after:
             text.append(SEPARATOR + "…", style=separator_style)
         self.update(text)
