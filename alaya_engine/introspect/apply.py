@@ -1,9 +1,10 @@
 """What approving a suggestion does, recorded in the L3 journal before the graph changes.
 
 - ``merge_cards``: the better card (higher importance, then longer content) absorbs the other: union of
-  source sessions and tags, the hotter temperature and tier, every edge re-pointed, the other card's vector deleted, and its id kept as an
-  alias (``raw/aliases.json``) so ``trace``, ``card`` and ``recall --from-nodes`` still accept it. When an
-  LLM confirmed the merge, the kept card may take its merged title and content (``MergedText``).
+  source sessions and tags, the hotter temperature and tier, every edge re-pointed, the other card's vector
+  deleted, and its id kept as an alias (``raw/aliases.json``) so ``trace``, ``card`` and ``recall --from-nodes``
+  still accept it. When an LLM confirmed the merge, the kept card may take its merged title and content
+  (``MergedText``).
 - ``similar_to``: a ``SIMILAR_TO`` edge both ways.
 - ``merge_relations``: every ``CUSTOM`` edge named like the second relation is renamed to the first.
 - ``split_relation``: acknowledged only; splitting a vague name needs a person to choose the new names.
