@@ -41,8 +41,8 @@ and the suggestion stays pending.
 `u` undoes the last decision when it changed nothing in the store (a rejection, or an approved split); an
 approved merge, link or promotion changed cards and edges and stays.
 
-`i` runs introspect (choose the steps; forgetting only when you tick it) with a progress bar. Cancel stops it **between** steps: the step in
-progress always finishes, because the engine cannot interrupt one.
+`i` runs introspect (choose the steps; forgetting only when you tick it) with a progress bar. Cancel stops it
+**between** steps: the step in progress always finishes, because the engine cannot interrupt one.
 """
 
 
