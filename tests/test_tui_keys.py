@@ -10,7 +10,7 @@ from tui_store import settle
 from alaya_engine.demo import FIRST_QUERY
 from alaya_tui.app import AlayaApp
 from alaya_tui.screens.card import CardScreen
-from alaya_tui.screens.explore import ExploreScreen
+from alaya_tui.screens.explore import TYPING_PAUSE, ExploreScreen
 from alaya_tui.screens.help import HelpScreen
 from alaya_tui.screens.session import SessionScreen
 from alaya_tui.screens.status import StatusScreen
@@ -65,6 +65,19 @@ async def test_slash_and_colon_enter_the_query_and_escape_leaves_it(tmp_path):
         await settle(app, pilot)
         crumbs = app.screen.query_one("#breadcrumbs", Breadcrumbs)
         assert len(backend.called("recall")) == 2 and crumbs.labels == ["Home", FIRST_QUERY]
+
+        # After the first query, a pause in typing recalls what is typed; more typing replaces that step.
+        await pilot.press("slash")
+        query.value = ""
+        await pilot.press(*"nginx")
+        await pilot.pause(TYPING_PAUSE + 0.3)
+        await settle(app, pilot)
+        assert backend.called("recall")[-1] == {"request": {"text": "nginx"}} and len(backend.called("recall")) == 3
+        await pilot.press("space", "5")
+        await pilot.pause(TYPING_PAUSE + 0.3)
+        await settle(app, pilot)
+        assert backend.called("recall")[-1] == {"request": {"text": "nginx 5"}} and len(backend.called("recall")) == 4
+        assert crumbs.labels == ["Home", FIRST_QUERY, "nginx 5"] and app.focused is query
 
 
 async def test_escape_goes_back_from_a_hop_a_card_and_a_transcript_to_home(tmp_path):

@@ -108,6 +108,7 @@ class CardScreen(Screen):
         self.query_one("#edges", EdgeTree).border_title = "Edges"
         self.query_one("#trace", TraceView).border_title = "Trace"
         self.query_one("#edges", EdgeTree).focus()
+        self.query_one("#card-content-scroll").loading = True  # shown at once, filled when the card arrives
         self._show_trail()
         self.load_card()
         if self.show_trace_on_mount:
@@ -144,6 +145,7 @@ class CardScreen(Screen):
         facts = [Fact.from_json(fact).describe() for fact in card.get("facts") or []]
         listed = "\n\n**Facts**\n\n" + "\n".join(f"- {fact}" for fact in facts) if facts else ""
         await self.query_one("#card-content", Markdown).update(card_markdown(card["title"], card["content"]) + listed)
+        self.query_one("#card-content-scroll").loading = False
 
     @property
     def edge_groups(self) -> dict[str, dict[str, list[dict]]]:
@@ -256,6 +258,7 @@ class CardScreen(Screen):
             self.app.pop_screen()
 
     def _show_error(self, text: str) -> None:
+        self.query_one("#card-content-scroll").loading = False
         self.show_message(text, error=True)
 
     def show_message(self, text: str, error: bool = False) -> None:

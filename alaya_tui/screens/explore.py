@@ -17,6 +17,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
+from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from alaya_engine.server.backend import Backend
@@ -25,12 +26,13 @@ from ..errors import call_or_report
 from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.explorable_table import ExplorableTable
-from ..widgets.home_view import HomeView
+from ..widgets.home_view import HomeTable, HomeView
 from ..widgets.node_detail import NodeDetail
 from ..widgets.results_table import ResultsTable
 from ..widgets.verdict_line import VerdictLine
 from .card import CardScreen
 from .session import SessionScreen
+from .trail import copy_id
 
 EXPLORE_HELP = """\
 # Explore
@@ -53,10 +55,11 @@ the *explorable* relations lead further: `Tab` to that pane, then `Enter` on a r
 | key | what it does |
 |---|---|
 | `/` or `:` | focus the query bar (single-letter keys type into it until you leave it) |
-| `Enter` in the query bar | recall |
+| `Enter` in the query bar | recall (after the first query, a pause in typing recalls too) |
 | `Enter` on a HOT card / a recent session (home) | open the card / the session's transcript |
 | `Enter` on a result | open the card |
 | `t` on a result | open the card with its trace (the source session) shown |
+| `y` | copy the selected card's or window's id |
 | `Enter` on an explorable relation | follow it, your query as the goal: from the selected result (From: this),      |
 | | else from the results it leaves from |
 | `Tab` / `Shift+Tab` | query bar → results → explorable relations |
@@ -70,6 +73,8 @@ Colours of the h bar: green below 0.15 (close to target), yellow below 0.22 (get
 START_HINT = "/ asks your memory · Enter opens · Tab next list · ? every key"
 RESULTS_HINT = "Enter opens a card · t trace"
 EXPLORABLE_HINT = " · Tab → Explorable, Enter follows a relation"
+TYPING_PAUSE = 0.5
+"""Seconds typing must pause before what is typed is recalled (each recall counts as an access of its cards)."""
 WINDOW_KIND = "session_turns"
 """A recall unit that is a window of raw turns, not a card."""
 HOME = "Home"
@@ -84,6 +89,8 @@ class Step:
     result: dict
     label: str
     cursor_row: int = 0
+    typed: bool = False
+    """Recalled while typing: the next pause in typing replaces it rather than adding a step."""
 
 
 class ExploreScreen(Screen):
@@ -96,6 +103,7 @@ class ExploreScreen(Screen):
         Binding("alt+right", "forward", "Forward", show=False),
         Binding("escape", "escape", "Leave the query bar, else back", show=False),
         Binding("t", "trace", "Trace", show=False),
+        Binding("y", "copy_id", "Copy id", show=False),
     ]
 
     def __init__(self, backend: Backend):
@@ -104,6 +112,7 @@ class ExploreScreen(Screen):
         self.history: list[Step] = []
         self.position = -1
         self._ticket = 0
+        self._typing_timer: Timer | None = None
 
     # The current step, as documents: what a test compares with ``alaya recall --json``.
     @property
@@ -190,34 +199,52 @@ class ExploreScreen(Screen):
         goal = {key: step.request[key] for key in ("text", "concepts") if key in step.request}
         self.recall({"from_nodes": starts, "relations": [relation], "depth": 1, **goal}, label)
 
-    def recall(self, request: dict, label: str) -> None:
+    @on(Input.Changed, "#query")
+    def _typed(self, event: Input.Changed) -> None:
+        """Once a query ran, a pause in typing recalls what is typed (Enter still recalls at once)."""
+        if self.focused is not event.input or not self.history:
+            return
+        if self._typing_timer is not None:
+            self._typing_timer.stop()
+        self._typing_timer = self.set_timer(TYPING_PAUSE, lambda: self._search_as_typed(event.value))
+
+    def _search_as_typed(self, line: str) -> None:
+        try:
+            request = parse_query(line)
+        except QuerySyntaxError:
+            return  # said when Enter is pressed; a half-typed key is not an error yet
+        if request and request != self.request:
+            self.recall(request, line.strip(), typed=True)
+
+    def recall(self, request: dict, label: str, typed: bool = False) -> None:
         """Run a recall request in a worker; its result becomes the next step of the path."""
         self._ticket += 1
         self.show_message(f"Recalling {format_query(request)} …")
-        self._recall_worker(request, label, self._ticket)
+        self._recall_worker(request, label, self._ticket, typed)
 
     @work(thread=True, exclusive=True, group="recall", exit_on_error=False)
-    def _recall_worker(self, request: dict, label: str, ticket: int) -> None:
+    def _recall_worker(self, request: dict, label: str, ticket: int, typed: bool) -> None:
         result = call_or_report(self, "recall", {"request": request}, lambda message: self._failed(message, ticket))
         if result is not None:
-            self.app.call_from_thread(self._arrived, request, result, label, ticket)
+            self.app.call_from_thread(self._arrived, Step(request, result, label, typed=typed), ticket)
 
     def _failed(self, message: str, ticket: int) -> None:
         if ticket == self._ticket:
             self.show_message(message, error=True)
 
-    def _arrived(self, request: dict, result: dict, label: str, ticket: int) -> None:
+    def _arrived(self, step: Step, ticket: int) -> None:
         if ticket != self._ticket:
             return
         self._remember_cursor()
-        if self.position >= 0 and self.history[self.position].request == request:
-            self.history[self.position] = Step(request, result, label)  # a re-run query replaces its own step
+        current = self.history[self.position] if self.position >= 0 else None
+        if current is not None and (current.request == step.request or (step.typed and current.typed)):
+            self.history[self.position] = step  # a re-run query, or more typing, replaces its own step
         else:
             del self.history[self.position + 1:]
-            self.history.append(Step(request, result, label))
+            self.history.append(step)
             self.position = len(self.history) - 1
         self._show_step()
-        if result["nodes"]:
+        if step.result["nodes"] and not step.typed:
             self.query_one("#results", ResultsTable).focus()
 
     # Showing a step ------------------------------------------------------------------------------------------------
@@ -302,6 +329,17 @@ class ExploreScreen(Screen):
 
     def action_trace(self) -> None:
         self._open(self.query_one("#results", ResultsTable).selected, trace=True)
+
+    def action_copy_id(self) -> None:
+        """The selected result's id (a card's, or a window's), or the selected HOT card's or session's at home."""
+        if self.position >= 0:
+            node = self.query_one("#results", ResultsTable).selected
+            identifier = node["card_id"] if node else None
+        else:
+            table = self.focused if isinstance(self.focused, HomeTable) else self.query_one("#home-cards", HomeTable)
+            identifier = table.selected_key
+        if identifier:
+            copy_id(self, identifier)
 
     def action_back(self) -> None:
         self._go(self.position - 1)

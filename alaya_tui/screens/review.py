@@ -68,7 +68,7 @@ class ReviewScreen(Screen):
     BINDINGS = [
         Binding("a", "approve", "Approve"),
         Binding("r", "reject", "Reject"),
-        Binding("n", "skip", "Skip"),
+        Binding("n", "skip", "Skip", show=False),
         Binding("A", "approve_kind", "All", key_display="A"),
         Binding("u", "undo", "Undo"),
         Binding("i", "introspect", "Introspect"),

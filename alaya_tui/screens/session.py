@@ -87,6 +87,7 @@ class SessionScreen(Screen):
         self.query_one("#transcript", TraceView).border_title = "Transcript"
         self.query_one("#session-cards", SessionCards).border_title = "Cards from this session"
         self.query_one("#transcript", TraceView).focus()
+        self.query_one("#transcript", TraceView).loading = True
         self.sub_title = self.label or self.session_id
         self._show_trail()
         self.load()
@@ -116,7 +117,9 @@ class SessionScreen(Screen):
             self._show_trail()
         session = {"id": self.session_id, "path": document["path"], "turns": document["turns"]}
         cited = [{"index": index} for index in self.cited]
-        await self.query_one("#transcript", TraceView).show([session], cited, Path(self.backend.home))
+        transcript = self.query_one("#transcript", TraceView)
+        await transcript.show([session], cited, Path(self.backend.home))
+        transcript.loading = False
         self.query_one("#session-cards", SessionCards).show(document["cards"])
         shown = f"turns {document['first']}–{document['last']} of {document['turn_count']}"
         cards = len(document["cards"])
@@ -140,6 +143,7 @@ class SessionScreen(Screen):
             copy_id(self, self.session_id)
 
     def _failed(self, message: str) -> None:
+        self.query_one("#transcript", TraceView).loading = False
         self.show_message(message, error=True)
 
     def show_message(self, text: str, error: bool = False) -> None:
