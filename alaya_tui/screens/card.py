@@ -160,7 +160,7 @@ class CardScreen(Screen):
             detail.update("")
             return
         arrow = "→" if edge["direction"] == "outgoing" else "←"
-        detail.update(f"{arrow} {edge['relation']} {edge['card_id']}\n{edge.get('reason') or ''}".rstrip())
+        detail.update(f"{arrow} {edge['relation']} {edge['title']}\n{edge.get('reason') or ''}".rstrip())
 
     @on(Tree.NodeSelected, "#edges")
     def _edge_selected(self, event: Tree.NodeSelected) -> None:

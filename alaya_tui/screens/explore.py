@@ -286,7 +286,9 @@ class ExploreScreen(Screen):
 
     def _show_selected(self) -> None:
         node = self.query_one("#results", ResultsTable).selected
-        self.query_one("#node-detail", NodeDetail).show(node)
+        titles = {seen["card_id"]: seen["title"] for step in self.history[:self.position + 1]
+                  for seen in step.result["nodes"]}
+        self.query_one("#node-detail", NodeDetail).show(node, titles)
         self.query_one("#explorable", ExplorableTable).follow_from(node["card_id"] if node else None)
 
     @on(DataTable.RowSelected, "#results")

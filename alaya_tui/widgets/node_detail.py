@@ -15,10 +15,11 @@ PREVIEW_CHARS = 2000
 """Enough content for the pane; the card screen shows all of it."""
 
 
-def node_summary(node: dict) -> str:
-    """Content markup: title, id and kind, how it was reached, the distance terms and tags."""
-    reached = ("found by search" if node["matched_rel"] is None
-               else f"{escape(node['matched_rel'])} from {escape(node['via'] or '?')}")
+def node_summary(node: dict, titles: dict[str, str]) -> str:
+    """Content markup: title, id and kind, how it was reached (from which card, by its title when known), the
+    distance terms and tags."""
+    via = titles.get(node["via"] or "", node["via"] or "?")
+    reached = "found by search" if node["matched_rel"] is None else f"{escape(node['matched_rel'])} from {escape(via)}"
     tags = ", ".join(node.get("tags") or []) or "—"
     return "\n".join([
         f"[b]{escape(node['title'])}[/b]",
@@ -39,9 +40,10 @@ class NodeDetail(VerticalScroll):
         yield Static("", id="node-summary")
         yield Markdown("", id="node-content", open_links=False)
 
-    def show(self, node: dict | None) -> None:
+    def show(self, node: dict | None, titles: dict[str, str] | None = None) -> None:
+        """``titles``: card id → title of the cards seen on the way, to name the card a relation came from."""
         self.node = node
-        self.query_one("#node-summary", Static).update(node_summary(node) if node else "")
+        self.query_one("#node-summary", Static).update(node_summary(node, titles or {}) if node else "")
         content = card_markdown(node["title"], node["content"][:PREVIEW_CHARS]) if node else ""
         self.query_one("#node-content", Markdown).update(content)
         self.scroll_home(animate=False)

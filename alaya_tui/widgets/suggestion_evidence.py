@@ -41,9 +41,8 @@ def effect(suggestion: dict) -> str:
     """One sentence: what approving this suggestion does to the store (see ``alaya_engine.introspect.apply``)."""
     kind, subjects = suggestion["kind"], suggestion["subjects"]
     if kind == "merge_cards":
-        return ("Approve: the card with the higher importance (then the longer content) absorbs the other — "
-                "tags and sessions united, the hotter tier kept, every edge re-pointed, the other id an alias. "
-                "Their contents are compared word by word below.")
+        return ("Approve: one card absorbs the other (edges re-pointed, the old id an alias); what differs is "
+                "marked word by word below.")
     if kind == "similar_to":
         return "Approve: a SIMILAR_TO edge between the two cards, both ways."
     if kind == "merge_relations":
@@ -89,7 +88,7 @@ def merged_line(merged: dict | None) -> str:
         return ""
     card = merged["card"]
     sessions = len(card.get("source_sessions") or [])
-    return (f"Merged card: “{card['title']}” ({merged['kept']}, absorbs {merged['absorbed']}) · {card['tier']} · "
+    return (f"Merged: {merged['kept']} absorbs {merged['absorbed']} · {card['tier']} · "
             f"temperature {number(card['temperature'])} · importance {number(card['importance'])} · "
             f"{sessions} {'session' if sessions == 1 else 'sessions'} · {len(card.get('tags') or [])} tags")
 
