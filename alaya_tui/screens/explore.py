@@ -57,7 +57,7 @@ the *explorable* relations lead further: `Tab` to that pane, then `Enter` on a r
 | `/` or `:` | focus the query bar (single-letter keys type into it until you leave it) |
 | `Enter` in the query bar | recall (after the first query, a pause in typing recalls too) |
 | `Enter` on a HOT card / a recent session (home) | open the card / the session's transcript |
-| `Enter` on a result | open the card |
+| `Enter` on a result | open the card, or a window of raw turns as its session's transcript |
 | `t` on a result | open the card with its trace (the source session) shown |
 | `y` | copy the selected card's or window's id |
 | `Enter` on an explorable relation | follow it, your query as the goal: from the selected result (From: this),      |
