@@ -67,17 +67,23 @@ def demo(
 
 
 @commands.command()
-def tui(ctx: typer.Context) -> None:
-    """Open the Alaya explorer (a terminal app) on this store."""
+def tui(
+    ctx: typer.Context,
+    card_id: Annotated[Optional[str], typer.Argument(help="Open this card (or window of turns) at once.")] = None,
+    query: Annotated[Optional[str], typer.Option("--query", metavar="TEXT",
+                                                 help="Recall this at once (the query bar's syntax).")] = None,
+) -> None:
+    """Open the Alaya explorer (a terminal app) on this store: its home view, a query's results, or a card."""
     terminal.run_in_client()
-    _open_explorer(ctx, ctx.obj["home"])
+    _open_explorer(ctx, ctx.obj["home"], query=query, card_id=card_id)
 
 
-def _open_explorer(ctx: typer.Context, home: str | None) -> None:
+def _open_explorer(ctx: typer.Context, home: str | None, *, query: str | None = None,
+                   card_id: str | None = None) -> None:
     from alaya_engine.server.backend import open_backend
     from alaya_tui.app import AlayaApp
 
-    AlayaApp(open_backend(home, ctx.obj["no_server"])).run()
+    AlayaApp(open_backend(home, ctx.obj["no_server"]), query=query, card_id=card_id).run()
 
 
 @commands.command()

@@ -132,6 +132,15 @@ def review_reject(ctx: typer.Context, ids: Annotated[list[str], typer.Argument(m
     show(call(ctx, "review.reject", {"ids": ids}), as_json, "print_review_decided")
 
 
+@review_app.command("undo")
+def review_undo(ctx: typer.Context,
+                suggestion_id: Annotated[Optional[str], typer.Argument(metavar="[ID]", help="Default: the last "
+                                                                                           "decision.")] = None,
+                as_json: JsonFlag = False) -> None:
+    """Reopen the last decision (a rejection, or an approved split); approvals that changed the store stay."""
+    show(call(ctx, "review.undo", {"id": suggestion_id}), as_json, "print_review_undone")
+
+
 @commands.command()
 def restore(
     ctx: typer.Context,
@@ -254,7 +263,8 @@ def link(
     ctx: typer.Context,
     source: Annotated[str, typer.Argument(help="Card id the edge starts from.")],
     target: Annotated[str, typer.Argument(help="Card id the edge points to.")],
-    rel: Annotated[str, typer.Option("--rel", help="Relation type (custom names allowed).")] = "RELATES_TO",
+    rel: Annotated[Optional[str], typer.Option("--rel", help="Relation type, e.g. CAUSED_BY (custom names allowed; "
+                                                             "asked on a terminal when left out).")] = None,
     reason: Annotated[str, typer.Option("--reason", help="Why the two cards are related.")] = "",
     weight: Annotated[float, typer.Option("--weight", help="Strength, 0–1.")] = 1.0,
     new_relation: Annotated[bool, typer.Option("--new-relation", help="Create the relation if this store does not "
@@ -263,16 +273,21 @@ def link(
 ) -> None:
     """Add a relation by hand; symmetric relations get both directions.
 
-    A relation name the store does not know yet is refused with the nearest known one (a typo, usually); on a
-    terminal you are asked whether to create it, elsewhere --new-relation creates it.
+    Without --rel you are asked for the relation on a terminal; elsewhere the link is refused. A relation name
+    the store does not know yet is refused with the nearest known one (a typo, usually); on a terminal you are
+    asked whether to create it, elsewhere --new-relation creates it.
     """
     params = {"source": source, "target": target, "relation": rel, "reason": reason, "weight": weight,
               "new_relation": new_relation}
+    here = terminal.current()
+    asking = not as_json and here.stdin_is_tty() and here.stdout_is_tty()
+    if rel is None and asking:
+        terminal.run_in_client()  # a question to the person at the terminal
+        params["relation"] = typer.prompt("Relation (e.g. CAUSED_BY, DEPENDS_ON; alaya schema --relations lists them)")
     try:
         document = call(ctx, "link", params)
     except AlayaError as error:
-        here = terminal.current()
-        if error.code != "new_relation" or as_json or not (here.stdin_is_tty() and here.stdout_is_tty()):
+        if error.code != "new_relation" or not asking:
             raise
         terminal.run_in_client()  # a question to the person at the terminal
         if not typer.confirm(f"{error.message.split('To create it')[0]}Create it anyway?", default=False):

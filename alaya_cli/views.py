@@ -231,9 +231,21 @@ def when(millis: int) -> str:
 
 
 def print_review_decided(console: "Console", document: dict) -> None:
+    """Per decision: what it changed, then the next step (the engine's words, as every face shows them)."""
+    from rich.markup import escape
+
     for item in document["decided"]:
-        details = ", ".join(f"{k}={v}" for k, v in item.items() if k not in ("id", "kind", "status"))
-        console.print(f"[green]✓[/] {item['id']} {item['kind']} {item['status']}" + (f": {details}" if details else ""))
+        if item.get("already"):
+            console.print(f"[green]✓[/] {item['id']} {item['kind']} was already {item['status']}")
+            continue
+        console.print(f"[green]✓[/] {item['id']} {item['kind']} {item['status']}: {escape(item['changed'])}")
+        console.print(f"  next: {escape(item['next'])}")
+
+
+def print_review_undone(console: "Console", document: dict) -> None:
+    item = document["undone"]
+    console.print(f"[green]↶[/] {item['id']} {item['kind']} is pending again (it was {item['was']}): "
+                  f"alaya review show {item['id']}")
 
 
 def print_recall(console: "Console", result: dict, home: str | None = None) -> None:

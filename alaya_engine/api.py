@@ -24,8 +24,8 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
-WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore", "review.approve", "review.reject", "backup",
-                    "import_memex", "remote.add", "remote.remove", "push", "pull"})
+WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore", "review.approve", "review.reject",
+                    "review.undo", "backup", "import_memex", "remote.add", "remote.remove", "push", "pull"})
 """Methods that change the store (the server runs them one at a time)."""
 
 
@@ -137,6 +137,12 @@ def _review_reject(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.review_decide(_texts(params, "ids"), approve=False)
 
 
+@method("review.undo")
+def _review_undo(engine: "Engine", params: dict, progress: Progress) -> dict:
+    suggestion_id = params.get("id")
+    return engine.review_undo(None if suggestion_id is None else str(suggestion_id))
+
+
 @method("recall")
 def _recall(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.recall(params.get("request", {})).to_json()
@@ -145,6 +151,11 @@ def _recall(engine: "Engine", params: dict, progress: Progress) -> dict:
 @method("status")
 def _status(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.status().to_json()
+
+
+@method("overview")
+def _overview(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.overview()
 
 
 @method("schema")
@@ -182,15 +193,17 @@ def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
 def _session_turns(engine: "Engine", params: dict, progress: Progress) -> dict:
     from .raw.turn_range import DEFAULT_COUNT, session_turns
 
-    return session_turns(engine.raw, params.get("session_id"), params.get("first", 0),
-                         params.get("count", DEFAULT_COUNT))
+    document = session_turns(engine.raw, params.get("session_id"), params.get("first", 0),
+                             params.get("count", DEFAULT_COUNT))
+    return {**document, "cards": engine.session_cards(document["session_id"])}
 
 
 @method("link")
 def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
     fields = {"source": params.get("source"), "target": params.get("target"),
               "relation": params.get("relation", "RELATES_TO"), "reason": params.get("reason", "")}
-    wrong = [name for name, value in fields.items() if not isinstance(value, str)]
+    wrong = [name for name, value in fields.items() if not isinstance(value, str)
+             and not (name == "relation" and value is None)]  # None: not chosen, refused by the engine
     weight = params.get("weight", 1.0)
     if wrong or isinstance(weight, bool) or not isinstance(weight, (int, float)):
         raise AlayaError("bad_request", f"link needs text for {', '.join(wrong) or 'its fields'} and a number weight")

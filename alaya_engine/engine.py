@@ -567,6 +567,11 @@ class Engine:
 
         return review_decide(self, suggestion_ids, approve)
 
+    def review_undo(self, suggestion_id: str | None = None) -> dict:
+        from .introspect.review import review_undo
+
+        return review_undo(self, suggestion_id)
+
     def restore(self, card_id: str) -> dict:
         """Bring back a card that introspect forgot (it stays recorded in the L3 journal)."""
         from .introspect.forget import restore
@@ -666,14 +671,21 @@ class Engine:
             session["path"] = str(self.layout.home / session["path"])
             session["machine"] = session_machine(Path(session["path"]), self.layout.home)
 
-    def link(self, source: str, target: str, relation: str = "RELATES_TO", reason: str = "",
+    def link(self, source: str, target: str, relation: str | None = "RELATES_TO", reason: str = "",
              weight: float = 1.0, new_relation: bool = False) -> LinkReport:
         """A manual edge: journaled in L3 first, both directions for symmetric relations. A relation the store does
         not know yet is created only with ``new_relation``. Linking a pair that is already linked (by distill, say)
         is reported as such (``created`` false) and still recorded, so the edge is the user's from then on: a
-        redistillation keeps it."""
+        redistillation keeps it. ``relation`` None (the command line without ``--rel``) is refused once the cards
+        and weight are checked, so the person learns everything wrong at once but never gets a relation they did
+        not choose."""
         from .raw.journal import Journal
 
+        if relation is None:
+            source, target = self.resolve_card(source), self.resolve_card(target)
+            self._check_link_ends(source, target, weight)
+            raise AlayaError("missing_relation", "say which relation links them: --rel NAME, e.g. --rel CAUSED_BY "
+                                                 "or --rel DEPENDS_ON (alaya schema --relations lists them all)")
         name = normalise_relation(relation)
         source, target = self.resolve_card(source), self.resolve_card(target)
         if name == "EXTRACTED_FROM":
@@ -702,6 +714,17 @@ class Engine:
             self.vectors().upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
                                             is_core=False, examples=[[reason] if reason else []])
         return LinkReport(links, created=not existed, new_relation=name not in known_relations and not is_core(name))
+
+    def _check_link_ends(self, source: str, target: str, weight: float) -> None:
+        if source == target:
+            raise AlayaError("self_link", f"cannot link card {source} to itself")
+        if not 0.0 <= weight <= 1.0:
+            raise AlayaError("bad_weight", f"weight must be between 0 and 1, got {weight}")
+        with self.step() as graph:
+            known = graph.cards([source, target])
+        for card_id in (source, target):
+            if card_id not in known:
+                raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
 
     def rebuild(self, layers: set[str], progress: ProgressCallback | None = None) -> "RebuildReport":
         """Regenerate L2 and/or L1 from L3 (see ``maintenance/rebuild.py``); open with ``for_rebuild=True``."""
@@ -734,6 +757,17 @@ class Engine:
 
         with self.hold():
             return verify(self)
+
+    def session_cards(self, session_id: str) -> list[dict]:
+        """The cards distilled from a session: what the explorer shows beside its transcript."""
+        with self.step() as graph:
+            return graph.session_cards(session_id)
+
+    def overview(self) -> dict:
+        """The newest sessions, the HOT cards and the pending review count (the explorer's home screen)."""
+        from .maintenance.overview import store_overview
+
+        return store_overview(self)
 
     def status(self) -> "StatusReport":
         """Counts per layer and sizes on disk."""

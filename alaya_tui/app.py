@@ -16,6 +16,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
 
+from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.server.backend import Backend, LocalBackend, open_backend
 
 from .errors import describe
@@ -24,6 +25,7 @@ from .screens.card import CardScreen
 from .screens.explore import ExploreScreen
 from .screens.help import HelpScreen, key_sections
 from .screens.review import ReviewScreen
+from .screens.session import SessionScreen
 from .screens.status import StatusScreen
 from .screens.tiers import TiersScreen
 
@@ -59,16 +61,19 @@ class AlayaApp(App):
         *_mode_keys("2", "f3", "status", "Status", "s"),
         *_mode_keys("3", "f4", "tiers", "Tiers"),
         *_mode_keys("4", "f5", "review", "Review"),
-        Binding("slash", "search", "Query (recall)", show=False),
+        Binding("slash,colon", "search", "Query (recall)", show=False, key_display="/"),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?/F1"),
         Binding("q", "quit", "Quit"),
     ]
 
-    def __init__(self, backend: Backend):
+    def __init__(self, backend: Backend, *, query: str | None = None, card_id: str | None = None):
+        """``query`` is recalled at once, ``card_id`` (a card or a window of turns) opened at once: what
+        ``alaya tui --query TEXT`` and ``alaya tui CARD_ID`` start on."""
         super().__init__()
         self.backend = backend
+        self.start_query, self.start_card = query, card_id
         """What every screen calls, from worker threads (the engine's ``hold`` is shared safely by threads)."""
         self.sub_title = str(backend.home)
         self.store_changed_signal: Signal[str] = Signal(self, "store-changed")
@@ -80,8 +85,12 @@ class AlayaApp(App):
         for mode, screen in MODE_SCREENS.items():
             self.add_mode(mode, lambda screen=screen: screen(self.backend))
 
-    def on_mount(self) -> None:
-        self.switch_mode("explore")
+    async def on_mount(self) -> None:
+        await self.switch_mode("explore")
+        if self.start_query:
+            self.screen.ask(self.start_query)
+        if self.start_card:
+            await self.open_card(self.start_card)
 
     # Screens ------------------------------------------------------------------------------------------------------
 
@@ -106,7 +115,17 @@ class AlayaApp(App):
         self.screen.action_introspect()
 
     async def open_card(self, card_id: str) -> None:
+        """A card on the card screen, a window of raw turns as its session's transcript (its turns cited)."""
         await self.action_show_mode("explore")
+        window = parse_window_id(card_id)
+        if window is None:
+            self.push_screen(CardScreen(self.backend, card_id))
+        else:
+            session_id, first, last = window
+            self.push_screen(SessionScreen(self.backend, session_id, list(range(first, last + 1))))
+
+    def push_card(self, card_id: str) -> None:
+        """A card on top of the screen in front (Escape comes back to it)."""
         self.push_screen(CardScreen(self.backend, card_id))
 
     def action_cursor(self, direction: str) -> None:

@@ -38,3 +38,22 @@ def shorten(text: str, limit: int) -> str:
     if cell_len(line) <= limit:
         return line
     return set_cell_size(line, max(limit - 1, 0)).rstrip() + "…"
+
+
+UNIT_NAMES = {"card": ("card", "cards"), "session_turns": ("window", "windows")}
+"""What each kind of recall unit is called on screen: a window is raw turns of a session, not a card."""
+
+
+def unit_label(kind: str) -> str:
+    return UNIT_NAMES.get(kind, (kind, kind))[0]
+
+
+def count_units(nodes: list[dict]) -> str:
+    """``3 cards · 2 windows``: the units of a result counted by kind, cards first."""
+    counts: dict[str, int] = {}
+    for node in nodes:
+        counts[node.get("kind", "card")] = counts.get(node.get("kind", "card"), 0) + 1
+    if not counts:
+        return "0 cards"
+    return " · ".join(f"{count} {UNIT_NAMES.get(kind, (kind, kind))[count != 1]}"
+                      for kind, count in sorted(counts.items(), key=lambda item: item[0] != "card"))

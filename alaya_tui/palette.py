@@ -16,6 +16,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from alaya_engine.foundations.paths import Layout, resolve_home
 
 from .errors import describe
+from .formatting import unit_label
+from .widgets.results_table import type_label
 
 SCREENS = (
     ("explore", "Explore", "recall as navigation (the home screen)"),
@@ -94,4 +96,4 @@ class CardCommands(Provider):
             # A title that matches what was typed ranks first; the engine's semantic finds follow, by score.
             score = max(matcher.match(title), node["score"] / 2)
             yield Hit(score, matcher.highlight(title), partial(self.app.open_card, node["card_id"]), text=title,
-                      help=f"card · {node['type']} · {node['tier']} · {node['card_id']}")
+                      help=f"{unit_label(node['kind'])} · {type_label(node)} · {node['tier']} · {node['card_id']}")

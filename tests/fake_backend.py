@@ -63,6 +63,7 @@ class FakeBackend:
 
 def recorded() -> dict[str, Any]:
     """The recorded documents: ``recall`` (the first query's result), ``card`` and ``trace`` (by card id),
+    ``overview``, ``session.turns`` (by session id, the first window's, from its first turn),
     ``status``, ``schema``, ``review.list``, ``review.show`` (by suggestion id), ``introspect`` (its consolidate
     step) and the session ``files``."""
     return json.loads(DOCUMENTS.read_text(encoding="utf-8"))
@@ -88,7 +89,8 @@ def demo_backend(home: Path) -> FakeBackend:
         path = home / relative
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
-    traces = json.loads(json.dumps(documents["trace"]).replace(HOME_MARK, str(home)))
+    traces, sessions = (json.loads(json.dumps(documents[method]).replace(HOME_MARK, str(home)))
+                        for method in ("trace", "session.turns"))
     return FakeBackend(home, {
         "recall": documents["recall"],
         "card": by_id(documents["card"], "card_id", "unknown_card", "card"),
@@ -98,6 +100,8 @@ def demo_backend(home: Path) -> FakeBackend:
         "review.list": documents["review.list"],
         "review.show": by_id(documents["review.show"], "id", "unknown_suggestion", "suggestion"),
         "introspect": documents["introspect"],
+        "overview": documents["overview"],
+        "session.turns": by_id(sessions, "session_id", "unknown_session", "session"),
     })
 
 
@@ -121,8 +125,15 @@ def record_documents(home: Path, query: str) -> dict[str, Any]:
             relative = path.relative_to(home).as_posix()
             files[relative] = path.read_text(encoding="utf-8")
             session["path"] = f"{HOME_MARK}/{relative}"
+    windows = [node for node in result["nodes"] if node["kind"] == "session_turns"]
+    sessions = {node["session_id"]: backend.call("session.turns", {"session_id": node["session_id"], "count": 200})
+                for node in windows[:1]}
+    for document in sessions.values():
+        document["path"] = f"{HOME_MARK}/{Path(document['path']).relative_to(home).as_posix()}"
     return {
         "recall": result,
+        "overview": backend.call("overview"),
+        "session.turns": sessions,
         "card": {card_id: backend.call("card", {"card_id": card_id}) for card_id in dict.fromkeys(card_ids)},
         "trace": traces,
         "status": backend.call("status"),

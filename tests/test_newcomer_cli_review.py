@@ -58,3 +58,36 @@ def test_a_bare_group_prints_its_usage(group):
     assert result.exit_code == 0 and result.stderr == ""
     assert result.stdout.startswith(" ".join(["Usage: alaya", *group, "[OPTIONS] COMMAND"]))
     assert "Commands:" in result.stdout and len(result.stdout.splitlines()) > 5
+
+
+def test_a_decision_says_what_changed_and_what_next_and_undo_reopens_only_what_changed_nothing(reviewed):
+    cli, rejected, pending = reviewed
+    undone = cli("review", "undo", "--json")  # the last decision: the rejection
+    assert undone.exit_code == 0, undone.stderr
+    assert undone.json()["undone"] == {"id": rejected["id"], "kind": rejected["kind"], "status": "pending",
+                                       "was": "rejected"}
+    assert cli("review", "show", rejected["id"], "--json").json()["status"] == "pending"
+    approved = cli("review", "approve", pending["id"])
+    assert approved.exit_code == 0, approved.stderr
+    assert f"{pending['id']} {pending['kind']} approved: " in approved.stdout and "\n  next: " in approved.stdout
+    refused = cli("review", "undo")
+    assert refused.exit_code == 2 and refused.stderr.startswith(f"error: approving {pending['kind']} ")
+    assert cli("review", "show", pending["id"], "--json").json()["status"] == "approved"
+
+
+def test_a_merge_keeps_the_hotter_tier_and_temperature_and_the_newest_facts():
+    from datetime import datetime
+
+    from alaya_engine.introspect.apply import keep_and_drop, merged_card
+
+    moment = datetime(2026, 3, 1)
+    cold = {"id": "card-a", "title": "A", "content": "long content " * 5, "type": "gotcha", "tags": ["x"],
+            "importance": 0.9, "source_sessions": ["s1"], "created_at": moment, "temperature": 0.2, "tier": "COLD",
+            "source": "distill", "facts": []}
+    hot = {**cold, "id": "card-b", "content": "short", "importance": 0.4, "tags": ["y"], "source_sessions": ["s2"],
+           "temperature": 0.8, "tier": "HOT"}
+    keep, drop = keep_and_drop(hot, cold)
+    assert (keep["id"], drop["id"]) == ("card-a", "card-b")  # the more important card absorbs the other ...
+    merged = merged_card(keep, drop, 1)
+    assert (merged.tier, merged.temperature) == ("HOT", 0.8)  # ... and the result stays as hot as the hotter
+    assert merged.tags == ["x", "y"] and merged.source_sessions == ["s1", "s2"]

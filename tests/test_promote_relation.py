@@ -65,8 +65,11 @@ def test_a_promoted_relation_gets_its_table_and_keeps_it_through_a_rebuild(busy)
 
     result = cli("review", "approve", promotion["id"], "--json")
     assert result.exit_code == 0, result.stderr
-    assert result.json()["decided"][0] | {"id": None} == {"id": None, "kind": "promote_relation", "status": "approved",
-                                                           "promoted": "LED_TO", "edges_moved": USES}
+    decided = result.json()["decided"][0]
+    assert decided | {"id": None, "changed": None, "next": None} == {
+        "id": None, "kind": "promote_relation", "status": "approved", "promoted": "LED_TO", "edges_moved": USES,
+        "changed": None, "next": None}
+    assert f"{USES} edges moved" in decided["changed"] and "--rel LED_TO" in decided["next"]
     assert edge_counts(engine, "LED_TO") == (USES, 0)
     assert [e["name"] for e in Journal(engine.layout.journal).events("relation.promote")] == ["LED_TO"]
     assert relation_row(engine, "LED_TO")["is_core"] is True

@@ -73,7 +73,11 @@ def test_symmetric_links_go_both_ways_and_bad_links_are_refused(demo_cli, demo_h
     assert self_link.exit_code == 2 and self_link.json()["error"]["code"] == "self_link"
     unknown = demo_cli("link", first, "card-nope", "--json")
     assert unknown.exit_code == 2 and unknown.json()["error"]["code"] == "unknown_card"
-    generic = demo_cli("link", first, second, "--json")
+    unchosen = demo_cli("link", first, second)  # no --rel, not a terminal: refused, nothing written
+    assert unchosen.exit_code == 2 and unchosen.stderr.splitlines() == [
+        "error: say which relation links them: --rel NAME, e.g. --rel CAUSED_BY or --rel DEPENDS_ON "
+        "(alaya schema --relations lists them all)"]
+    generic = demo_cli("link", first, second, "--rel", "RELATES_TO", "--json")
     assert generic.json()["links"][0]["relation"] == "RELATES_TO"
     hints = {r["name"]: r["hint"] for r in demo_cli("schema", "--relations", "--json").json()["relations"]["custom"]}
     assert hints["RELATES_TO"] == "generic, consider splitting"

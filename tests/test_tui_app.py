@@ -198,7 +198,7 @@ async def test_every_screens_footer_fits_in_80_columns(tmp_path):
 
     async with app.run_test(size=(80, 24)) as pilot:
         await footer_fits("explore, query bar")
-        await pilot.press(*FIRST_QUERY, "enter")
+        await pilot.press("slash", *FIRST_QUERY, "enter")
         await footer_fits("explore, results")
         await pilot.press("tab")
         await footer_fits("explore, explorable")

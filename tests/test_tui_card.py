@@ -30,7 +30,7 @@ async def settle(app, pilot) -> None:
 
 async def open_from_results(app, pilot, row: int) -> CardScreen:
     """Recall ``QUERY`` in the query bar, move to ``row`` and press Enter, keyboard only."""
-    await pilot.press(*QUERY, "enter")
+    await pilot.press("slash", *QUERY, "enter")
     await settle(app, pilot)
     await pilot.press(*["down"] * row, "enter")
     await settle(app, pilot)
@@ -151,7 +151,7 @@ async def test_t_on_a_result_opens_its_card_with_the_trace_shown(demo_home):
     expected = backend.call("trace", {"card_id": node["card_id"]})
     app = AlayaApp(backend)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*QUERY, "enter")
+        await pilot.press("slash", *QUERY, "enter")
         await settle(app, pilot)
         await pilot.press("down", "t")  # the card and its trace load together
         await settle(app, pilot)

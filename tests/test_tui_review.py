@@ -15,7 +15,7 @@ from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.introspect_job import STEP_PURPOSES, run_introspect
 from alaya_tui.screens.card import CardScreen
-from alaya_tui.screens.dialogs import ConfirmDialog, IntrospectDialog
+from alaya_tui.screens.dialogs import DEFAULT_STEPS, ConfirmDialog, IntrospectDialog
 from alaya_tui.screens.review import ReviewScreen
 from alaya_tui.screens.tiers import TiersScreen
 from alaya_tui.widgets.suggestion_evidence import SuggestionEvidence
@@ -62,6 +62,12 @@ async def test_the_list_is_the_pending_queue_and_the_evidence_compares_both_card
             backend.call("card", {"card_id": card_id})["card"]["title"]
             for card_id in ("card-restart", "card-restart-dup")]
         assert "importance 0.90" in evidence.sides[0].meta and "importance 0.40" in evidence.sides[1].meta
+        assert "created 2026-03-31" in evidence.sides[0].meta
+        # what differs, word by word, and what the merged card will be (the hotter tier stays)
+        first, second = (str(panel.query_one(".subject-diff").content) for panel in evidence.query(".subject"))
+        assert "acknowledges updates before the gateway has persisted them" in first and "never arrive" in second
+        effect = str(evidence.query_one("#evidence-effect").content)
+        assert "Merged: card-restart absorbs card-restart-dup · HOT · temperature 0.95 · importance 0.90" in effect
         await pilot.press("j", "j", "j")  # the relation merge: both relations, their uses, what approving does
         await settle(app, pilot)
         assert evidence.suggestion["kind"] == "merge_relations"
@@ -110,6 +116,12 @@ async def test_skip_reject_a_promotion_and_approve_all_of_a_kind(review_home):
         await settle(app, pilot)
         assert similar["id"] not in shown_ids(screen) and similar["id"] not in pending(backend)
         assert [s["id"] for s in backend.call("review.list", {"status": "rejected"})["suggestions"]] == [similar["id"]]
+        await pilot.press("u")  # undo: pending again, in the engine and on the list
+        await settle(app, pilot)
+        assert similar["id"] in pending(backend) and similar["id"] in shown_ids(screen)
+        await pilot.press("r")  # (the cursor stayed on it)
+        await settle(app, pilot)
+        assert similar["id"] not in pending(backend)
 
         promotion = next(s for s in pending(backend).values() if s["kind"] == "promote_relation")
         while table.selected["id"] != promotion["id"]:
@@ -117,7 +129,8 @@ async def test_skip_reject_a_promotion_and_approve_all_of_a_kind(review_home):
         await pilot.press("a")  # the promotion: LED_TO gets its own table
         await settle(app, pilot)
         assert promotion["id"] not in pending(backend) and promotion["id"] not in shown_ids(screen)
-        assert any("promoted LED_TO" in n.message for n in app._notifications)
+        assert any("LED_TO has a relation table of its own" in n.message and "\nnext: " in n.message
+                   for n in app._notifications)
         while table.selected["kind"] != "similar_to":
             await pilot.press("k")
 
@@ -142,7 +155,7 @@ async def choose_steps(app, pilot, wanted: set[str]) -> None:
     await pilot.pause()
     assert isinstance(app.screen, IntrospectDialog)
     for step in INTROSPECT_STEPS:
-        if step not in wanted:
+        if (step in wanted) != (step in DEFAULT_STEPS):  # forget starts unticked
             await pilot.press("space")
         await pilot.press("down")
     assert set(app.screen.query_one("#introspect-steps", SelectionList).selected) == wanted
@@ -206,6 +219,8 @@ def snapshot_at(row: int):
 
 @pytest.mark.skipif(version("textual") != SNAPSHOT_TEXTUAL,
                     reason=f"the review snapshots were recorded with textual {SNAPSHOT_TEXTUAL}")
-@pytest.mark.parametrize("row", [0, 3], ids=["card-merge", "relation-merge"])
-def test_review_snapshot(review_home, snap_compare, row):
-    assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=SIZE, run_before=snapshot_at(row))
+@pytest.mark.parametrize(("row", "size"), [(0, SIZE), (0, (80, 24)), (3, SIZE)],
+                         ids=["card-merge", "card-merge-80x24", "relation-merge"])
+def test_review_snapshot(review_home, snap_compare, row, size):
+    """The card merge shows both contents compared word by word and the merged card; at 80×24 too."""
+    assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=size, run_before=snapshot_at(row))

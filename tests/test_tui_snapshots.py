@@ -1,5 +1,6 @@
-"""What a person sees, pinned as snapshots: Explore empty, after the demo's first query, after following a relation,
-and a card with its trace, at 120×36 and at 80×24 (the smallest usual terminal).
+"""What a person sees, pinned as snapshots: the home view, Explore after the demo's first query and after following a
+relation, a card with its trace, and a window of raw turns as its session's transcript, at 120×36 and at 80×24 (the
+smallest usual terminal).
 
 They run on the demo built as of ``DEMO_NOW`` (shipped dates and ids, the same store every run), copied per test
 so a recall's access log never leaks into the next one; the header names a fixed home instead of the temp folder.
@@ -18,6 +19,7 @@ from alaya_engine.demo import FIRST_QUERY
 from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
 from alaya_tui.screens.card import CardScreen
+from alaya_tui.screens.session import SessionScreen
 from alaya_tui.widgets.trace_view import TraceView
 
 SNAPSHOT_TEXTUAL = "8.2.8"
@@ -41,13 +43,16 @@ def explorer(home: Path) -> AlayaApp:
 
 
 async def first_query(pilot) -> None:
-    await pilot.press(*FIRST_QUERY, "enter")
+    await pilot.press("slash", *FIRST_QUERY, "enter")
     await settle(pilot.app, pilot)
 
 
 @SIZES
-def test_explore_empty(pinned_demo_home, snap_compare, size):
-    assert snap_compare(explorer(pinned_demo_home), terminal_size=size)
+def test_home(pinned_demo_home, snap_compare, size):
+    async def loaded(pilot) -> None:
+        await settle(pilot.app, pilot)
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=loaded)
 
 
 @SIZES
@@ -93,3 +98,21 @@ def test_card_screen(pinned_demo_home, snap_compare):
         await settle(pilot.app, pilot)
 
     assert snap_compare(explorer(pinned_demo_home), terminal_size=(120, 32), run_before=open_card)
+
+
+@SIZES
+def test_window_transcript(pinned_demo_home, snap_compare, size):
+    async def transcript(pilot) -> None:
+        await first_query(pilot)
+        nodes = pilot.app.screen.result["nodes"]
+        row = next(position for position, node in enumerate(nodes) if node["kind"] == "session_turns")
+        await pilot.press(*["down"] * row, "enter")
+        await settle(pilot.app, pilot)
+        assert isinstance(pilot.app.screen, SessionScreen)
+        view = pilot.app.screen.query_one(TraceView)
+        await pilot.pause()
+        view._current = -1  # to the first cited turn once the layout is surely done, as for the trace
+        view.action_next_context()
+        await pilot.pause()
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=transcript)

@@ -341,6 +341,28 @@ class GraphStore:
         rows = self.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id", {"id": session_id})
         return [row[0] for row in rows]
 
+    def recent_sessions(self, limit: int) -> list[dict[str, Any]]:
+        """The newest sessions with what they are about (their first user words) and how many cards came from each."""
+        rows = self.query("MATCH (s:Session) WITH s ORDER BY s.timestamp DESC, s.id LIMIT $limit "
+                          "OPTIONAL MATCH (c:Card)-[:EXTRACTED_FROM]->(s) "
+                          "RETURN s.id, s.timestamp, s.channel, s.summary, s.turns, count(c) "
+                          "ORDER BY s.timestamp DESC, s.id", {"limit": limit})
+        return [{"id": sid, "timestamp": moment.isoformat() + "Z", "channel": channel, "summary": summary or "",
+                 "turns": turns or 0, "cards": cards} for sid, moment, channel, summary, turns, cards in rows]
+
+    def hottest_cards(self, limit: int) -> list[dict[str, Any]]:
+        """The HOT cards, hottest first."""
+        rows = self.query("MATCH (c:Card) WHERE c.tier = 'HOT' RETURN c.id, c.title, c.type, c.temperature "
+                          "ORDER BY c.temperature DESC, c.id LIMIT $limit", {"limit": limit})
+        return [{"card_id": card_id, "title": title, "type": kind, "temperature": temperature}
+                for card_id, title, kind, temperature in rows]
+
+    def session_cards(self, session_id: str) -> list[dict[str, Any]]:
+        """The cards distilled from a session (id, title, type, tier), in the order they were made."""
+        rows = self.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) "
+                          "RETURN c.id, c.title, c.type, c.tier ORDER BY c.created_at, c.id", {"id": session_id})
+        return [{"card_id": card_id, "title": title, "type": kind, "tier": tier} for card_id, title, kind, tier in rows]
+
     def card_sessions(self) -> dict[str, str]:
         """Card id → the first session it came from (cards with no session are left out)."""
         rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")

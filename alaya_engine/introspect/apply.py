@@ -1,9 +1,10 @@
 """What approving a suggestion does, recorded in the L3 journal before the graph changes.
 
 - ``merge_cards``: the better card (higher importance, then longer content) absorbs the other: union of
-  source sessions and tags, every edge re-pointed, the other card's vector deleted, and its id kept as an
-  alias (``raw/aliases.json``) so ``trace``, ``card`` and ``recall --from-nodes`` still accept it. When an
-  LLM confirmed the merge, the kept card may take its merged title and content (``MergedText``).
+  source sessions and tags, the hotter temperature and tier, every edge re-pointed, the other card's vector
+  deleted, and its id kept as an alias (``raw/aliases.json``) so ``trace``, ``card`` and ``recall --from-nodes``
+  still accept it. When an LLM confirmed the merge, the kept card may take its merged title and content
+  (``MergedText``).
 - ``similar_to``: a ``SIMILAR_TO`` edge both ways.
 - ``merge_relations``: every ``CUSTOM`` edge named like the second relation is renamed to the first.
 - ``split_relation``: acknowledged only; splitting a vague name needs a person to choose the new names.
@@ -85,15 +86,8 @@ def merge_cards(*, first: str, second: str, graph: "GraphStore", vectors: "Vecto
                                journal=journal, aliases=aliases, now=now, text=text)
     if missing:
         raise AlayaError("unknown_card", f"card '{missing[0]}' is no longer in the store; reject this suggestion")
-    keep, drop = sorted((cards[first], cards[second]), key=lambda c: (-c["importance"], -len(c["content"]), c["id"]))
-    text = text or MergedText()
-    merged = Card(id=keep["id"], title=text.title or keep["title"], content=text.content or keep["content"],
-                  type=keep["type"],
-                  tags=list(dict.fromkeys([*keep["tags"], *drop["tags"]])), importance=keep["importance"],
-                  source_sessions=list(dict.fromkeys([*keep["source_sessions"], *drop["source_sessions"]])),
-                  created_at=to_millis(min(keep["created_at"], drop["created_at"])), updated_at=now,
-                  temperature=max(keep["temperature"], drop["temperature"]), tier=keep["tier"], source=keep["source"],
-                  facts=latest_facts(facts_from_graph(keep["facts"]) + facts_from_graph(drop["facts"])))
+    keep, drop = keep_and_drop(cards[first], cards[second])
+    merged = merged_card(keep, drop, now, text)
     edges = graph.edges_of(drop["id"])
     links = [Link(merged.id, e["card_id"], e["relation"], e["weight"] or 1.0, e["reason"] or "", now)
              for e in edges["outgoing"] if e["card_id"] != merged.id]
@@ -111,6 +105,30 @@ def merge_cards(*, first: str, second: str, graph: "GraphStore", vectors: "Vecto
         vectors.upsert_cards([merged], embedder.embed([merged.embedding_text()]))
     aliases.add(drop["id"], merged.id)
     return {"kept": merged.id, "merged": drop["id"], "edges_repointed": len(links)}
+
+
+TIER_HEAT = {"HOT": 2, "WARM": 1, "COLD": 0}
+
+
+def keep_and_drop(first: dict, second: dict) -> tuple[dict, dict]:
+    """Which of two cards (as the graph returns them) absorbs the other: the higher importance, then the longer
+    content, then the smaller id."""
+    keep, drop = sorted((first, second), key=lambda c: (-c["importance"], -len(c["content"]), c["id"]))
+    return keep, drop
+
+
+def merged_card(keep: dict, drop: dict, now: int, text: MergedText | None = None) -> Card:
+    """The card a merge leaves: ``keep``'s id, type and text, both cards' tags, sessions and facts (the newest value
+    of each), the earlier creation, and the hotter temperature and tier, so merging never cools live knowledge."""
+    text = text or MergedText()
+    tier = max((keep["tier"], drop["tier"]), key=lambda name: TIER_HEAT.get(name, -1))
+    return Card(id=keep["id"], title=text.title or keep["title"], content=text.content or keep["content"],
+                type=keep["type"],
+                tags=list(dict.fromkeys([*keep["tags"], *drop["tags"]])), importance=keep["importance"],
+                source_sessions=list(dict.fromkeys([*keep["source_sessions"], *drop["source_sessions"]])),
+                created_at=to_millis(min(keep["created_at"], drop["created_at"])), updated_at=now,
+                temperature=max(keep["temperature"], drop["temperature"]), tier=tier, source=keep["source"],
+                facts=latest_facts(facts_from_graph(keep["facts"]) + facts_from_graph(drop["facts"])))
 
 
 def _finish_interrupted_merge(drop: str, graph: "GraphStore", vectors: "VectorStore", embedder: "Embedder",

@@ -42,12 +42,18 @@ def review_list(store: StoreParts, status: str | None = None) -> dict:
 
 
 def review_show(store: StoreParts, suggestion_id: str) -> dict:
+    """One suggestion with its cards; a pending card merge also says what the merged card would be (``merged``:
+    the kept id, the absorbed id and the card), by the rule approving it applies."""
     suggestion = SuggestionStore(store.layout.review).get(suggestion_id).to_json()
     if suggestion["kind"] in CARD_KINDS:
         with store.step() as graph:
             cards = graph.cards(suggestion["subjects"])
         suggestion["cards"] = [{"id": c["id"], "title": c["title"], "type": c["type"], "content": c["content"]}
                                for c in (cards.get(i) for i in suggestion["subjects"]) if c]
+        if suggestion["kind"] == "merge_cards" and suggestion["status"] == "pending" and len(cards) == 2:
+            keep, drop = apply.keep_and_drop(*cards.values())
+            merged = apply.merged_card(keep, drop, millis_now())
+            suggestion["merged"] = {"kept": keep["id"], "absorbed": drop["id"], "card": merged.to_json()}
     return suggestion
 
 
@@ -87,5 +93,63 @@ def review_decide(store: StoreParts, suggestion_ids: list[str], approve: bool) -
         suggestion.status = wanted
         suggestion.updated_at = millis_now()
         suggestions.save()
-        decided.append({"id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, **outcome})
+        item = {"id": suggestion.id, "kind": suggestion.kind, "status": suggestion.status, **outcome}
+        decided.append({**item, **explain(item, suggestion.subjects)})
     return {"decided": decided}
+
+
+def explain(item: dict, subjects: list[str]) -> dict:
+    """What a decision changed and what to do next, in words every face prints as they are."""
+    kind, sid = item["kind"], item["id"]
+    if item["status"] == "rejected":
+        return {"changed": "nothing in the store changed; this suggestion is never proposed again",
+                "next": f"alaya review undo {sid} reopens it"}
+    if kind == "merge_cards":
+        return {"changed": f"{item['merged']} merged into {item['kept']} ({item['edges_repointed']} edges re-pointed; "
+                           "the old id still leads to it)",
+                "next": f"see the merged card: alaya trace {item['kept']}"}
+    if kind == "similar_to":
+        first, second = subjects
+        return {"changed": f"{first} and {second} are linked SIMILAR_TO, both ways",
+                "next": f"recall follows it: alaya recall --from-nodes {first} --rel SIMILAR_TO --depth 1"}
+    if kind == "merge_relations":
+        return {"changed": f"{item['edges_renamed']} {item['merged']} edges renamed {item['kept']}",
+                "next": f"its uses now: alaya schema --relations ({item['kept']})"}
+    if kind == "promote_relation":
+        return {"changed": f"{item['promoted']} has a relation table of its own and behaves as a core relation "
+                           f"here ({item['edges_moved']} edges moved there)",
+                "next": f"link with it as with any core relation: alaya link A B --rel {item['promoted']}"}
+    name = subjects[0]
+    return {"changed": f"nothing in the store changed: {name} stays as it is and this suggestion is settled",
+            "next": f"give its edges finer names by hand: alaya link A B --rel NEW_NAME --new-relation "
+                    f"(alaya recall --rel {name} finds them); alaya review undo {sid} reopens it"}
+
+
+UNDOABLE = "a rejection, or an approved split_relation (which changed nothing in the store)"
+
+
+def review_undo(store: StoreParts, suggestion_id: str | None = None) -> dict:
+    """Put the last decision (or the decision on ``suggestion_id``) back to pending.
+
+    Only decisions that changed nothing in the store can be undone: a rejection, or an approved ``split_relation``.
+    An approved merge or link rewrote cards and edges (journaled in L3); undoing it would need its own inverse
+    change, so it is refused with what to do instead.
+    """
+    suggestions = SuggestionStore(store.layout.review)
+    decided = [s for s in suggestions.all() if s.status != "pending"]
+    if suggestion_id is not None:
+        suggestion = suggestions.get(suggestion_id)
+        if suggestion.status == "pending":
+            raise AlayaError("not_decided", f"suggestion {suggestion_id} is still pending: nothing to undo")
+    elif not decided:
+        raise AlayaError("nothing_to_undo", "no suggestion has been decided yet: nothing to undo")
+    else:
+        suggestion = max(decided, key=lambda s: (s.updated_at, s.id))
+    if not (suggestion.status == "rejected" or suggestion.kind == "split_relation"):
+        raise AlayaError("cannot_undo", f"approving {suggestion.kind} {suggestion.id} changed the store and cannot be "
+                                        f"undone here (only {UNDOABLE} can)")
+    previous = suggestion.status
+    suggestion.status = "pending"
+    suggestion.updated_at = millis_now()
+    suggestions.save()
+    return {"undone": {"id": suggestion.id, "kind": suggestion.kind, "status": "pending", "was": previous}}

@@ -112,10 +112,17 @@ def embedded_lines(text: str) -> list[str]:
     return [line[:EMBEDDED_TURN_CHARS] for line in text.split("\n")]
 
 
+HEADING_CHARS = 60
+
+
 def window_heading(window: TurnWindow) -> str:
-    """What a window is called where a card shows its title: its session and date."""
+    """What a window is called where a card shows its title: its first line and when it was said. A session id
+    told a person nothing; the id (session and turn range) stays the window's ``card_id``."""
     day = datetime.fromtimestamp(window.time / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
-    return f"{window.session_id} · {day} · turns {window.first}-{window.last}"
+    first = " ".join(window.text.split("\n", 1)[0].split())
+    if len(first) > HEADING_CHARS:
+        first = first[:HEADING_CHARS - 1].rstrip() + "…"
+    return f"{first} · {day}" if first else f"{window.session_id} · {day}"
 
 
 def _line(session: "Session", position: int) -> str:

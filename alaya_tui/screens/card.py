@@ -19,8 +19,11 @@ from alaya_engine.server.backend import Backend
 from ..card_markdown import card_markdown, wikilink_slug
 from ..errors import call_or_report
 from ..formatting import number
+from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.edge_tree import EdgeTree
-from ..widgets.trace_view import TraceView
+from ..widgets.trace_view import DISTILLED_MARK, TraceView, pick_session
+from .session import SessionScreen
+from .trail import card_trail, copy_id
 
 CARD_HELP = """\
 # Card
@@ -35,9 +38,11 @@ the sessions it was distilled from, and its edges to other cards grouped by dire
 | `Enter` on an edge | open the card at the other end |
 | `t` | show or hide the trace: the full source session, the turns this card came from highlighted |
 | `n` / `p` in the trace | next / previous highlighted turn |
+| `o` | open the source session as a transcript, the card's turns highlighted, its cards beside it |
+| `y` | copy the card's id |
 | `Tab` / `Shift+Tab` | edges → content → trace |
 | `Escape` | hide the trace, else back to the previous screen |
-| `e` / `s` (or `F2` / `F3`) | explore screen / status screen |
+| `1`–`4` (or `F2`–`F5`) | explore, status, tiers, review |
 | `?` / `F1` | this help |
 | `q` | quit |
 """
@@ -62,12 +67,16 @@ class CardScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back"),
         Binding("t", "toggle_trace", "Trace"),
+        Binding("o", "open_session", "Session"),
+        Binding("y", "copy_id", "Copy id", show=False),
     ]
 
-    def __init__(self, backend: Backend, card_id: str, *, show_trace: bool = False):
+    def __init__(self, backend: Backend, card_id: str, *, show_trace: bool = False, via: str = ""):
         super().__init__()
         self.backend = backend
         self.card_id = card_id
+        self.via = via
+        """The relation followed to this card (``→ CAUSED_BY``), for the trail; empty when opened directly."""
         self.show_trace_on_mount = show_trace
         self.document: dict | None = None
         """The ``card`` call's document."""
@@ -76,8 +85,9 @@ class CardScreen(Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
+        yield Breadcrumbs(id="card-trail")
         with Vertical(id="card-head"):
-            yield Static(self.card_id, id="card-title", markup=False)
+            yield Static(LOADING, id="card-title", markup=False)
             with Horizontal(id="card-badges"):
                 yield Static("", id="card-type", classes="badge", markup=False)
                 yield Static("", id="card-tier", classes="badge", markup=False)
@@ -98,6 +108,8 @@ class CardScreen(Screen):
         self.query_one("#edges", EdgeTree).border_title = "Edges"
         self.query_one("#trace", TraceView).border_title = "Trace"
         self.query_one("#edges", EdgeTree).focus()
+        self.query_one("#card-content-scroll").loading = True  # shown at once, filled when the card arrives
+        self._show_trail()
         self.load_card()
         if self.show_trace_on_mount:
             self.action_toggle_trace()
@@ -129,9 +141,11 @@ class CardScreen(Screen):
         if str(self.query_one("#card-message", Static).content) == LOADING:
             self.show_message("")
         self.sub_title = card["title"]
+        self._show_trail()
         facts = [Fact.from_json(fact).describe() for fact in card.get("facts") or []]
         listed = "\n\n**Facts**\n\n" + "\n".join(f"- {fact}" for fact in facts) if facts else ""
         await self.query_one("#card-content", Markdown).update(card_markdown(card["title"], card["content"]) + listed)
+        self.query_one("#card-content-scroll").loading = False
 
     @property
     def edge_groups(self) -> dict[str, dict[str, list[dict]]]:
@@ -146,14 +160,15 @@ class CardScreen(Screen):
             detail.update("")
             return
         arrow = "→" if edge["direction"] == "outgoing" else "←"
-        detail.update(f"{arrow} {edge['relation']} {edge['card_id']}\n{edge.get('reason') or ''}".rstrip())
+        detail.update(f"{arrow} {edge['relation']} {edge['title']}\n{edge.get('reason') or ''}".rstrip())
 
     @on(Tree.NodeSelected, "#edges")
     def _edge_selected(self, event: Tree.NodeSelected) -> None:
         event.stop()
         edge = event.node.data
         if edge:
-            self.app.push_screen(CardScreen(self.backend, edge["card_id"]))
+            arrow = "→" if edge["direction"] == "outgoing" else "←"
+            self.app.push_screen(CardScreen(self.backend, edge["card_id"], via=f"{arrow} {edge['relation']}"))
 
     @on(Markdown.LinkClicked, "#card-content")
     def _link_clicked(self, event: Markdown.LinkClicked) -> None:
@@ -198,7 +213,42 @@ class CardScreen(Screen):
         count = len(document["context_turns"])
         self.show_message(f"trace: {count} {'turn' if count == 1 else 'turns'} distilled into this card, highlighted")
 
+    # The source session -----------------------------------------------------------------------------------------
+
+    def action_open_session(self) -> None:
+        self.show_message("opening the source session…")
+        self.load_source_session()
+
+    @work(thread=True, exclusive=True, group="source-session", exit_on_error=False)
+    def load_source_session(self) -> None:
+        document = self.trace_document or call_or_report(self, "trace", {"card_id": self.card_id}, self._show_error)
+        if document is None:
+            return
+        if not document["sessions"]:
+            self.app.call_from_thread(self.show_message, "This card has no source session.", True)
+            return
+        sessions = [{**session, **read_session(session["path"])} for session in document["sessions"]]
+        session = sessions[pick_session(sessions, document["context_turns"])]
+        cited = [turn["index"] for turn in document["context_turns"]]
+        self.app.call_from_thread(self._open_session, session["id"], cited)
+
+    def _open_session(self, session_id: str, cited: list[int]) -> None:
+        self.show_message("")
+        self.app.push_screen(SessionScreen(self.backend, session_id, cited, mark=DISTILLED_MARK))
+
     # Misc ------------------------------------------------------------------------------------------------------------
+
+    @property
+    def trail_label(self) -> str:
+        title = self.document["card"]["title"] if self.document else "…"
+        return f"{self.via} {title}" if self.via else title
+
+    def _show_trail(self) -> None:
+        labels = card_trail(self.app)
+        self.query_one("#card-trail", Breadcrumbs).show(labels, len(labels) - 1)
+
+    def action_copy_id(self) -> None:
+        copy_id(self, self.document["card"]["id"] if self.document else self.card_id)
 
     def action_back(self) -> None:
         if self.has_class("-show-trace"):
@@ -208,6 +258,7 @@ class CardScreen(Screen):
             self.app.pop_screen()
 
     def _show_error(self, text: str) -> None:
+        self.query_one("#card-content-scroll").loading = False
         self.show_message(text, error=True)
 
     def show_message(self, text: str, error: bool = False) -> None:

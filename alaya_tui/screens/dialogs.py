@@ -46,8 +46,12 @@ class ConfirmDialog(ModalScreen[bool]):
         self.dismiss(answer)
 
 
+DEFAULT_STEPS = tuple(step for step in INTROSPECT_STEPS if step != "forget")
+"""Ticked when the dialog opens: forgetting deletes cards, so a person opts in to it."""
+
+
 class IntrospectDialog(ModalScreen[list[str] | None]):
-    """Which steps to run (all, by default); dismisses with them, or None when cancelled."""
+    """Which steps to run (all but forget, by default); dismisses with them, or None when cancelled."""
 
     BINDINGS = [
         Binding("r", "run", "Run"),
@@ -58,8 +62,8 @@ class IntrospectDialog(ModalScreen[list[str] | None]):
         with Vertical(classes="dialog"):
             yield Static("Run introspect: the steps run one after another, in this order.",
                          classes="dialog-question", markup=False)
-            yield SelectionList[str](*[(f"{step} — {STEP_PURPOSES[step]}", step, True) for step in INTROSPECT_STEPS],
-                                     id="introspect-steps")
+            yield SelectionList[str](*[(f"{step} — {STEP_PURPOSES[step]}", step, step in DEFAULT_STEPS)
+                                       for step in INTROSPECT_STEPS], id="introspect-steps")
             yield Static("Space toggles a step · r runs · Escape cancels. Cancelling a run stops it between steps.",
                          classes="dialog-detail", markup=False)
             with Horizontal(classes="dialog-buttons"):

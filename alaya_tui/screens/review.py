@@ -38,8 +38,11 @@ An approved card merge opens the merged card (Escape comes back here). Approving
 table of its own and moves its edges there. A refusal (a card merged away meanwhile, say) shows as a notification
 and the suggestion stays pending.
 
-`i` runs introspect (choose the steps) with a progress bar. Cancel stops it **between** steps: the step in
-progress always finishes, because the engine cannot interrupt one.
+`u` undoes the last decision when it changed nothing in the store (a rejection, or an approved split); an
+approved merge, link or promotion changed cards and edges and stays.
+
+`i` runs introspect (choose the steps; forgetting only when you tick it) with a progress bar. Cancel stops it
+**between** steps: the step in progress always finishes, because the engine cannot interrupt one.
 """
 
 
@@ -48,21 +51,16 @@ TITLED_ROWS = 200
 
 
 def decision_text(item: dict, titles: dict[str, str]) -> str:
-    """One line for a decided suggestion, from the ``decided`` document's entry."""
+    """A decided suggestion, from the ``decided`` document's entry: what changed (cards named by their titles),
+    then the engine's next step."""
     label = KIND_LABELS.get(item["kind"], item["kind"])
-    if item["status"] == "rejected":
-        return f"✗ rejected {label} {item['id']} (never proposed again)"
-    if item["kind"] == "merge_cards":
-        return (f"✓ merged {item['merged']} into {item['kept']} ({item['edges_repointed']} edges re-pointed; "
-                f"the old id stays an alias)")
-    if item["kind"] == "similar_to":
-        first, second = (titles.get(card_id, card_id) for card_id in item["linked"])
-        return f"✓ linked “{first}” ↔ “{second}” with SIMILAR_TO"
-    if item["kind"] == "merge_relations":
-        return f"✓ renamed {item['edges_renamed']} {item['merged']} edges to {item['kept']}"
-    if item["kind"] == "promote_relation":
-        return f"✓ promoted {item['promoted']} to a table of its own ({item['edges_moved']} edges moved)"
-    return f"✓ approved {label} {item['id']}"
+    if item.get("already"):
+        return f"{label} {item['id']} was already {item['status']}"
+    mark = "✗" if item["status"] == "rejected" else "✓"
+    changed = item["changed"]
+    for card_id, title in titles.items():
+        changed = changed.replace(card_id, f"“{title}”")
+    return f"{mark} {label}: {changed}\nnext: {item['next']}"
 
 
 class ReviewScreen(Screen):
@@ -70,8 +68,9 @@ class ReviewScreen(Screen):
     BINDINGS = [
         Binding("a", "approve", "Approve"),
         Binding("r", "reject", "Reject"),
-        Binding("n", "skip", "Skip"),
+        Binding("n", "skip", "Skip", show=False),
         Binding("A", "approve_kind", "All", key_display="A"),
+        Binding("u", "undo", "Undo"),
         Binding("i", "introspect", "Introspect"),
         Binding("c", "cancel_introspect", "Cancel"),
         Binding("R", "reload", "Reload", show=False, key_display="R"),
@@ -189,6 +188,10 @@ class ReviewScreen(Screen):
     def load_evidence(self, suggestion: dict) -> None:
         worker = get_current_worker()
         cards: list[dict | None] = []
+        merged = None
+        if suggestion["kind"] == "merge_cards":
+            shown = call_or_report(self, "review.show", {"id": suggestion["id"]}, self._report)
+            merged = shown.get("merged") if shown else None
         if suggestion["kind"] in CARD_KINDS:
             for card_id in suggestion["subjects"]:
                 if worker.is_cancelled:
@@ -201,16 +204,16 @@ class ReviewScreen(Screen):
                         return
                     cards.append(None)
         if not worker.is_cancelled:
-            self.app.call_from_thread(self._show_evidence, suggestion, cards)
+            self.app.call_from_thread(self._show_evidence, suggestion, cards, merged)
 
-    async def _show_evidence(self, suggestion: dict, cards: list[dict | None]) -> None:
+    async def _show_evidence(self, suggestion: dict, cards: list[dict | None], merged: dict | None) -> None:
         if suggestion["id"] != self._evidence_for:
             return
         known = {subject: document["card"]["title"] for subject, document in zip(suggestion["subjects"], cards)
                  if document}
         if any(self.titles.get(subject) != title for subject, title in known.items()):
             self._add_titles(known)
-        await self.evidence.show(suggestion, cards)
+        await self.evidence.show(suggestion, cards, merged)
 
     # Decisions --------------------------------------------------------------------------------------------------
 
@@ -275,12 +278,33 @@ class ReviewScreen(Screen):
             lines = [*lines[:2], f"… and {len(lines) - 2} more"]
         if lines:
             self.notify("\n".join(lines), title="Review")
-        self.show_message(lines[0] if len(decided) == 1 else f"{len(decided)} decided, {len(failures)} refused")
+        self.show_message(lines[0].replace("\n", " · ") if len(decided) == 1
+                          else f"{len(decided)} decided, {len(failures)} refused")
         if decided:
             self.app.store_changed_signal.publish("review")
         self.load_list()
         if len(decided) == 1 and decided[0]["kind"] == "merge_cards" and decided[0]["status"] == "approved":
             self.app.push_screen(CardScreen(self.backend, decided[0]["kept"]))
+
+    def action_undo(self) -> None:
+        """The last decision back to pending, when the engine can take it back (it says why when it cannot)."""
+        if self.deciding:
+            self.notify("Still applying the previous decision", severity="warning")
+            return
+        self.undo_last()
+
+    @work(thread=True, group="review-decide", exit_on_error=False)
+    def undo_last(self) -> None:
+        document = call_or_report(self, "review.undo", {}, self._report)
+        if document is not None:
+            self.app.call_from_thread(self._undone, document["undone"])
+
+    def _undone(self, item: dict) -> None:
+        text = f"↶ {KIND_LABELS.get(item['kind'], item['kind'])} {item['id']} is pending again (it was {item['was']})"
+        self.notify(text, title="Review")
+        self.show_message(text)
+        self.app.store_changed_signal.publish("review")
+        self.load_list()
 
     # Introspect -------------------------------------------------------------------------------------------------
 

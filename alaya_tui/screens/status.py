@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from textual import work
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
@@ -57,7 +58,10 @@ tiers, temperatures, relation usage.
 
 class StatusScreen(Screen):
     HELP = STATUS_HELP
-    BINDINGS = [("r", "refresh", "Refresh")]
+    BINDINGS = [
+        Binding("r", "refresh", "Refresh"),
+        Binding("escape", "app.back_mode", "Back", show=False),
+    ]
 
     def __init__(self, backend: Backend):
         super().__init__()

@@ -1,7 +1,16 @@
-"""The ranked nodes of a recall result: rank, title, h with its bar, type badge, tier, matched relation."""
+"""The ranked nodes of a recall result: rank, title, h with its bar, type badge, tier, matched relation, rel_sim.
+
+Columns adapt to what the result says: one that says nothing (every card found by search, so no relation and no
+rel_sim; one tier or type for every row) is left out, h and its 1 − h bar share one column (a shorter bar when the
+table is narrow), and titles take every cell the other columns leave.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding
 from textual.widgets import DataTable
@@ -10,6 +19,9 @@ from ..formatting import BAR_WIDTH, closeness, h_bar, number, shorten
 
 MIN_TITLE_WIDTH = 8
 """Titles get what the other columns leave, but never less (at 80 columns every column still fits)."""
+NARROW_TABLE = 100
+"""Below this many cells the h bar is shorter."""
+NARROW_BAR = 5
 TYPE_LABELS = {"session_turns": "turns"}
 """Shorter badges where the engine's name is long: a window of raw session turns."""
 FOUND_BY_SEARCH = "search"
@@ -20,10 +32,45 @@ def type_label(node: dict) -> str:
     return TYPE_LABELS.get(node["type"], node["type"])
 
 
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    value: Callable[[dict], str]
+    """The cell's text for a node (what decides whether the column says anything)."""
+    silent: Callable[[list[dict]], bool]
+    """True when the column would say nothing for these nodes: it is then left out."""
+
+
+def _constant(value: Callable[[dict], str]) -> Callable[[list[dict]], bool]:
+    return lambda nodes: len(nodes) > 1 and len({value(node) for node in nodes}) == 1
+
+
+def _matched(node: dict) -> str:
+    return node["matched_rel"] or FOUND_BY_SEARCH
+
+
+def _rel_sim(node: dict) -> str:
+    return number(node["rel_similarity"])
+
+
+OPTIONAL_COLUMNS = (
+    Column("type", "Type", type_label, _constant(type_label)),
+    Column("tier", "Tier", lambda node: node["tier"], _constant(lambda node: node["tier"])),
+    Column("matched_rel", "Matched", _matched, lambda nodes: all(node["matched_rel"] is None for node in nodes)),
+    Column("rel_similarity", "rel_sim", _rel_sim, lambda nodes: all(node["rel_similarity"] is None for node in nodes)),
+)
+
+
+def shown_columns(nodes: list[dict]) -> list[Column]:
+    """The optional columns that say something for ``nodes``."""
+    return [column for column in OPTIONAL_COLUMNS if not (nodes and column.silent(nodes))]
+
+
 class ResultsTable(DataTable):
     """Rows keyed by card id, in the result's order; colours come from the TCSS component classes."""
 
-    BINDINGS = [Binding("enter", "select_cursor", "Open card")]
+    BINDINGS = [Binding("enter", "select_cursor", "Open")]
     COMPONENT_CLASSES = {
         "results--close", "results--near", "results--far",
         "results--concept", "results--pattern", "results--gotcha", "results--decision",
@@ -33,6 +80,7 @@ class ResultsTable(DataTable):
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.nodes: list[dict] = []
+        self.columns_shown: list[Column] = list(OPTIONAL_COLUMNS)
         self._drawn_width = 0
 
     def on_mount(self) -> None:
@@ -42,16 +90,17 @@ class ResultsTable(DataTable):
     def _add_columns(self, title_width: int) -> None:
         self.add_column("#", key="rank")
         self.add_column("Title", key="title", width=title_width)
-        self.add_column("h", key="h")
-        self.add_column("1 − h", key="bar")
-        self.add_column("Type", key="type")
-        self.add_column("Tier", key="tier")
-        self.add_column("Matched", key="matched_rel")
-        self.add_column("rel_sim", key="rel_similarity")
+        self.add_column("h   1 − h", key="h")
+        for column in self.columns_shown:
+            self.add_column(column.label, key=column.key)
 
     def show(self, nodes: list[dict], cursor_row: int = 0) -> None:
         self.nodes = list(nodes)
+        self.columns_shown = shown_columns(self.nodes)
         self._redraw(cursor_row)
+
+    def _bar_width(self) -> int:
+        return NARROW_BAR if self.size.width < NARROW_TABLE else BAR_WIDTH
 
     def _redraw(self, cursor_row: int | None = None) -> None:
         if cursor_row is None:
@@ -61,20 +110,22 @@ class ResultsTable(DataTable):
         self.clear(columns=True)  # column widths only ever grow otherwise
         self._add_columns(title_width)
         muted = self.get_component_rich_style("results--muted", partial=True)
+        bar_width = self._bar_width()
         for rank, node in enumerate(self.nodes, start=1):
             tone = self.get_component_rich_style(f"results--{closeness(node['h_distance'])}", partial=True)
             badge_class = f"results--{node['type']}"
             badge = (self.get_component_rich_style(badge_class, partial=True)
                      if badge_class in self.COMPONENT_CLASSES else muted)
+            styles = {"type": badge, "matched_rel": muted if node["matched_rel"] is None else "",
+                      "tier": "", "rel_similarity": ""}
+            optional = [Text(f" {column.value(node)} " if column.key == "type" else column.value(node),
+                             style=styles[column.key], justify="right" if column.key == "rel_similarity" else "left")
+                        for column in self.columns_shown]
             self.add_row(
                 Text(str(rank), justify="right"),
                 Text(shorten(node["title"], title_width)),
-                Text(number(node["h_distance"]), style=tone, justify="right"),
-                Text(h_bar(node["h_distance"]), style=tone),
-                Text(f" {type_label(node)} ", style=badge),
-                node["tier"],
-                Text(node["matched_rel"] or FOUND_BY_SEARCH, style=muted if node["matched_rel"] is None else ""),
-                Text(number(node["rel_similarity"]), justify="right"),
+                Text(f"{number(node['h_distance'])} {h_bar(node['h_distance'], bar_width)}", style=tone),
+                *optional,
                 key=node["card_id"],
             )
         if self.nodes:
@@ -83,17 +134,12 @@ class ResultsTable(DataTable):
     def _title_width(self) -> int:
         """What is left of the table's width for titles, so every column stays visible."""
         nodes = self.nodes
-        others = [
-            len(str(len(nodes))),                                                   # rank
-            4,                                                                      # h
-            BAR_WIDTH,                                                              # bar
-            max([len("Type")] + [len(type_label(node)) + 2 for node in nodes]),    # type badge
-            max([len("Tier")] + [len(node["tier"]) for node in nodes]),             # tier
-            max([len("Matched")] + [len(node["matched_rel"] or FOUND_BY_SEARCH) for node in nodes]),
-            len("rel_sim"),
-        ]
-        padding = 2 * self.cell_padding * (len(others) + 1) + 2  # and a vertical scrollbar's worth
-        return max(MIN_TITLE_WIDTH, self.size.width - sum(others) - padding)
+        widths = [len(str(len(nodes))), max(cell_len("h   1 − h"), 5 + self._bar_width())]
+        for column in self.columns_shown:
+            extra = 2 if column.key == "type" else 0
+            widths.append(max([cell_len(column.label)] + [cell_len(column.value(node)) + extra for node in nodes]))
+        padding = 2 * self.cell_padding * (len(widths) + 1) + 2  # and a vertical scrollbar's worth
+        return max(MIN_TITLE_WIDTH, self.size.width - sum(widths) - padding)
 
     def on_resize(self) -> None:
         if self.nodes and self.size.width != self._drawn_width:

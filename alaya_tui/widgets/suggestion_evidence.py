@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.markup import escape
@@ -16,6 +17,7 @@ from textual.widgets import Markdown, Static
 from alaya_engine.foundations.human import share_bar
 
 from ..formatting import number
+from ..word_diff import word_diff
 from .suggestion_table import KIND_LABELS
 
 SIMILARITY_BAR = 10
@@ -39,8 +41,8 @@ def effect(suggestion: dict) -> str:
     """One sentence: what approving this suggestion does to the store (see ``alaya_engine.introspect.apply``)."""
     kind, subjects = suggestion["kind"], suggestion["subjects"]
     if kind == "merge_cards":
-        return ("Approve: the card with the higher importance (then the longer content) absorbs the other — "
-                "tags and sessions united, every edge re-pointed, the other id kept as an alias.")
+        return ("Approve: one card absorbs the other (edges re-pointed, the old id an alias); what differs is "
+                "marked word by word below.")
     if kind == "similar_to":
         return "Approve: a SIMILAR_TO edge between the two cards, both ways."
     if kind == "merge_relations":
@@ -71,11 +73,24 @@ def card_side(subject: str, document: dict | None) -> Side:
     card = document["card"]
     edges = len(document.get("outgoing", [])) + len(document.get("incoming", []))
     tags = "  ".join(f"#{tag}" for tag in card.get("tags") or [])
-    meta = (f"{card['type']} · {card['tier']} · importance {number(card.get('importance'))} · "
-            f"{edges} {'edge' if edges == 1 else 'edges'}")
+    sessions = ", ".join(card.get("source_sessions") or []) or "no session"
+    meta = (f"{card['type']} · {card['tier']} · temperature {number(card.get('temperature'))} · "
+            f"importance {number(card.get('importance'))} · {edges} {'edge' if edges == 1 else 'edges'}\n"
+            f"created {card['created_at'][:10]} · updated {card['updated_at'][:10]} · {sessions}")
     return Side(subject, card["title"], meta + (f"\n{tags}" if tags else ""),
                 note=f"already merged into {card['id']}" if card["id"] != subject else "",
                 body=card["content"])
+
+
+def merged_line(merged: dict | None) -> str:
+    """What approving a card merge leaves, from ``review.show``'s ``merged``: the card that stays and its heat."""
+    if not merged:
+        return ""
+    card = merged["card"]
+    sessions = len(card.get("source_sessions") or [])
+    return (f"Merged: {merged['kept']} absorbs {merged['absorbed']} · {card['tier']} · "
+            f"temperature {number(card['temperature'])} · importance {number(card['importance'])} · "
+            f"{sessions} {'session' if sessions == 1 else 'sessions'} · {len(card.get('tags') or [])} tags")
 
 
 def relation_side(suggestion: dict, name: str) -> Side:
@@ -106,26 +121,35 @@ def sides(suggestion: dict, cards: list[dict | None]) -> list[Side]:
 
 
 class SubjectPanel(VerticalScroll):
-    """One side of the comparison, scrollable for long contents."""
+    """One side of the comparison, scrollable for long contents: the body as Markdown, or compared word by word
+    with the other side's (``diff``)."""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="subject-heading", markup=False)
         yield Static("", classes="subject-meta", markup=False)
         yield Static("", classes="subject-note", markup=False)
         yield Markdown("", classes="subject-body")
+        yield Static("", classes="subject-diff")
 
-    async def show(self, side: Side) -> None:
+    async def show(self, side: Side, diff: Text | None = None) -> None:
         self.border_title = side.name
         self.query_one(".subject-heading", Static).update(side.heading)
         self.query_one(".subject-meta", Static).update(side.meta)
         note = self.query_one(".subject-note", Static)
         note.update(side.note)
         note.display = bool(side.note)
-        await self.query_one(".subject-body", Markdown).update(side.body)
+        body, compared = self.query_one(".subject-body", Markdown), self.query_one(".subject-diff", Static)
+        body.display, compared.display = diff is None, diff is not None
+        if diff is None:
+            await body.update(side.body)
+        else:
+            compared.update(diff)
         self.scroll_home(animate=False)
 
 
 class SuggestionEvidence(Vertical):
+    COMPONENT_CLASSES = {"suggestion-evidence--removed", "suggestion-evidence--added"}
+
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id)
         self.suggestion: dict | None = None
@@ -145,14 +169,22 @@ class SuggestionEvidence(Vertical):
         self.query_one("#evidence-effect", Static).update("")
         self.query_one("#evidence-sides").display = False
 
-    async def show(self, suggestion: dict, cards: list[dict | None]) -> None:
-        """``cards``: the ``card`` documents of a card suggestion's subjects; empty for a relation suggestion."""
+    async def show(self, suggestion: dict, cards: list[dict | None], merged: dict | None = None) -> None:
+        """``cards``: the ``card`` documents of a card suggestion's subjects; empty for a relation suggestion.
+        ``merged``: what approving a card merge leaves (``review.show``'s ``merged``)."""
         self.suggestion, self.sides = suggestion, sides(suggestion, cards)
         self.query_one("#evidence-head", Static).update(headline(suggestion))
-        self.query_one("#evidence-effect", Static).update(effect(suggestion))
+        self.query_one("#evidence-effect", Static).update("\n".join(filter(None, [effect(suggestion),
+                                                                                  merged_line(merged)])))
+        diffs: list[Text | None] = [None, None]
+        if len(cards) == 2 and all(cards):
+            first, second = (document["card"]["content"] for document in cards)
+            diffs = list(word_diff(first, second,
+                                   self.get_component_rich_style("suggestion-evidence--removed", partial=True),
+                                   self.get_component_rich_style("suggestion-evidence--added", partial=True)))
         panels = list(self.query(SubjectPanel))
-        for panel, side in zip(panels, [*self.sides, None]):
+        for panel, side, diff in zip(panels, [*self.sides, None], [*diffs, None]):
             panel.display = side is not None
             if side is not None:
-                await panel.show(side)
+                await panel.show(side, diff)
         self.query_one("#evidence-sides").display = True

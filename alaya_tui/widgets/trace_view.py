@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 from textual.binding import Binding
@@ -12,6 +13,7 @@ from textual.widgets import Static
 from ..formatting import shorten
 
 TOOL_ARGUMENT_CHARS = 200
+DISTILLED_MARK = "distilled into this card"
 CITED_TURNS = Binding.Group("Cited turns")
 """``n`` and ``p`` share one footer label."""
 
@@ -47,23 +49,35 @@ def pick_session(sessions: list[dict], context_turns: list[dict]) -> int:
     return best
 
 
-class TurnView(Vertical):
-    """One turn: a header (index, role, time, tool name) and its text."""
+def turn_time(turn: dict) -> str:
+    """``HH:MM`` (UTC) of a turn that has a time, else empty."""
+    millis = turn.get("timestamp")
+    if not isinstance(millis, (int, float)) or millis <= 0:
+        return ""
+    return datetime.fromtimestamp(millis / 1000, tz=timezone.utc).strftime("%H:%M")
 
-    def __init__(self, index: int, turn: dict, in_context: bool):
+
+class TurnView(Vertical):
+    """One turn: a header (index, speaker, time, tool name) and its text."""
+
+    def __init__(self, index: int, turn: dict, in_context: bool, mark: str = DISTILLED_MARK):
         role = str(turn.get("role", "?"))
         super().__init__(classes=f"turn -{role}" + (" -context" if in_context else ""))
         self.turn_index = index
         self.in_context = in_context
         self.role = role
         self.turn = turn
+        self.mark = mark
 
     def compose(self):
-        header = f"#{self.turn_index} {self.role}"
+        speaker = str(self.turn.get("speaker") or self.role)
+        header = f"#{self.turn_index} {speaker}" + (f" ({self.role})" if speaker != self.role else "")
+        if turn_time(self.turn):
+            header += f" · {turn_time(self.turn)}"
         if self.turn.get("tool_name"):
             header += f" · {self.turn['tool_name']}"
         if self.in_context:
-            header += "   ◆ distilled into this card"
+            header += f"   ◆ {self.mark}"
         yield Static(header, classes="turn-header", markup=False)
         yield Static(turn_text(self.turn) or "(empty)", classes="turn-body", markup=False)
 
@@ -76,8 +90,10 @@ class TraceView(VerticalScroll):
         Binding("p", "previous_context", "Previous cited turn", group=CITED_TURNS),
     ]
 
-    def __init__(self, *, id: str | None = None):
+    def __init__(self, *, id: str | None = None, mark: str = DISTILLED_MARK):
         super().__init__(id=id)
+        self.mark = mark
+        """What a highlighted turn's header says it is."""
         self.highlighted: list[int] = []
         """Indices of the highlighted turns, in session order."""
         self.loaded = False
@@ -98,11 +114,12 @@ class TraceView(VerticalScroll):
             if session.get("error"):
                 widgets.append(Static(session["error"], classes="trace-error", markup=False))
                 continue
-            for index, turn in enumerate(session.get("turns") or []):
+            for position_in_file, turn in enumerate(session.get("turns") or []):
+                index = turn.get("index", position_in_file)  # a stretch of turns carries their positions
                 in_context = position == target and index in wanted
                 if in_context:
                     self.highlighted.append(index)
-                widgets.append(TurnView(index, turn, in_context))
+                widgets.append(TurnView(index, turn, in_context, self.mark))
         if not sessions:
             widgets.append(Static("This card has no source session.", classes="trace-error"))
         await self.mount_all(widgets)

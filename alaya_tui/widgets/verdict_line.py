@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from textual.widgets import Static
 
-from ..formatting import closeness, number
+from ..formatting import closeness, count_units, number
 
 
 class VerdictLine(Static):
@@ -28,6 +28,5 @@ class VerdictLine(Static):
             return
         self.add_class(f"-{closeness(result.get('h_distance_best'))}")
         mark = "🎯 " if result["verdict"] == "close to target" else ""
-        count = len(result.get("nodes", []))
-        self.update(f"Average h_distance {self.average} ({mark}{result['verdict']}) · {count} "
-                    f"{'card' if count == 1 else 'cards'}")
+        self.update(f"Average h_distance {self.average} ({mark}{result['verdict']}) · "
+                    f"{count_units(result.get('nodes', []))}")

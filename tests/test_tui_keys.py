@@ -1,0 +1,141 @@
+"""The keys a person reaches for first: single letters work wherever no text is edited, ``/`` or ``:`` enter the
+query, Escape leaves the input and otherwise goes back, on every screen; the trail names each step."""
+
+from __future__ import annotations
+
+from fake_backend import demo_backend, recorded
+from textual.widgets import Input
+from tui_store import settle
+
+from alaya_engine.demo import FIRST_QUERY
+from alaya_tui.app import AlayaApp
+from alaya_tui.screens.card import CardScreen
+from alaya_tui.screens.explore import TYPING_PAUSE, ExploreScreen
+from alaya_tui.screens.help import HelpScreen
+from alaya_tui.screens.session import SessionScreen
+from alaya_tui.screens.status import StatusScreen
+from alaya_tui.widgets.breadcrumbs import Breadcrumbs, crumb_texts
+from alaya_tui.widgets.home_view import HomeView
+from alaya_tui.widgets.trace_view import TraceView
+
+SIZE = (120, 36)
+
+
+async def test_the_first_screen_is_home_and_its_single_keys_work(tmp_path):
+    app = AlayaApp(demo_backend(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, ExploreScreen) and not isinstance(app.focused, Input)
+        overview = recorded()["overview"]
+        home = screen.query_one("#home", HomeView)
+        assert home.display and home.document == overview
+        assert [row.key.value for row in home.query_one("#home-cards").ordered_rows] == [
+            card["card_id"] for card in overview["hot_cards"]]
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape", "2")
+        await settle(app, pilot)
+        assert isinstance(app.screen, StatusScreen)
+        await pilot.press("escape")  # back to the screen before
+        await settle(app, pilot)
+        assert app.screen is screen
+        await pilot.press("q")
+        await pilot.pause()
+    assert app.return_code == 0 and not app.is_running
+
+
+async def test_slash_and_colon_enter_the_query_and_escape_leaves_it(tmp_path):
+    backend = demo_backend(tmp_path)
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        query = app.screen.query_one("#query", Input)
+        await pilot.press("slash", "q", "question_mark", "2")  # typed, not keys, while the query is edited
+        assert app.focused is query and query.value == "q?2" and isinstance(app.screen, ExploreScreen)
+        await pilot.press("escape")
+        assert app.focused is not query and query.value == "q?2"
+        await pilot.press("colon")
+        assert app.focused is query
+        query.value = ""
+        await pilot.press(*FIRST_QUERY, "enter")
+        await settle(app, pilot)
+        assert backend.called("recall") == [{"request": {"text": FIRST_QUERY}}]
+        await pilot.press("slash", "enter")  # the same query again: no second step
+        await settle(app, pilot)
+        crumbs = app.screen.query_one("#breadcrumbs", Breadcrumbs)
+        assert len(backend.called("recall")) == 2 and crumbs.labels == ["Home", FIRST_QUERY]
+
+        # After the first query, a pause in typing recalls what is typed; more typing replaces that step.
+        await pilot.press("slash")
+        query.value = ""
+        await pilot.press(*"nginx")
+        await pilot.pause(TYPING_PAUSE + 0.3)
+        await settle(app, pilot)
+        assert backend.called("recall")[-1] == {"request": {"text": "nginx"}} and len(backend.called("recall")) == 3
+        await pilot.press("space", "5")
+        await pilot.pause(TYPING_PAUSE + 0.3)
+        await settle(app, pilot)
+        assert backend.called("recall")[-1] == {"request": {"text": "nginx 5"}} and len(backend.called("recall")) == 4
+        assert crumbs.labels == ["Home", FIRST_QUERY, "nginx 5"] and app.focused is query
+
+
+async def test_escape_goes_back_from_a_hop_a_card_and_a_transcript_to_home(tmp_path):
+    app = AlayaApp(demo_backend(tmp_path), query=FIRST_QUERY)  # alaya tui --query TEXT
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        screen = app.screen
+        assert screen.request == {"text": FIRST_QUERY}
+        await pilot.press("tab", "enter")  # follow the first explorable relation
+        await settle(app, pilot)
+        assert screen.position == 1 and screen.request["depth"] == 1
+        hop = screen.history[1].label
+        assert screen.query_one("#breadcrumbs", Breadcrumbs).labels == ["Home", FIRST_QUERY, hop]
+        await pilot.press("escape")
+        assert screen.position == 0 and screen.request == {"text": FIRST_QUERY}
+
+        await pilot.press("enter")  # the first result, a card
+        await settle(app, pilot)
+        card = app.screen
+        assert isinstance(card, CardScreen)
+        title = card.document["card"]["title"]
+        trail = card.query_one("#card-trail", Breadcrumbs)
+        assert trail.labels == [FIRST_QUERY, title] and trail.current == 1
+        await pilot.press("escape")
+        assert app.screen is screen
+
+        window = next(node for node in screen.result["nodes"] if node["kind"] == "session_turns")
+        await pilot.press(*["down"] * screen.result["nodes"].index(window), "enter")
+        await settle(app, pilot)
+        transcript = app.screen
+        assert isinstance(transcript, SessionScreen)
+        first, last = window["turn_range"]
+        assert transcript.query_one("#transcript", TraceView).highlighted == list(range(first, last + 1))
+        assert transcript.query_one("#session-cards").row_count == len(transcript.document["cards"]) > 0
+        await pilot.press("escape", "escape")
+        assert app.screen is screen and screen.position == -1 and screen.query_one("#home").display
+
+
+async def test_a_card_id_on_the_command_line_opens_it_and_o_opens_its_source_session(tmp_path):
+    node = recorded()["recall"]["nodes"][0]
+    app = AlayaApp(demo_backend(tmp_path), card_id=node["card_id"])  # alaya tui CARD_ID
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, CardScreen) and app.screen.card_id == node["card_id"]
+        await pilot.press("o")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SessionScreen)
+        context = recorded()["trace"][node["card_id"]]["context_turns"]
+        assert app.screen.query_one("#transcript", TraceView).highlighted == sorted(t["index"] for t in context)
+        assert app.screen.query_one("#card-trail", Breadcrumbs).labels[-2] == node["title"]
+
+
+def test_the_trail_keeps_the_current_step_and_drops_the_oldest_first():
+    labels = ["Home", "gateway restart telegram", "CAUSED_BY from Gateway restart drops messages",
+              "TEMPORAL_NEXT from 每次重启 gateway 之前，按顺序做", "DEPENDS_ON from plugins.allow must list telegram",
+              "SIMILAR_TO from Channel plugins are opt-in"]
+    shown, before, after = crumb_texts(labels, 4, 80)
+    assert 4 in shown and before and shown[0] > 0
+    assert crumb_texts(labels, 1, 300) == (list(range(6)), False, False)
+    shown, before, after = crumb_texts(labels, 1, 60)
+    assert shown[:2] == [0, 1] and after and not before  # after going back, the steps ahead give way first
