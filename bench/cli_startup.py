@@ -31,7 +31,7 @@ def run(plan: Plan) -> list[Row]:
         rows.append(Row(NAME, label, p50, "ms p50", f"p95 {p95:.0f} ms over {runs} runs"))
     with tempfile.TemporaryDirectory(prefix="alaya-bench-init-") as folder:
         inits = [measure(ALAYA + ["--home", str(Path(folder) / f"store-{run}"), "init", "--json"],
-                         child_env(server=False)).ms for run in range(plan.pick(2, 5))]
+                         child_env(server=False)).ms for run in range(plan.pick(1, 5))]
     p50, p95 = median_p95(inits)
     rows.append(Row(NAME, "alaya init (new store, whole process)", p50, "ms p50",
                     f"p95 {p95:.0f} ms over {len(inits)} runs; target 1500 ms"))

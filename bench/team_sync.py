@@ -44,7 +44,7 @@ def _timed(engine: Engine, method: str, **params) -> tuple[float, dict]:
 
 def run(plan: Plan) -> list[Row]:
     rows = masker_rows()
-    new, large = plan.pick(10, 1_000), plan.pick(25, 10_000)
+    new, large = plan.pick(4, 1_000), plan.pick(8, 10_000)
     scratch = plan.stores.scratch / "team-sync"
     remote = scratch / "memory.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True, timeout=60)

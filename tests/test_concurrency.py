@@ -26,10 +26,11 @@ from alaya_engine.engine import Engine
 
 pytestmark = pytest.mark.slow
 
-LOAD_SCALE = int(os.environ.get("ALAYA_LOAD_SCALE", "1"))
-"""CI runs 8 × 25 recalls beside 2 × 25 sessions; ``ALAYA_LOAD_SCALE=2`` is the run docs/architecture.md quotes."""
-RECALLERS, RECALLS = 8, 25 * LOAD_SCALE
-WRITERS, SESSIONS = 2, 25 * LOAD_SCALE
+LOAD = int(os.environ.get("ALAYA_LOAD", "15"))
+"""Recalls per recall loop and sessions per writer: CI runs 8 × 15 recalls beside 2 × 15 sessions;
+``ALAYA_LOAD=50`` is the run docs/architecture.md quotes."""
+RECALLERS, RECALLS = 8, LOAD
+WRITERS, SESSIONS = 2, LOAD
 QUERIES = ["gateway restart telegram", "pgbouncer pool size", "docker memory limit", "审批 超时", "OOM killer",
            "connection pool exhausted"]
 
