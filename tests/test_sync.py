@@ -214,3 +214,21 @@ def test_review_decisions_travel_and_the_later_decision_wins(template_home, tmp_
     assert _merge_decisions(engine_b, [sent]) == 1
     decided = {s.subjects[0]: s.status for s in SuggestionStore(engine_b.layout.review).all()}
     assert decided == {"card-1": "approved", "card-3": "pending"}  # a's later approval replaced b's rejection
+
+
+def test_a_damaged_machine_file_gets_a_new_id_and_journal_writes_go_on(tmp_path):
+    """machine.json torn by a crash (empty, half a document) must not fail every journal write."""
+    from alaya_engine.foundations.machine import machine_id
+    from alaya_engine.raw.journal import Journal
+
+    home = tmp_path / "home"
+    (home / "raw" / "journal").mkdir(parents=True)
+    first = machine_id(home)
+    assert first and machine_id(home) == first
+    for damage in ("", '{"id": ', '{"id": 7}'):
+        (home / "machine.json").write_text(damage)
+        Journal(home / "raw" / "journal").append("link.add", 1, links=[])
+        renamed = machine_id(home)
+        assert renamed and renamed != first and json.loads((home / "machine.json").read_text())["id"] == renamed
+    events = list(Journal(home / "raw" / "journal").events())
+    assert len(events) == 3 and all(event["machine"] for event in events)
