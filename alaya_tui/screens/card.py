@@ -22,6 +22,7 @@ from ..formatting import number
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.edge_tree import EdgeTree
 from ..widgets.trace_view import DISTILLED_MARK, TraceView, pick_session
+from .neighbourhood import NeighbourhoodScreen
 from .session import SessionScreen
 from .trail import card_trail, copy_id
 
@@ -39,6 +40,7 @@ the sessions it was distilled from, and its edges to other cards grouped by dire
 | `t` | show or hide the trace: the full source session, the turns this card came from highlighted |
 | `n` / `p` in the trace | next / previous highlighted turn |
 | `o` | open the source session as a transcript, the card's turns highlighted, its cards beside it |
+| `g` | the card's neighbourhood: the cards one and two hops away, as a picture |
 | `y` | copy the card's id |
 | `Tab` / `Shift+Tab` | edges → content → trace |
 | `Escape` | hide the trace, else back to the previous screen |
@@ -68,6 +70,7 @@ class CardScreen(Screen):
         Binding("escape", "back", "Back"),
         Binding("t", "toggle_trace", "Trace"),
         Binding("o", "open_session", "Session"),
+        Binding("g", "neighbourhood", "Graph"),
         Binding("y", "copy_id", "Copy id", show=False),
     ]
 
@@ -249,6 +252,10 @@ class CardScreen(Screen):
 
     def action_copy_id(self) -> None:
         copy_id(self, self.document["card"]["id"] if self.document else self.card_id)
+
+    def action_neighbourhood(self) -> None:
+        self.app.push_screen(NeighbourhoodScreen(self.backend, self.document["card"]["id"] if self.document
+                                                 else self.card_id))
 
     def action_back(self) -> None:
         if self.has_class("-show-trace"):
