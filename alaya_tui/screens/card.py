@@ -44,7 +44,7 @@ the sessions it was distilled from, and its edges to other cards grouped by dire
 | `y` | copy the card's id |
 | `Tab` / `Shift+Tab` | edges → content → trace |
 | `Escape` | hide the trace, else back to the previous screen |
-| `1`–`4` (or `F2`–`F5`) | explore, status, tiers, review |
+| `1`–`5` (or `F2`–`F6`) | explore, status, tiers, review, timeline |
 | `?` / `F1` | this help |
 | `q` | quit |
 """
