@@ -67,7 +67,7 @@ class AlayaApp(App):
         Binding("slash,colon", "search", "Query (recall)", show=False, key_display="/"),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
-        Binding("question_mark,f1", "help", "Help", key_display="?/F1"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
     ]
 
