@@ -55,7 +55,7 @@ class Layout:
 
 def lay_out(document: dict, width: int, height: int) -> Layout:
     """The picture of a ``neighbourhood`` document in ``width`` × ``height`` cells."""
-    layout = Layout(width, height)
+    layout = Layout(width, height, left_out=len(document["nodes"]) + document.get("left_out", 0))
     if width < 3 * NODE_MIN + 2 * GAP or height < 1 or not document["nodes"]:
         return layout
     focus = document["nodes"][0]
@@ -155,11 +155,12 @@ def _bus(layout: Layout, side: int, from_x: int, node_width: int, from_row: int,
         for y in range(low, high + 1):
             _line(layout, bus, y, (DOWN if y < high else 0) | (UP if y > low else 0), "")
         _line(layout, bus, row, RIGHT if side > 0 else LEFT, "")
-        for x in range(bus + side, end, side):
+        for x in range(bus + side, end + side, side):
             _line(layout, x, row, LEFT | RIGHT, relation)
     for (row, relation), leaves in zip(targets, outgoing):
-        pointing_out = leaves == (side > 0)
-        layout.arrows[(end, row)] = ("▶" if pointing_out else "◀", relation)
+        # the head at the edge's target: beside the outer card, or beside the bus for an edge pointing inwards
+        rightwards = leaves == (side > 0)
+        layout.arrows[(end if leaves else bus + side, row)] = ("▶" if rightwards else "◀", relation)
 
 
 def _line(layout: Layout, x: int, y: int, directions: int, relation: str) -> None:

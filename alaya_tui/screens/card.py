@@ -85,7 +85,7 @@ def heat_summary(document: dict) -> str:
 class CardScreen(Screen):
     HELP = CARD_HELP
     BINDINGS = [
-        Binding("escape", "back", "Back"),
+        Binding("escape", "back", "Back", show=False),  # as on every screen; the footer keeps room for g at 80
         Binding("t", "toggle_trace", "Trace"),
         Binding("o", "open_session", "Session"),
         Binding("g", "neighbourhood", "Graph"),

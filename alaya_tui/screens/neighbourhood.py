@@ -122,8 +122,8 @@ class NeighbourhoodScreen(Screen):
         shown = len(picture.placed)
         hidden = picture.left_out
         hops = "1 hop" if picture.hops_shown == 1 else "2 hops"
-        more = f" · {hidden} more not shown (a larger terminal shows more)" if hidden else ""
-        self.show_message(f"{shown} cards, {hops}{more} · Enter moves here · c opens the card")
+        more = f" · {hidden} more need a larger terminal" if hidden else ""
+        self.show_message(f"{shown} cards, {hops}{more} · Enter moves the centre here")
 
     @on(NeighbourhoodView.Highlighted)
     def _highlighted(self, event: NeighbourhoodView.Highlighted) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from textual import work
@@ -69,8 +70,8 @@ def served_by(backend: Backend) -> str:
     """The owner server (with its process id when its pid file says) or this process (``--no-server``)."""
     if isinstance(backend, RemoteBackend):
         try:
-            pid = Layout(Path(backend.home)).server_pid.read_text(encoding="utf-8").split()[0]
-        except (OSError, IndexError):
+            pid = json.loads(Layout(Path(backend.home)).server_pid.read_text(encoding="utf-8"))["pid"]
+        except (OSError, ValueError, KeyError, TypeError):
             return "the owner server"
         return f"the owner server (process {pid})"
     return "this process (no server)"
