@@ -3,7 +3,8 @@
 Built from two documents, ``status`` and ``schema`` with relations (what ``alaya status --json`` and
 ``alaya schema --relations --json`` print). The status screen keeps the layers' own figures (sizes, sessions,
 model); this one is what introspect changes, so it reloads whenever the store changed (after introspect or a
-review decision) and each time it is shown.
+review decision) and each time it is shown. Enter on a row opens the cards (or edges) behind it: a ``browse`` call
+on its own screen.
 """
 
 from __future__ import annotations

@@ -51,7 +51,7 @@ class RelationUsage(RowCursor):
 
     def scroll_visible_row(self) -> None:
         """Keep the cursor's row in the scrolling pane (the header is the first line)."""
-        if self.parent is not None and hasattr(self.parent, "scroll_to_region"):
+        if self.parent is not None:
             self.parent.scroll_to_region(Region(0, self.cursor, 1, 2), animate=False)
 
     def _redraw(self) -> None:
