@@ -29,24 +29,28 @@ SIZE = (120, 36)
 POLL = 0.002
 MODE_KEYS = {"2": "status", "3": "tiers", "4": "review", "5": "timeline", "1": "explore"}
 TARGETS_MS = {"screen switch": 150, "query": 300}
+START_TIMEOUT = 120
 
 
-async def _until(condition, timeout: float = 60.0) -> None:
+async def _until(condition, app, timeout: float = 60.0) -> None:
     deadline = time.perf_counter() + timeout
     while not condition():
         if time.perf_counter() > deadline:
-            raise TimeoutError("the explorer did not get there in time")
+            said = [str(widget.content) for widget in app.screen.query("#explore-message")]
+            raise TimeoutError(f"the explorer did not get there in time (on {type(app.screen).__name__}: {said})")
         await asyncio.sleep(POLL)
 
 
-async def _measure(home, switches: int, queries: list[str]) -> tuple[dict[str, list[float]], list[float]]:
+async def _measure(client, switches: int, queries: list[str]) -> tuple[dict[str, list[float]], list[float]]:
+    """The app on the owner server's client itself (``ALAYA_NO_SERVER``, which the test suite sets, must not turn it
+    into an in-process engine waiting for the server's store lock)."""
     from textual.widgets import Input
 
-    from alaya_engine.server.backend import open_backend
+    from alaya_engine.server.backend import RemoteBackend
     from alaya_tui.app import MODE_SCREENS, AlayaApp
     from alaya_tui.widgets.results_table import ResultsTable
 
-    app = AlayaApp(open_backend(home))
+    app = AlayaApp(RemoteBackend(client, START_TIMEOUT))
     switching: dict[str, list[float]] = {}
     querying: list[float] = []
     async with app.run_test(size=SIZE) as pilot:
@@ -58,7 +62,7 @@ async def _measure(home, switches: int, queries: list[str]) -> tuple[dict[str, l
             started = time.perf_counter()
             pressing = asyncio.create_task(pilot.press(key))
             await _until(lambda: isinstance(app.screen, wanted) and app.screen.is_mounted
-                         and app.screen.size.width > 0)
+                         and app.screen.size.width > 0, app)
             switching.setdefault(MODE_KEYS[key], []).append((time.perf_counter() - started) * 1000)
             await pressing
             await app.workers.wait_for_complete()
@@ -69,7 +73,7 @@ async def _measure(home, switches: int, queries: list[str]) -> tuple[dict[str, l
             started = time.perf_counter()
             pressing = asyncio.create_task(pilot.press("enter"))
             await _until(lambda: screen.request == {"text": text}
-                         and screen.query_one("#results", ResultsTable).nodes == screen.result["nodes"])
+                         and screen.query_one("#results", ResultsTable).nodes == screen.result["nodes"], app)
             querying.append((time.perf_counter() - started) * 1000)
             await pressing
             await app.workers.wait_for_complete()
@@ -79,9 +83,9 @@ async def _measure(home, switches: int, queries: list[str]) -> tuple[dict[str, l
 def run(plan: Plan) -> list[Row]:
     size = max(plan.sizes)
     switches, query_count = plan.pick(5, 50), plan.pick(2, 20)
-    with plan.stores.synthetic(size) as home, owner_server(home):
+    with plan.stores.synthetic(size) as home, owner_server(home) as server:
         queries = list(dict.fromkeys(free_text_queries(query_count)))  # each a new step
-        switching, querying = asyncio.run(_measure(home, switches, queries))
+        switching, querying = asyncio.run(_measure(server.client, switches, queries))
     screens = ", ".join(f"{mode} {median_p95(samples)[1]:.0f}" for mode, samples in switching.items())
     rows = []
     for what, samples, by_screen in (("screen switch", [ms for got in switching.values() for ms in got],
