@@ -158,6 +158,32 @@ def _overview(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.overview()
 
 
+@method("neighbourhood")
+def _neighbourhood(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .graph.neighbourhood import DEFAULT_LIMIT, MAX_HOPS
+
+    return engine.neighbourhood(_card_id(params), params.get("hops", MAX_HOPS), params.get("limit", DEFAULT_LIMIT))
+
+
+@method("timeline")
+def _timeline(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .maintenance.timeline import DEFAULT_SESSIONS
+
+    return engine.timeline(params.get("by", "day"), params.get("sessions", DEFAULT_SESSIONS))
+
+
+@method("browse")
+def _browse(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.browse(params)
+
+
+@method("card.heat")
+def _card_heat(engine: "Engine", params: dict, progress: Progress) -> dict:
+    from .introspect.heat_history import DEFAULT_DAYS
+
+    return engine.card_heat(_card_id(params), params.get("days", DEFAULT_DAYS))
+
+
 @method("schema")
 def _schema(engine: "Engine", params: dict, progress: Progress) -> dict:
     relations, node_types = bool(params.get("relations")), bool(params.get("node_types"))

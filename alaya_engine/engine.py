@@ -769,6 +769,41 @@ class Engine:
 
         return store_overview(self)
 
+    def neighbourhood(self, card_id: str, hops: int, limit: int) -> dict:
+        """The cards one and two hops from a card and the edges between them (the explorer's picture of it)."""
+        from .graph.neighbourhood import neighbourhood
+
+        card_id = self.resolve_card(card_id)
+        with self.step() as graph:
+            return neighbourhood(graph, card_id, hops, limit)
+
+    def timeline(self, by: str, sessions: int) -> dict:
+        """Sessions by day or week with the cards they gave, newest first."""
+        from .maintenance.timeline import store_timeline
+
+        return store_timeline(self, by, sessions)
+
+    def browse(self, params: dict) -> dict:
+        """The cards of a tier, temperature band or type, or a relation's edges."""
+        from .maintenance.browse import browse
+
+        return browse(self, params)
+
+    def card_heat(self, card_id: str, days: int) -> dict:
+        """A card's temperature day by day, replayed from the access log up to the last introspect."""
+        from .introspect.heat_history import heat_history
+        from .maintenance.status import last_introspect_millis
+
+        card_id = self.resolve_card(card_id)
+        with self.step() as graph:
+            card = graph.cards([card_id]).get(card_id)
+        if card is None:
+            raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
+        created = int(card["created_at"].replace(tzinfo=timezone.utc).timestamp() * 1000)
+        as_of = last_introspect_millis(self.layout.last_introspect) or millis_now()
+        return heat_history(self.layout.access_log, card_id, created, max(as_of, created), self.config["temperature"],
+                            days)
+
     def status(self) -> "StatusReport":
         """Counts per layer and sizes on disk."""
         from .maintenance.status import store_status

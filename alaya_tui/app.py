@@ -1,9 +1,9 @@
 """AlayaApp: takes a backend (the owner server or an in-process engine), so tests can hand it a prepared store.
 
-Four modes, each with its own screen stack: ``explore`` (the home screen; cards open on top of it), ``status``,
-``tiers`` and ``review``. Every screen asks the backend only through ``backend.call`` in worker threads, so what a
-person sees is rendered from the same documents ``alaya … --json`` prints, and the app holds no store lock while
-it waits for a key: an agent's ``alaya recall`` or a cron ``introspect`` runs meanwhile.
+Five modes, each with its own screen stack: ``explore`` (the home screen; cards open on top of it), ``status``,
+``tiers``, ``review`` and ``timeline``. Every screen asks the backend only through ``backend.call`` in worker
+threads, so what a person sees is rendered from the same documents ``alaya … --json`` prints, and the app holds
+no store lock while it waits for a key: an agent's ``alaya recall`` or a cron ``introspect`` runs meanwhile.
 """
 
 from __future__ import annotations
@@ -28,16 +28,18 @@ from .screens.review import ReviewScreen
 from .screens.session import SessionScreen
 from .screens.status import StatusScreen
 from .screens.tiers import TiersScreen
+from .screens.timeline import TimelineScreen
 
 MODE_SCREENS: dict[str, type[Screen]] = {
     "explore": ExploreScreen, "status": StatusScreen, "tiers": TiersScreen, "review": ReviewScreen,
+    "timeline": TimelineScreen,
 }
 SWITCHING = "switching"
 """A blank mode shown for a moment while the screens are rebuilt for another store."""
 
 
 SCREENS = Binding.Group("Screens")
-"""The four digits share one footer label, so every screen's keys fit in 80 columns (the help names each)."""
+"""The five digits share one footer label, so every screen's keys fit in 80 columns (the help names each)."""
 
 
 def _mode_keys(number: str, function_key: str, mode: str, label: str, letter: str | None = None) -> list[Binding]:
@@ -61,10 +63,11 @@ class AlayaApp(App):
         *_mode_keys("2", "f3", "status", "Status", "s"),
         *_mode_keys("3", "f4", "tiers", "Tiers"),
         *_mode_keys("4", "f5", "review", "Review"),
+        *_mode_keys("5", "f6", "timeline", "Timeline"),
         Binding("slash,colon", "search", "Query (recall)", show=False, key_display="/"),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
-        Binding("question_mark,f1", "help", "Help", key_display="?/F1"),
+        Binding("question_mark,f1", "help", "Help", key_display="?"),
         Binding("q", "quit", "Quit"),
     ]
 

@@ -65,7 +65,10 @@ def recorded() -> dict[str, Any]:
     """The recorded documents: ``recall`` (the first query's result), ``card`` and ``trace`` (by card id),
     ``overview``, ``session.turns`` (by session id, the first window's, from its first turn),
     ``status``, ``schema``, ``review.list``, ``review.show`` (by suggestion id), ``introspect`` (its consolidate
-    step) and the session ``files``."""
+    step), ``neighbourhood`` (by card id: the first result's and its neighbour of the lowest id), ``card.heat`` (by card
+    id: those and the recorded cards),
+    ``timeline`` (by period: ``day``, ``week``), ``browse`` (by filter, as ``name=value``: the HOT tier) and the
+    session ``files``."""
     return json.loads(DOCUMENTS.read_text(encoding="utf-8"))
 
 
@@ -102,7 +105,16 @@ def demo_backend(home: Path) -> FakeBackend:
         "introspect": documents["introspect"],
         "overview": documents["overview"],
         "session.turns": by_id(sessions, "session_id", "unknown_session", "session"),
+        "neighbourhood": by_id(documents["neighbourhood"], "card_id", "unknown_card", "card"),
+        "card.heat": by_id(documents["card.heat"], "card_id", "unknown_card", "card"),
+        "timeline": lambda params: documents["timeline"][params.get("by", "day")],
+        "browse": lambda params: documents["browse"][filter_key(params)],
     })
+
+
+def filter_key(params: dict) -> str:
+    """``tier=HOT``: how a ``browse`` document is filed (the one filter of its params)."""
+    return next(f"{name}={params[name]}" for name in ("tier", "band", "type", "relation") if name in params)
 
 
 def record_documents(home: Path, query: str) -> dict[str, Any]:
@@ -125,6 +137,10 @@ def record_documents(home: Path, query: str) -> dict[str, Any]:
             relative = path.relative_to(home).as_posix()
             files[relative] = path.read_text(encoding="utf-8")
             session["path"] = f"{HOME_MARK}/{relative}"
+    focus = result["nodes"][0]["card_id"]
+    around = {focus: backend.call("neighbourhood", {"card_id": focus, "limit": 40})}
+    neighbour = min(node["card_id"] for node in around[focus]["nodes"] if node["hop"] == 1)
+    around[neighbour] = backend.call("neighbourhood", {"card_id": neighbour, "limit": 40})
     windows = [node for node in result["nodes"] if node["kind"] == "session_turns"]
     sessions = {node["session_id"]: backend.call("session.turns", {"session_id": node["session_id"], "count": 200})
                 for node in windows[:1]}
@@ -141,6 +157,11 @@ def record_documents(home: Path, query: str) -> dict[str, Any]:
         "review.list": pending,
         "review.show": shown,
         "files": files,
+        "neighbourhood": around,
+        "card.heat": {card_id: backend.call("card.heat", {"card_id": card_id})
+                      for card_id in dict.fromkeys([*card_ids, *around])},
+        "timeline": {by: backend.call("timeline", {"by": by}) for by in ("day", "week")},
+        "browse": {filter_key(chosen): backend.call("browse", chosen) for chosen in ({"tier": "HOT"},)},
         "introspect": backend.call("introspect", {"steps": ["consolidate"]}),  # last: it changes the store
     }
 

@@ -187,8 +187,8 @@ def test_help_snapshot(review_home, snap_compare):
 
 
 async def test_every_screens_footer_fits_in_80_columns(tmp_path):
-    """Explore (query bar, results, explorable), a card with its trace, Status, Tiers and Review at 80×24: the
-    footer's last key ends inside the screen, so no key is cut off."""
+    """Explore (query bar, results, explorable), a card with its trace, its neighbourhood, Status, Tiers, Review,
+    the timeline and a tier's cards at 80×24: the footer's last key ends inside the screen, so no key is cut off."""
     app = AlayaApp(demo_backend(tmp_path))
 
     async def footer_fits(where: str) -> None:
@@ -206,9 +206,13 @@ async def test_every_screens_footer_fits_in_80_columns(tmp_path):
         await footer_fits("card")
         await pilot.press("t")
         await footer_fits("card with its trace")
-        for key in ("2", "3", "4"):
+        await pilot.press("g")
+        await footer_fits("neighbourhood")
+        for key in ("2", "3", "4", "5"):
             await pilot.press(key)
             await footer_fits(f"screen {key}")
+        await pilot.press("3", "enter")
+        await footer_fits("the cards of a tier")
 
 
 async def test_help_shows_keys_verbatim_and_explains_the_numbers(tmp_path):

@@ -257,7 +257,7 @@ def test_the_fake_backends_recall_documents_match_the_schema():
 def test_the_fake_backends_documents_have_the_shape_a_store_answers_with(demo_home):
     """The canned documents were recorded once; a store asked the same today answers with the same fields."""
     canned, live = recorded(), record_documents(demo_home, QUERY)
-    for method in ("card", "trace", "review.show", "session.turns"):  # keyed by ids: compare the documents themselves
+    for method in ("card", "trace", "review.show", "session.turns", "neighbourhood", "card.heat"):  # keyed by ids
         canned[method], live[method] = list(canned[method].values()), list(live[method].values())
     canned.pop("files"), live.pop("files")
     assert {method: shape(document) for method, document in live.items()} == {

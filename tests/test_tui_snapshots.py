@@ -1,6 +1,6 @@
 """What a person sees, pinned as snapshots: the home view, Explore after the demo's first query and after following a
-relation, a card with its trace, and a window of raw turns as its session's transcript, at 120×36 and at 80×24 (the
-smallest usual terminal).
+relation, a card with its trace, a window of raw turns as its session's transcript, a card's neighbourhood, the
+timeline and the cards behind a tier, at 120×36 and at 80×24 (the smallest usual terminal).
 
 They run on the demo built as of ``DEMO_NOW`` (shipped dates and ids, the same store every run), copied per test
 so a recall's access log never leaks into the next one; the header names a fixed home instead of the temp folder.
@@ -18,8 +18,11 @@ from tui_store import settle
 from alaya_engine.demo import FIRST_QUERY
 from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import AlayaApp
+from alaya_tui.screens.browse import BrowseScreen
 from alaya_tui.screens.card import CardScreen
+from alaya_tui.screens.neighbourhood import NeighbourhoodScreen
 from alaya_tui.screens.session import SessionScreen
+from alaya_tui.screens.timeline import TimelineScreen
 from alaya_tui.widgets.trace_view import TraceView
 
 SNAPSHOT_TEXTUAL = "8.2.8"
@@ -116,3 +119,39 @@ def test_window_transcript(pinned_demo_home, snap_compare, size):
         await pilot.pause()
 
     assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=transcript)
+
+
+@SIZES
+def test_neighbourhood(pinned_demo_home, snap_compare, size):
+    """The config-change gotcha of the Telegram incident: neighbours on both sides, a second hop at 120 columns."""
+    async def open_picture(pilot) -> None:
+        await pilot.app.push_screen(NeighbourhoodScreen(pilot.app.backend, "card-7ce67a20df3b5d29"))
+        await settle(pilot.app, pilot)
+        await pilot.press("right")  # the cursor on a neighbour: the line under the picture names its edge
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=open_picture)
+
+
+@SIZES
+def test_timeline(pinned_demo_home, snap_compare, size):
+    async def second_day(pilot) -> None:
+        await settle(pilot.app, pilot)
+        await pilot.press("5")
+        await settle(pilot.app, pilot)
+        await pilot.press("down", "down")  # the second newest day: its cards only
+        assert isinstance(pilot.app.screen, TimelineScreen) and pilot.app.screen.period != "all"
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=second_day)
+
+
+@SIZES
+def test_tiers_drill_down(pinned_demo_home, snap_compare, size):
+    async def hot_cards(pilot) -> None:
+        await settle(pilot.app, pilot)
+        await pilot.press("3")
+        await settle(pilot.app, pilot)
+        await pilot.press("enter")  # the HOT row of the tier chart
+        await settle(pilot.app, pilot)
+        assert isinstance(pilot.app.screen, BrowseScreen)
+
+    assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=hot_cards)

@@ -94,6 +94,11 @@ class Layout:
         return self.home / "stats" / "access.jsonl"
 
     @property
+    def last_introspect(self) -> Path:
+        """When introspect last ran (its clock), which steps, how long: what status shows and heat is dated by."""
+        return self.home / "stats" / "introspect.json"
+
+    @property
     def prompts(self) -> Path:
         return self.home / "prompts"
 

@@ -6,6 +6,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from ..foundations.atomic import atomic_write_json
 from ..foundations.errors import AlayaError
 from ..raw.journal import Journal
 from ..recall.access import AccessLog
@@ -60,6 +61,10 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
                 store.vectors().refresh_full_text_index()
             report["step_seconds"]["full_text_index"] = round(time.perf_counter() - step_started, 2)
     report["elapsed_s"] = round(time.perf_counter() - started, 2)
+    if not dry_run:
+        atomic_write_json(store.layout.last_introspect, {"at": now, "steps": [name for name in INTROSPECT_STEPS
+                                                                               if name in chosen],
+                                                         "elapsed_s": report["elapsed_s"]})
     return report
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import __version__
@@ -24,10 +25,17 @@ class StatusReport:
     """Cards per temperature band, hottest first: range, low, high, count, share."""
     sync: dict = field(default_factory=dict)
     """This machine's id and its remotes (``sync/status.py``); empty in a report of an older Alaya."""
+    tier_rules: dict = field(default_factory=dict)
+    """The thresholds cool-down assigns tiers by (``introspect/temperature.py`` with this store's config)."""
+    review: dict = field(default_factory=dict)
+    """``{"pending": N}``: suggestions waiting for a person."""
+    introspect: dict | None = None
+    """The last introspect run (its clock ``at``, steps, seconds), None before the first."""
 
     def to_json(self) -> dict:
         return {"home": self.home, "version": self.version, "l3": self.l3, "l2": self.l2, "l1": self.l1,
-                "temperature": self.temperature, "sync": self.sync}
+                "temperature": self.temperature, "sync": self.sync, "tier_rules": self.tier_rules,
+                "review": self.review, "introspect": self.introspect}
 
     @classmethod
     def from_json(cls, document: dict) -> "StatusReport":
@@ -38,8 +46,10 @@ GAVE_NOTHING_LISTED = 10
 
 
 def store_status(store: StoreParts) -> StatusReport:
+    from ..introspect.suggestions import SuggestionStore
     from ..sync.status import sync_status
     from ..vectors.store import read_stats
+    from ..vectors.turn_windows import read_window_stats
 
     raw = store.raw.stats()
     with store.step() as graph:
@@ -57,11 +67,51 @@ def store_status(store: StoreParts) -> StatusReport:
             "newest": newest.date().isoformat() if newest else None,
             "gave_nothing": {"sessions": len(empty), "newest": _why_nothing(store, empty[:GAVE_NOTHING_LISTED])}},
         l2={"engine": store.manifest["graph_engine"], **l2, "bytes": disk_usage(store.layout.graph_dir)},
-        l1={**l1, "embedding": store.manifest["embedding"], "bytes": disk_usage(store.layout.vectors_dir),
+        l1={**l1, "windows": read_window_stats(store.layout.vectors_dir), "embedding": store.manifest["embedding"],
+            "bytes": disk_usage(store.layout.vectors_dir),
             "resident_bytes": {tier: l1["by_tier"].get(tier, 0) * vector_bytes for tier in ("HOT", "WARM")}},
         temperature=histogram,
         sync=sync_status(store.layout, store.config),
+        tier_rules=tier_rules(store.config["temperature"]),
+        review={"pending": len(SuggestionStore(store.layout.review).all("pending"))},
+        introspect=_last_introspect(store.layout.last_introspect),
     )
+
+
+def tier_rules(settings: dict) -> dict:
+    """What makes a card HOT, WARM or COLD in this store (the rules of ``introspect/temperature.py``)."""
+    from ..introspect.temperature import FREQUENT_ACCESSES, NEW_CARD_DAYS
+
+    return {"hot_threshold": settings["hot_threshold"], "warm_threshold": settings["warm_threshold"],
+            "new_card_days": NEW_CARD_DAYS, "frequent_accesses": FREQUENT_ACCESSES,
+            "cold_days": settings["cold_days"], "hot_limit": settings["hot_limit"]}
+
+
+def _read_last_introspect(path: Path) -> dict | None:
+    import json
+
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) and isinstance(record.get("at"), int) else None
+
+
+def last_introspect_millis(path: Path) -> int | None:
+    """The clock of the last introspect (what the stored temperatures were computed at), None before the first."""
+    record = _read_last_introspect(path)
+    return record["at"] if record else None
+
+
+def _last_introspect(path: Path) -> dict | None:
+    """The record introspect leaves (``stats/introspect.json``), its clock as ISO time."""
+    from datetime import datetime, timezone
+
+    record = _read_last_introspect(path)
+    if record is None:
+        return None
+    at = datetime.fromtimestamp(record["at"] / 1000, tz=timezone.utc).isoformat().replace("+00:00", "Z")
+    return {**record, "at": at}
 
 
 def _why_nothing(store: StoreParts, session_ids: list[str]) -> list[dict]:

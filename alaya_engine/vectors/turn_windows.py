@@ -44,6 +44,18 @@ EMBED_BATCH = 256
 INGEST_EMBED_BUDGET = 2048
 """Windows one ingest call embeds (~4 s here); beyond it they wait for the next distill."""
 _READ = ["id", "session_id", "first", "last", "time", "text"]
+STATS_FILE = "turn_window_stats.json"
+
+
+def read_window_stats(folder: Path) -> dict[str, int] | None:
+    """Windows and those waiting for their vector, as last written (None in a store whose windows were not
+    counted yet), without importing LanceDB: what ``alaya status`` shows."""
+    import json
+
+    try:
+        return json.loads((folder / STATS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _schema(dimension: int):
@@ -162,6 +174,8 @@ class TurnWindowStore:
             done += len(rows)
             if progress:
                 progress(done, total)
+        if done:
+            self.write_stats()
         return done
 
     def refresh_full_text_index(self) -> None:
@@ -180,6 +194,14 @@ class TurnWindowStore:
                                                    remove_stop_words=True, ascii_folding=True))
             table.create_index("id", config=BTree())
             self._indexed = True
+        self.write_stats()
+
+    def write_stats(self) -> None:
+        """The counts :func:`read_window_stats` reads; written where a write of windows ends (an ingest, a
+        distill's embedding of the waiting ones, a rebuild), not per session."""
+        from ..foundations.atomic import atomic_write_json
+
+        atomic_write_json(self.folder / STATS_FILE, {"windows": self.count(), "pending": self.pending()})
 
     # Reading -------------------------------------------------------------------------------------------------------
 

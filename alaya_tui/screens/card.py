@@ -10,10 +10,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Markdown, Static, Tree
+from textual.widgets import Footer, Header, Markdown, Sparkline, Static, Tree
 
 from alaya_engine.foundations.domain import Fact
 from alaya_engine.memex.importer import memex_card_id
+from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.server.backend import Backend
 
 from ..card_markdown import card_markdown, wikilink_slug
@@ -22,6 +23,7 @@ from ..formatting import number
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.edge_tree import EdgeTree
 from ..widgets.trace_view import DISTILLED_MARK, TraceView, pick_session
+from .neighbourhood import NeighbourhoodScreen
 from .session import SessionScreen
 from .trail import card_trail, copy_id
 
@@ -29,7 +31,9 @@ CARD_HELP = """\
 # Card
 
 The card as the engine stores it: its content (Markdown), type, tier, temperature, how often recall returned it,
-the sessions it was distilled from, and its edges to other cards grouped by direction and relation.
+the sessions it was distilled from, and its edges to other cards grouped by direction and relation. The **heat**
+line draws its temperature day by day since it was made (up to 60 days), replayed from the access log with
+introspect's formula up to the last introspect; recalls since then count at the next one.
 
 ## Keys
 
@@ -39,10 +43,11 @@ the sessions it was distilled from, and its edges to other cards grouped by dire
 | `t` | show or hide the trace: the full source session, the turns this card came from highlighted |
 | `n` / `p` in the trace | next / previous highlighted turn |
 | `o` | open the source session as a transcript, the card's turns highlighted, its cards beside it |
+| `g` | the card's neighbourhood: the cards one and two hops away, as a picture |
 | `y` | copy the card's id |
 | `Tab` / `Shift+Tab` | edges → content → trace |
 | `Escape` | hide the trace, else back to the previous screen |
-| `1`–`4` (or `F2`–`F5`) | explore, status, tiers, review |
+| `1`–`5` (or `F2`–`F6`) | explore, status, tiers, review, timeline |
 | `?` / `F1` | this help |
 | `q` | quit |
 """
@@ -62,12 +67,28 @@ def read_session(path: str) -> dict:
 LOADING = "loading…"
 
 
+def heat_summary(document: dict) -> str:
+    """``0.69 → 0.65 over 3 days · recalled 2× · 1 recall since 2026-04-18``: what the sparkline shows, in words."""
+    points = document["points"]
+    if not points:
+        return ""
+    days = len(points)
+    span = f"{number(points[0]['temperature'])} → {number(points[-1]['temperature'])} over {days} " \
+           f"{'day' if days == 1 else 'days'}"
+    recalled = f"recalled {document['accesses']}×" if document["accesses"] else "never recalled"
+    since = document["since"]
+    later = f" · {since} {'recall' if since == 1 else 'recalls'} since {document['as_of']} (next introspect)" \
+        if since else ""
+    return f"{span} · {recalled}{later}"
+
+
 class CardScreen(Screen):
     HELP = CARD_HELP
     BINDINGS = [
-        Binding("escape", "back", "Back"),
+        Binding("escape", "back", "Back", show=False),  # as on every screen; the footer keeps room for g at 80
         Binding("t", "toggle_trace", "Trace"),
         Binding("o", "open_session", "Session"),
+        Binding("g", "neighbourhood", "Graph"),
         Binding("y", "copy_id", "Copy id", show=False),
     ]
 
@@ -82,6 +103,8 @@ class CardScreen(Screen):
         """The ``card`` call's document."""
         self.trace_document: dict | None = None
         """The ``trace`` call's document, once the trace was opened."""
+        self.heat_document: dict | None = None
+        """The ``card.heat`` call's document."""
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -93,6 +116,10 @@ class CardScreen(Screen):
                 yield Static("", id="card-tier", classes="badge", markup=False)
                 yield Static("", id="card-meta", markup=False)
             yield Static("", id="card-tags", markup=False)
+            with Horizontal(id="card-heat"):
+                yield Static("heat", id="card-heat-label", markup=False)
+                yield Sparkline([], id="card-sparkline")
+                yield Static("", id="card-heat-text", markup=False)
         with Horizontal(id="card-body"):
             with VerticalScroll(id="card-content-scroll"):
                 yield Markdown("", id="card-content", open_links=False)
@@ -111,6 +138,10 @@ class CardScreen(Screen):
         self.query_one("#card-content-scroll").loading = True  # shown at once, filled when the card arrives
         self._show_trail()
         self.load_card()
+        if parse_window_id(self.card_id) is None:
+            self.load_heat()
+        else:
+            self.query_one("#card-heat").display = False  # a window of raw turns has no temperature
         if self.show_trace_on_mount:
             self.action_toggle_trace()
 
@@ -119,6 +150,20 @@ class CardScreen(Screen):
         document = call_or_report(self, "card", {"card_id": self.card_id}, self._show_error)
         if document is not None:
             self.app.call_from_thread(self._show_card, document)
+
+    @work(thread=True, exclusive=True, group="heat", exit_on_error=False)
+    def load_heat(self) -> None:
+        """The temperature day by day (``card.heat``), apart from the card so the card never waits for it."""
+        document = call_or_report(self, "card.heat", {"card_id": self.card_id},
+                                  lambda message: self.query_one("#card-heat-text", Static).update(message))
+        if document is not None:
+            self.app.call_from_thread(self._show_heat, document)
+
+    def _show_heat(self, document: dict) -> None:
+        self.heat_document = document
+        points = document["points"]
+        self.query_one("#card-sparkline", Sparkline).data = [point["temperature"] for point in points]
+        self.query_one("#card-heat-text", Static).update(heat_summary(document))
 
     async def _show_card(self, document: dict) -> None:
         self.document = document
@@ -249,6 +294,10 @@ class CardScreen(Screen):
 
     def action_copy_id(self) -> None:
         copy_id(self, self.document["card"]["id"] if self.document else self.card_id)
+
+    def action_neighbourhood(self) -> None:
+        self.app.push_screen(NeighbourhoodScreen(self.backend, self.document["card"]["id"] if self.document
+                                                 else self.card_id))
 
     def action_back(self) -> None:
         if self.has_class("-show-trace"):

@@ -31,6 +31,7 @@ from ..widgets.node_detail import NodeDetail
 from ..widgets.results_table import ResultsTable
 from ..widgets.verdict_line import VerdictLine
 from .card import CardScreen
+from .neighbourhood import NeighbourhoodScreen
 from .session import SessionScreen
 from .trail import copy_id
 
@@ -59,6 +60,7 @@ the *explorable* relations lead further: `Tab` to that pane, then `Enter` on a r
 | `Enter` on a HOT card / a recent session (home) | open the card / the session's transcript |
 | `Enter` on a result | open the card, or a window of raw turns as its session's transcript |
 | `t` on a result | open the card with its trace (the source session) shown |
+| `g` on a result or a HOT card | the card's neighbourhood, as a picture |
 | `y` | copy the selected card's or window's id |
 | `Enter` on an explorable relation | follow it, your query as the goal: from the selected result (From: this),      |
 | | else from the results it leaves from |
@@ -103,6 +105,7 @@ class ExploreScreen(Screen):
         Binding("alt+right", "forward", "Forward", show=False),
         Binding("escape", "escape", "Leave the query bar, else back", show=False),
         Binding("t", "trace", "Trace", show=False),
+        Binding("g", "neighbourhood", "Graph", show=False),
         Binding("y", "copy_id", "Copy id", show=False),
     ]
 
@@ -331,6 +334,18 @@ class ExploreScreen(Screen):
 
     def action_trace(self) -> None:
         self._open(self.query_one("#results", ResultsTable).selected, trace=True)
+
+    def action_neighbourhood(self) -> None:
+        """The selected result's (or HOT card's) neighbourhood; a window of raw turns has none."""
+        if self.position >= 0:
+            node = self.query_one("#results", ResultsTable).selected
+            card_id = node["card_id"] if node and node["kind"] != WINDOW_KIND else None
+        else:
+            card_id = self.query_one("#home-cards", HomeTable).selected_key
+        if card_id is None:
+            self.app.bell()
+            return
+        self.app.push_screen(NeighbourhoodScreen(self.backend, card_id))
 
     def action_copy_id(self) -> None:
         """The selected result's id (a card's, or a window's), or the selected HOT card's or session's at home."""

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -10,7 +13,8 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from alaya_engine.foundations.human import human_bytes
-from alaya_engine.server.backend import Backend
+from alaya_engine.foundations.paths import Layout
+from alaya_engine.server.backend import Backend, RemoteBackend
 
 from ..errors import call_or_report
 from ..widgets.layer_panel import LayerPanel
@@ -25,10 +29,52 @@ def layer_rows(report: dict) -> dict[str, list[tuple[str, str]]]:
         "l2": [("Engine", l2["engine"]), ("Cards", f"{l2['cards']:,}"),
                *[(f"  {kind}", f"{count:,}") for kind, count in l2["cards_by_type"].items()],
                ("Sessions", f"{l2['sessions']:,}"), ("Links", f"{l2['links']:,}"), ("Size", human_bytes(l2["bytes"]))],
-        "l1": [("Card vectors", f"{l1['cards']:,}"),
-               *[(f"  {tier}", f"{count:,}") for tier, count in l1["by_tier"].items()],
-               ("Relation vectors", f"{l1['relations']:,}"), ("Size", human_bytes(l1["bytes"]))],
+        "l1": vector_rows(l1),
     }
+
+
+def vector_rows(l1: dict) -> list[tuple[str, str]]:
+    """Card vectors as the HOT and WARM cards that keep one, COLD cards apart (they keep none), then the windows
+    of raw turns: every count adds up to the one above it, and HOT + WARM + COLD to the graph's cards."""
+    by_tier = l1["by_tier"]
+    rows = [("Card vectors", f"{l1['cards']:,}"),
+            *[(f"  {tier}", f"{by_tier.get(tier, 0):,}") for tier in ("HOT", "WARM")],
+            ("COLD cards", f"{by_tier.get('COLD', 0):,}")]
+    windows = l1.get("windows")
+    if windows is not None:
+        rows.append(("Window vectors", f"{windows['windows'] - windows['pending']:,}"))
+        if windows["pending"]:
+            rows.append(("  waiting to embed", f"{windows['pending']:,}"))
+    return [*rows, ("Relation vectors", f"{l1['relations']:,}"), ("Size", human_bytes(l1["bytes"]))]
+
+
+def state_lines(report: dict, served_by: str) -> list[str]:
+    """Who answers (the owner server or this process), what waits for review, when introspect last ran."""
+    by_tier = report["l1"]["by_tier"]
+    lines = [f"Cards: {report['l2']['cards']:,} = {report['l1']['cards']:,} with a vector (HOT {by_tier['HOT']:,}, "
+             f"WARM {by_tier['WARM']:,}) + {by_tier['COLD']:,} COLD without one", f"Served by {served_by}"]
+    review = report.get("review")
+    if review is not None:
+        pending = review["pending"]
+        lines.append(f"Review: {pending:,} {'suggestion' if pending == 1 else 'suggestions'} pending"
+                     + (" · 4 opens Review" if pending else ""))
+    if "introspect" in report:
+        last = report["introspect"]
+        lines.append("Last introspect: never (i on the Review screen runs it)" if last is None else
+                     f"Last introspect: {last['at'][:16].replace('T', ' ')} UTC ({', '.join(last['steps'])}; "
+                     f"{last['elapsed_s']:g} s)")
+    return lines
+
+
+def served_by(backend: Backend) -> str:
+    """The owner server (with its process id when its pid file says) or this process (``--no-server``)."""
+    if isinstance(backend, RemoteBackend):
+        try:
+            pid = json.loads(Layout(Path(backend.home)).server_pid.read_text(encoding="utf-8"))["pid"]
+        except (OSError, ValueError, KeyError, TypeError):
+            return "the owner server"
+        return f"the owner server (process {pid})"
+    return "this process (no server)"
 
 
 def model_line(report: dict) -> str:
@@ -51,6 +97,9 @@ STATUS_HELP = """\
 
 The three layers of the store, from the `status` call (what `alaya status --json` prints):
 L3 raw sessions, the L2 graph, the L1 vectors and their tiers, and the git remotes the memory is shared through.
+Card vectors are kept by HOT and WARM cards; COLD cards keep none (they are still found through the graph and
+full-text search), so HOT + WARM + COLD is the graph's card count. Below: who answers (the owner server or this
+process), the suggestions waiting for review and when introspect last ran.
 The figures reload each time the screen is shown, and with `r`. The tiers screen (`3`) shows the memory's heat:
 tiers, temperatures, relation usage.
 """
@@ -75,6 +124,7 @@ class StatusScreen(Screen):
             yield LayerPanel("L2 graph", id="l2")
             yield LayerPanel("L1 vectors", id="l1")
         yield Static("", id="status-model", markup=False)
+        yield Static("", id="status-state", markup=False)
         yield Static("", id="status-error", markup=False)
         yield Footer()
 
@@ -89,10 +139,11 @@ class StatusScreen(Screen):
         """The request runs in a worker thread, never on the event loop."""
         report = call_or_report(self, "status", None, self.query_one("#status-error", Static).update)
         if report is not None:
-            self.app.call_from_thread(self._show, report)
+            self.app.call_from_thread(self._show, report, served_by(self.backend))
 
-    def _show(self, report: dict) -> None:
+    def _show(self, report: dict, server: str) -> None:
         for layer, rows in layer_rows(report).items():
             self.query_one(f"#{layer}", LayerPanel).show(rows)
         self.query_one("#status-model", Static).update("\n".join([model_line(report), *sharing_lines(report)]))
+        self.query_one("#status-state", Static).update("\n".join(state_lines(report, server)))
         self.query_one("#status-error", Static).update("")

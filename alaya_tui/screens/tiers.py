@@ -3,12 +3,13 @@
 Built from two documents, ``status`` and ``schema`` with relations (what ``alaya status --json`` and
 ``alaya schema --relations --json`` print). The status screen keeps the layers' own figures (sizes, sessions,
 model); this one is what introspect changes, so it reloads whenever the store changed (after introspect or a
-review decision) and each time it is shown.
+review decision) and each time it is shown. Enter on a row opens the cards (or edges) behind it: a ``browse`` call
+on its own screen.
 """
 
 from __future__ import annotations
 
-from textual import work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, VerticalScroll
@@ -21,6 +22,8 @@ from alaya_engine.server.backend import Backend
 from ..errors import call_or_report
 from ..widgets.bar_chart import BarChart, BarRow
 from ..widgets.relation_usage import RelationUsage
+from ..widgets.row_cursor import RowCursor
+from .browse import BrowseScreen
 
 TIERS_HELP = """\
 # Tiers
@@ -33,8 +36,25 @@ The memory's heat, from the `status` and `schema` calls (`alaya status --json`, 
 - **Relations**: edges per relation, the core ones first, then the custom ones with the schema's hints.
 - **Cards per type**.
 
-The screen reloads after introspect or a review decision, and each time it is shown.
+Beside them, the rules introspect assigns tiers by, with this store's settings: a card can be HOT below 0.7 (new,
+or recalled often), and stays WARM below 0.3 until it has been untouched for the COLD delay.
+
+Enter on a tier, a temperature band, a type or a relation lists its cards (or edges); `Tab` moves between the
+panels. The screen reloads after introspect or a review decision, and each time it is shown.
 """
+
+
+def rules_text(report: dict) -> str:
+    """The tier rules in words, from the status document's ``tier_rules`` (the engine's thresholds)."""
+    rules = report.get("tier_rules")
+    if not rules:
+        return ""
+    last = report.get("introspect")
+    when = f"as of introspect {last['at'][:16].replace('T', ' ')} UTC" if last else "no introspect yet"
+    return (f"HOT: temperature ≥ {rules['hot_threshold']}, or created within {rules['new_card_days']} days, or "
+            f"recalled > {rules['frequent_accesses']} times (at most {rules['hot_limit']:,}) · COLD: below "
+            f"{rules['warm_threshold']} and untouched for {rules['cold_days']} days (no vector) · WARM: the rest · "
+            f"{when}")
 
 
 def share(count: int, total: int) -> float:
@@ -67,6 +87,7 @@ def summary_line(report: dict, relations: dict) -> str:
 
 class TiersScreen(Screen):
     HELP = TIERS_HELP
+    AUTO_FOCUS = "#tier-chart"
     BINDINGS = [
         Binding("r", "refresh", "Refresh"),
         Binding("escape", "app.back_mode", "Back", show=False),
@@ -88,7 +109,8 @@ class TiersScreen(Screen):
             yield BarChart("Tiers", id="tier-chart")
             yield BarChart("Temperature", id="temperature-chart")
             yield BarChart("Cards per type", id="type-chart")
-        with VerticalScroll(id="relations-scroll"):
+        yield Static("", id="tier-rules", markup=False)
+        with VerticalScroll(id="relations-scroll", can_focus=False):
             yield RelationUsage(id="relations")
         yield Footer()
 
@@ -117,6 +139,18 @@ class TiersScreen(Screen):
         self.query_one("#type-chart", BarChart).show(type_rows(report))
         self.query_one("#relations", RelationUsage).show(relations)
         self.query_one("#relations-scroll").border_title = f"Relations · {relations['total_edges']:,} edges"
+        self.query_one("#tier-rules", Static).update(rules_text(report))
+
+    @on(RowCursor.Chosen)
+    def _chosen(self, event: RowCursor.Chosen) -> None:
+        """Enter on a row: the cards of that tier, band or type, or the edges of that relation."""
+        panel = event.panel
+        if isinstance(panel, RelationUsage):
+            chosen = {"relation": panel.selected}
+        else:
+            name = {"tier-chart": "tier", "temperature-chart": "band", "type-chart": "type"}[panel.id]
+            chosen = {name: panel.rows[event.index].label}
+        self.app.push_screen(BrowseScreen(self.backend, chosen))
 
     def _failed(self, message: str) -> None:
         self.query_one("#tiers-summary", Static).update(message)

@@ -5,11 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from rich.cells import cell_len
+from rich.style import Style
 from rich.table import Table
 from rich.text import Text
-from textual.widgets import Static
 
 from alaya_engine.foundations.human import share_bar
+
+from .row_cursor import RowCursor
 
 BAR_WIDTH = 12
 MIN_BAR_WIDTH = 3
@@ -27,7 +29,9 @@ class BarRow:
     """A colour class of :class:`BarChart` (``hot``, ``warm``, ``cold`` or a card type); empty for the accent."""
 
 
-class BarChart(Static):
+class BarChart(RowCursor):
+    """Enter on a row posts :class:`RowCursor.Chosen` (the tiers screen lists the cards behind it)."""
+
     COMPONENT_CLASSES = {
         "bar-chart--bar", "bar-chart--hot", "bar-chart--warm", "bar-chart--cold",
         "bar-chart--concept", "bar-chart--pattern", "bar-chart--gotcha", "bar-chart--decision",
@@ -44,7 +48,12 @@ class BarChart(Static):
 
     def show(self, rows: list[BarRow]) -> None:
         self.rows = list(rows)
+        self.cursor = min(self.cursor, max(0, len(self.rows) - 1))
         self._redraw()
+
+    @property
+    def row_count(self) -> int:
+        return len(self.rows)
 
     def _redraw(self) -> None:
         muted = self.get_component_rich_style("bar-chart--muted", partial=True)
@@ -54,12 +63,13 @@ class BarChart(Static):
         table.add_column(no_wrap=True)
         table.add_column(justify="right", no_wrap=True)
         bar_width = self._bar_width()
-        for row in self.rows:
+        for index, row in enumerate(self.rows):
             tone = f"bar-chart--{row.tone}" if row.tone else "bar-chart--bar"
             style = self.get_component_rich_style(tone if tone in self.COMPONENT_CLASSES else "bar-chart--bar",
                                                   partial=True)
+            selected = Style(reverse=True) if self.has_focus and index == self.cursor else None
             table.add_row(row.label, f"{row.count:,}", Text(share_bar(row.share, bar_width), style=style),
-                          f"{row.share:.0%}")
+                          f"{row.share:.0%}", style=selected)
         self.update(table if self.rows else Text("nothing to show", style=muted))
 
     def _bar_width(self) -> int:

@@ -122,14 +122,15 @@ def sides(suggestion: dict, cards: list[dict | None]) -> list[Side]:
 
 class SubjectPanel(VerticalScroll):
     """One side of the comparison, scrollable for long contents: the body as Markdown, or compared word by word
-    with the other side's (``diff``)."""
+    with the other side's (``diff``). The contents come right under the title and the figures (type, tier, dates)
+    after them: at 80×24 the panel has room for a few lines, and the difference is what a person decides on."""
 
     def compose(self) -> ComposeResult:
         yield Static("", classes="subject-heading", markup=False)
-        yield Static("", classes="subject-meta", markup=False)
         yield Static("", classes="subject-note", markup=False)
         yield Markdown("", classes="subject-body")
         yield Static("", classes="subject-diff")
+        yield Static("", classes="subject-meta", markup=False)
 
     async def show(self, side: Side, diff: Text | None = None) -> None:
         self.border_title = side.name

@@ -1,0 +1,100 @@
+"""The graph and the heat, walkable: Enter on a node of the neighbourhood moves the centre there, Enter on a tier
+lists its cards, moving onto a day of the timeline filters its cards; and the picture's layout never overlaps."""
+
+from __future__ import annotations
+
+from fake_backend import demo_backend, recorded
+from tui_store import settle
+
+from alaya_tui.app import AlayaApp
+from alaya_tui.graph_layout import lay_out
+from alaya_tui.screens.browse import BrowseScreen, BrowseTable
+from alaya_tui.screens.card import CardScreen
+from alaya_tui.screens.neighbourhood import NeighbourhoodScreen
+from alaya_tui.screens.tiers import TiersScreen
+from alaya_tui.screens.timeline import ALL, TimelineCards, TimelineScreen
+from alaya_tui.widgets.neighbourhood_view import NeighbourhoodView
+
+SIZE = (120, 36)
+
+
+async def test_enter_on_a_node_moves_the_centre_there_and_escape_moves_back(tmp_path):
+    node = recorded()["recall"]["nodes"][0]
+    backend = demo_backend(tmp_path)
+    app = AlayaApp(backend, card_id=node["card_id"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("g")  # from the card screen
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, NeighbourhoodScreen) and screen.card_id == node["card_id"]
+        view = screen.query_one("#neighbourhood", NeighbourhoodView)
+        assert view.selected.node["card_id"] == node["card_id"]  # the cursor starts on the centre
+        await pilot.press("right")
+        target = view.selected.node["card_id"]
+        assert view.selected.column == 1 and target != node["card_id"]
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert screen.card_id == target and backend.called("neighbourhood")[-1]["card_id"] == target
+        assert view.picture.placed[0].node["card_id"] == target and screen.document["focus"] == target
+        await pilot.press("escape")  # back to the previous centre
+        await settle(app, pilot)
+        assert screen.card_id == node["card_id"] and app.screen is screen
+        await pilot.press("c")  # the card under the cursor (the centre)
+        await settle(app, pilot)
+        assert isinstance(app.screen, CardScreen) and app.screen.card_id == node["card_id"]
+
+
+async def test_enter_on_a_tier_lists_its_cards(tmp_path):
+    backend = demo_backend(tmp_path)
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("3")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TiersScreen) and app.focused.id == "tier-chart"
+        await pilot.press("enter")  # the first row: HOT
+        await settle(app, pilot)
+        assert isinstance(app.screen, BrowseScreen) and backend.called("browse") == [{"tier": "HOT"}]
+        table = app.screen.query_one("#browse", BrowseTable)
+        hot = recorded()["browse"]["tier=HOT"]["cards"]
+        assert table.row_count == len(hot) > 0
+        assert [table.card_id(str(row)) for row in range(table.row_count)] == [card["card_id"] for card in hot]
+        await pilot.press("escape")
+        assert isinstance(app.screen, TiersScreen)
+
+
+async def test_moving_onto_a_day_filters_the_timeline_cards(tmp_path):
+    backend = demo_backend(tmp_path)
+    app = AlayaApp(backend)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("5")
+        await settle(app, pilot)
+        screen = app.screen
+        assert isinstance(screen, TimelineScreen) and screen.period == ALL
+        days = recorded()["timeline"]["day"]["periods"]
+        cards = screen.query_one("#timeline-cards", TimelineCards)
+        assert cards.row_count == sum(day["cards"] for day in days)
+        await pilot.press("down", "down")  # the second day (the newest gave no card)
+        day = days[1]
+        assert screen.period == day["period"] and day["cards"] > 0
+        assert [card["card_id"] for card, _ in cards.shown] == [
+            card["card_id"] for session in day["sessions"] for card in session["cards"]]
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert backend.called("timeline")[-1] == {"by": "week"} and screen.period == ALL
+
+
+def test_the_picture_fits_and_never_overlaps_at_any_size():
+    document = recorded()["neighbourhood"][recorded()["recall"]["nodes"][0]["card_id"]]
+    for width, height in ((116, 28), (76, 14), (60, 5), (40, 3)):
+        picture = lay_out(document, width, height)
+        cells = set()
+        for placed in picture.placed:
+            assert 0 <= placed.x and placed.x + placed.width <= width and 0 <= placed.y < height
+            taken = {(x, placed.y) for x in range(placed.x, placed.x + placed.width)}
+            assert not taken & cells and not taken & set(picture.lines)
+            cells |= taken
+        assert len(picture.placed) + picture.left_out == len(document["nodes"]) + document["left_out"]
+        assert picture.hops_shown == (2 if width >= 100 else 1)
