@@ -30,9 +30,9 @@ class Voice:
 
     def attribution(self, turn: Turn, chinese: bool) -> str:
         """Who said it and when, worded as every card of the offline distiller words it."""
-        return said_when(speaker_name(turn), self._listener(turn), self.today, chinese)
+        return said_when(speaker_name(turn, chinese), self._listener(turn, chinese), self.today, chinese)
 
-    def _listener(self, turn: Turn) -> str:
+    def _listener(self, turn: Turn, chinese: bool | None = None) -> str:
         other = next((t for t in self.turns if t.role in ("user", "assistant") and t.role != turn.role
                       and speaker_name(t) != speaker_name(turn)), None)
-        return speaker_name(other) if other is not None else ""
+        return speaker_name(other, chinese) if other is not None else ""

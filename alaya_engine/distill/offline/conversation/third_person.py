@@ -130,4 +130,8 @@ def said_to(sentence: str, speaker: str, listener: str) -> str:
     text = ZH_SINGULAR_SELF.sub(speaker, sentence) if CJK.search(sentence) else third_person(sentence, speaker)
     for pattern, replacement in SECOND_PERSON_FORMS:
         text = pattern.sub(replacement.format(name=listener), text)
-    return text
+    return ROLE_INSIDE.sub(lambda match: match.group(0).lower(), text)
+
+
+ROLE_INSIDE = re.compile(r"(?<=[\w,;)'’—-] )The (?:user|assistant)\b")
+"""A role named inside a sentence reads "put the user on check-ups", not "put The user on"."""

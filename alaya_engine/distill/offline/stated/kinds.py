@@ -20,7 +20,8 @@ KINDS = {
               "原来是", "原因是", "原因在于", "根因", "是因为", "由于", "导致", "罪魁祸首", "问题出在", "怪不得",
               "难怪"),
     "fix": ("the fix", "fixed by", "fixed it", "fix was", "fix is", "the solution", "solved by", "resolved by",
-            "workaround", "mitigation", "to fix", "修复", "解决办法", "解决方法", "解决了", "修好", "改成", "修法"),
+            "workaround", "mitigation", "to fix", "stopgap", "short-term fix", "quick fix", "修复", "解决办法",
+            "解决方法", "解决了", "修好", "改成", "修法", "止血", "临时方案", "临时办法"),
     "decision": ("decided", "decision", "let's go with", "let's do it", LETS_ACT, "we'll go with", "we'll use",
                  "going with", "go with", "settled on", "switch to", "switching to", "instead of", "rather than",
                  "i'll take", "we'll take", "let's do the", "let's take the", "let's go for", "we'll do the",
@@ -55,7 +56,12 @@ POINTS_BACK = re.compile(r"这个|这样|这些|那个|\b(?:this|that|these|it)\
 LIST_NUMBER = re.compile(r"\s+\d{1,2}[.)]$")
 NAME = re.compile(r"(?<![.!?]\s)\b[A-Z][a-z]+")
 SPECIFIC = re.compile(r"[\w./:-]*\d[\w./:-]*|\b[A-Z][\w-]*[A-Z0-9_-][\w-]*|\b\w+_\w+|\b[A-Z][a-z]+")
-ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "没问题", "按你说的", "听你的")
+ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "没问题", "按你说的", "听你的", "有道理", "那就",
+                "就用", "就选", "就按", "就定", "就带", "就订", "好主意")
+EN_APPROVALS = ("let's do it", "let's do that", "do it", "sounds good", "yeah", "yep", "sure", "makes sense",
+                "fair enough", "agreed", "deal", "let's go with", "go with", "good call", "good idea")
+CHOSEN = re.compile(r"^[\w.:/-]+(?:\s+[\w.:/-]+)?\s+it is\b", re.IGNORECASE)
+"""A choice said as "120 it is", "Postgres it is": the named thing is what was accepted."""
 PROPOSAL_CUES = ("i'd", "i would", "i suggest", "i recommend", "we could", "you could", "let's", "how about",
                  "proposal", "propose", "the plan", "recommend", "should be", "would be", "makes sense", "better to",
                  "建议", "我们可以", "你可以", "方案", "不如", "可以考虑", "合适", "最好", "应该")

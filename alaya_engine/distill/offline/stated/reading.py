@@ -57,9 +57,16 @@ def read_statements(session: Session) -> list[Statement]:
             proposal_turn = _previous_assistant(turns, index)
             proposal = (_proposal(turns[proposal_turn], turn.content, proposal_turn == index - 1)
                         if proposal_turn is not None else [])
+            why: tuple[int | None, list[str]] = (None, [])
+            if not proposal and proposal_turn is not None:
+                named = _naming_proposal(turns, proposal_turn, turn.content)
+                if named is not None:  # the last answer explained the choice; the proposal came before it
+                    why = (proposal_turn, _specific_sentences(turns[proposal_turn], 2))
+                    proposal_turn, proposal = named
             if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
                 said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)]
-                found.append(Statement(index, "decision", said, proposal, proposal_turn))
+                found.append(Statement(index, "decision", said, proposal, proposal_turn, found=why[1],
+                                       found_turn=why[0] if why[1] else None))
                 continue
             if proposal_turn == index - 1:
                 acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))
@@ -169,6 +176,23 @@ def _reply_turn(turns: list[Turn], index: int) -> int | None:
 
 def _previous_assistant(turns: list[Turn], index: int) -> int | None:
     return next((i for i in range(index - 1, max(-1, index - 4), -1) if turns[i].role == "assistant"), None)
+
+
+def _naming_proposal(turns: list[Turn], answer: int, reply: str) -> tuple[int, list[str]] | None:
+    """An earlier assistant turn (before the ``answer`` the user just took in) whose sentences name what the user's
+    ``reply`` chooses ("有道理，就用 Asia/Shanghai" after asking why): the proposal the user accepts after a
+    question about it. Only a few turns back, and only by a name or number the reply says."""
+    named = specifics(reply)
+    if not named:
+        return None
+    for earlier in range(answer - 1, max(-1, answer - 5), -1):
+        if turns[earlier].role != "assistant":
+            continue
+        naming = [s for s in sentences_of(turns[earlier]) if not is_noise(s) and is_specific(s)
+                  and specifics(s) & named and not has_cue(s, KINDS["cause"])]
+        if naming:
+            return earlier, naming[:3]
+    return None
 
 
 def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:

@@ -13,8 +13,10 @@ from ..text.sentences import split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
 from .kinds import (
+    CHOSEN,
     CLAUSE_END,
     CONCLUSIONS,
+    EN_APPROVALS,
     GO_AHEAD,
     KINDS,
     LIST_NUMBER,
@@ -26,6 +28,11 @@ from .kinds import (
     USER_RULES,
     ZH_APPROVALS,
 )
+
+APPROVAL_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|good|great|agreed|makes sense|fair enough|"
+                           r"sounds good|let'?s go with|go with|有道理|好的?|行|可以|同意|那就|就用|就选|就按|就)"
+                           r"[\s,，.。!！:：]*)+", re.IGNORECASE)
+"""The approving words a decision opens with ("ok, let's go with", "有道理，就用")."""
 
 
 def sentences_of(turn: Turn) -> list[str]:
@@ -102,15 +109,17 @@ def is_noise(sentence: str) -> bool:
 
 
 def approves(text: str) -> bool:
-    """The message opens by accepting what was proposed ("let's do it: …", "ok, 3 秒", "行，就这么办"), or its
-    first clause is a short go-ahead: "add it", "ship it", 加上吧, 那就这样吧."""
+    """The message opens by accepting what was proposed ("let's do it: …", "ok, 3 秒", "行，就这么办", "有道理，就用
+    X"), or one of its clauses is a short go-ahead ("add it", "ship it", 加上吧, 那就这样吧) or names the choice
+    ("120 it is", 就带茶吧)."""
     plain = strip_markdown(text).strip()
     opening = plain[:24].lower()
-    if has_cue(opening, APPROVALS + ("let's do it", "let's do that", "do it", "sounds good")) or \
-            any(opening.startswith(word) for word in ZH_APPROVALS):
+    if has_cue(opening, APPROVALS + EN_APPROVALS) or any(opening.startswith(word) for word in ZH_APPROVALS):
         return True
-    clause = CLAUSE_END.split(plain, 1)[0].strip().lower()
-    return bool(GO_AHEAD.fullmatch(clause)) or (clause.endswith("吧") and len(clause) <= 6)
+    clauses = [clause.strip().lower() for clause in CLAUSE_END.split(plain)[:3]]
+    return any(GO_AHEAD.fullmatch(clause) or CHOSEN.match(clause) or (clause.endswith("吧") and len(clause) <= 6)
+               or (clause.startswith(("就", "那就")) and clause.endswith("吧") and len(clause) <= 30)
+               for clause in clauses)
 
 
 def offers(sentence: str) -> bool:
