@@ -84,6 +84,32 @@ def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_withou
     assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in offered]
 
 
+def test_a_choice_made_after_asking_why_is_the_proposal_it_names_with_the_reason_in_the_session_language():
+    found = cards(session(
+        ("user", "前端测试在我本机和 CI 上结果不一样。"),
+        ("assistant", "测试结果依赖运行环境的时区。解决办法是在 package.json 的 test 脚本里固定时区：TZ=Asia/Shanghai。"),
+        ("user", "为啥选上海，不直接选 UTC？"),
+        ("assistant", "如果测试跑在 UTC，本地时间和 UTC 完全一样，把 UTC 当成本地时间的 bug 根本测不出来。"),
+        ("user", "有道理，就用 Asia/Shanghai。"),
+        tools=True))
+    decision = next((card for card in found if card.type == "decision"), None)
+    assert decision is not None, [(c.type, c.title) for c in found]
+    assert "package.json" in decision.content and "测不出来" in decision.content  # what was chosen, and why
+    assert decision.title != "有道理，就用 Asia/Shanghai", "an approval is no title"
+    assert "The user" not in decision.content and "The assistant" not in decision.content
+
+
+def test_a_choice_named_in_a_few_words_accepts_the_offer_before_it():
+    found = cards(session(
+        ("user", "Exports over 500k rows hit the ingress 60 s timeout. What should we set?"),
+        ("assistant", "I'd set proxy-read-timeout and proxy-send-timeout to 120 on the report-export Ingress only, "
+                      "which leaves headroom over the 94 s export."),
+        ("user", "yeah, 120 it is for now"),
+        tools=True))
+    decision = card_saying(found, "proxy-read-timeout", "120")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
+
+
 def test_a_cause_pieced_together_over_turns_keeps_the_numbers_it_rests_on():
     found = cards(session(
         ("user", "api-gw returns 503 since 02:10, can you look?"),
