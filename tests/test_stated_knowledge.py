@@ -87,7 +87,8 @@ def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_withou
 def test_a_choice_made_after_asking_why_is_the_proposal_it_names_with_the_reason_in_the_session_language():
     found = cards(session(
         ("user", "前端测试在我本机和 CI 上结果不一样。"),
-        ("assistant", "测试结果依赖运行环境的时区。解决办法是在 package.json 的 test 脚本里固定时区：TZ=Asia/Shanghai。"),
+        ("assistant", "测试结果依赖运行环境的时区。"
+                      "解决办法是在 package.json 的 test 脚本里固定时区：TZ=Asia/Shanghai。"),
         ("user", "为啥选上海，不直接选 UTC？"),
         ("assistant", "如果测试跑在 UTC，本地时间和 UTC 完全一样，把 UTC 当成本地时间的 bug 根本测不出来。"),
         ("user", "有道理，就用 Asia/Shanghai。"),
@@ -108,6 +109,20 @@ def test_a_choice_named_in_a_few_words_accepts_the_offer_before_it():
         tools=True))
     decision = card_saying(found, "proxy-read-timeout", "120")
     assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
+
+
+def test_picking_from_offered_options_is_a_decision_and_an_ok_that_moves_on_accepts_nothing():
+    found = cards(session(
+        ("user", "那边停车方便吗？"),
+        ("assistant", "说不准。建议去之前查一下附近停车场，或者干脆坐公交。"),
+        ("user", "好吧。另外，四月回杭州，我想给爸妈带点礼物。我爸现在吃阿司匹林，不让喝酒了；我妈喜欢英国的茶。"),
+        ("assistant", "那酒就不考虑了。可以带：一盒好一点的英式红茶、shortbread 饼干、或者给爸爸一条羊毛围巾。"),
+        ("user", "就带茶和 shortbread 吧，不带酒。"),
+    ))
+    decisions = [card for card in found if card.type == "decision"]
+    assert len(decisions) == 1, [(c.type, c.title) for c in found]
+    assert "停车" not in decisions[0].content  # "好吧" closed the parking question, it chose nothing
+    assert "英式红茶" in decisions[0].content and "阿司匹林" in decisions[0].content  # what, and why
 
 
 def test_a_cause_pieced_together_over_turns_keeps_the_numbers_it_rests_on():

@@ -60,6 +60,9 @@ ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "
                 "就用", "就选", "就按", "就定", "就带", "就订", "好主意")
 EN_APPROVALS = ("let's do it", "let's do that", "do it", "sounds good", "yeah", "yep", "sure", "makes sense",
                 "fair enough", "agreed", "deal", "let's go with", "go with", "good call", "good idea")
+TOPIC_CHANGE = ("also", "btw", "by the way", "another thing", "one more thing", "separately", "second", "unrelated",
+                "另外", "还有", "对了", "顺便", "第二件事", "再问")
+"""What turns a message to a new subject after a short "ok"."""
 CHOSEN = re.compile(r"^[\w.:/-]+(?:\s+[\w.:/-]+)?\s+it is\b", re.IGNORECASE)
 """A choice said as "120 it is", "Postgres it is": the named thing is what was accepted."""
 PROPOSAL_CUES = ("i'd", "i would", "i suggest", "i recommend", "we could", "you could", "let's", "how about",

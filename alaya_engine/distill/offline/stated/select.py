@@ -47,7 +47,7 @@ def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
         words = content_words(" ".join(sentences))
         return any(index in card.turns and overlap_of(words, content_words(card.content)) >= 0.6 for card in cards)
 
-    if known(statement.problem_turn, statement.problem):
+    if statement.kind != "decision" and known(statement.problem_turn, statement.problem):
         statement.problem = []
     if statement.accepted and known(statement.reply_turn, statement.reply):  # what was done, said on its own card
         statement.reply, statement.reply_turn = [], None

@@ -25,6 +25,7 @@ from .kinds import (
     NUMBER,
     OFFER_VERBS,
     SPECIFIC,
+    TOPIC_CHANGE,
     USER_RULES,
     ZH_APPROVALS,
 )
@@ -120,6 +121,13 @@ def approves(text: str) -> bool:
     return any(GO_AHEAD.fullmatch(clause) or CHOSEN.match(clause) or (clause.endswith("吧") and len(clause) <= 6)
                or (clause.startswith(("就", "那就")) and clause.endswith("吧") and len(clause) <= 30)
                for clause in clauses)
+
+
+def moves_on(text: str) -> bool:
+    """The go-ahead only closes what came before and the message turns to something else ("好吧。另外，…", "ok.
+    Also, …"): the rest is read for itself, not as what was accepted."""
+    rest = CLAUSE_END.split(strip_markdown(text).strip(), 1)
+    return len(rest) > 1 and has_cue(rest[1].strip()[:20], TOPIC_CHANGE)
 
 
 def offers(sentence: str) -> bool:
