@@ -125,6 +125,16 @@ def test_picking_from_offered_options_is_a_decision_and_an_ok_that_moves_on_acce
     assert "英式红茶" in decisions[0].content and "阿司匹林" in decisions[0].content  # what, and why
 
 
+def test_a_guess_at_a_cause_is_no_card():
+    found = cards(session(
+        ("user", "ES 快照桶 fw-es-snapshots 的 S3 lifecycle 规则是 7 天就删除，跟 wiki 上写的 30 天对不上。"),
+        ("assistant", "确实是 7 天（规则名 expire-old-snapshots），和 wiki 矛盾。要我起草一个改成 30 天的变更吗？"),
+        ("user", "先别动。我不知道哪个才是当初想要的——也可能是为了省钱故意改成 7 天的。我先问一下王磊再说。"),
+        tools=True))
+    assert card_saying(found, "fw-es-snapshots") is not None
+    assert card_saying(found, "省钱") is None, [(c.type, c.title) for c in found]
+
+
 def test_a_cause_pieced_together_over_turns_keeps_the_numbers_it_rests_on():
     found = cards(session(
         ("user", "api-gw returns 503 since 02:10, can you look?"),

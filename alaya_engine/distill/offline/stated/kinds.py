@@ -25,8 +25,9 @@ KINDS = {
     "decision": ("decided", "decision", "let's go with", "let's do it", LETS_ACT, "we'll go with", "we'll use",
                  "going with", "go with", "settled on", "switch to", "switching to", "instead of", "rather than",
                  "i'll take", "we'll take", "let's do the", "let's take the", "let's go for", "we'll do the",
-                 "rather not", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样", "选了", "那就",
-                 "换成", "采用"),
+                 "rather not", "hold off", "leave it as is",
+                 "先别动", "先不动", "保持现状", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样",
+                 "选了", "那就", "换成", "采用"),
     "rule": ("from now on", "going forward", "remember", "make sure", "must", "rule", "policy", "don't ever",
              "do not ever", "every time", "whenever", "从现在起", "从今以后", "以后都", "以后要", "记住", "一律",
              "必须", "千万", "不要再", "规定", "每次", "务必"),
@@ -41,6 +42,9 @@ KINDS = {
 USER_RULES = (r"re:\balways\b", r"re:\bnever\b", "以后", "再也不")
 """Rules only when a user says them ("no flights before 8am, ever"): an assistant's "never" explains, it sets
 nothing."""
+HEDGES = ("not sure", "no idea", "i guess", "i think", "maybe", "might be", "probably", "i don't know",
+          "不太确定", "不确定", "不知道", "应该是", "也可能", "可能是", "大概是", "好像是", "估计是")
+"""A guess, not a fact: what someone says without knowing ("应该是拿来存 session 的吧", "maybe it was for cost")."""
 NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
                  "只是想说")
 CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",

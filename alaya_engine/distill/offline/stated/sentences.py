@@ -18,6 +18,7 @@ from .kinds import (
     CONCLUSIONS,
     EN_APPROVALS,
     GO_AHEAD,
+    HEDGES,
     KINDS,
     LIST_NUMBER,
     NAME,
@@ -72,9 +73,12 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     if sentence.rstrip().endswith((":", "：")):  # it introduces what follows
         return None
     kind = stated_kind(sentence, turn.role) or ("cause" if cue_pattern(CONCLUSIONS).match(sentence) else None)
+    if kind in ("cause", "fix") and has_cue(sentence, HEDGES):
+        return None  # a guess at a cause or fix, often corrected later
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
-    if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence):
+    if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
+            and not has_cue(sentence, HEDGES):
         return "fact"
     return None
 
