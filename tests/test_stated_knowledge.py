@@ -135,6 +135,18 @@ def test_a_guess_at_a_cause_is_no_card():
     assert card_saying(found, "省钱") is None, [(c.type, c.title) for c in found]
 
 
+def test_a_message_drafted_for_the_user_is_no_card_and_no_card_is_tagged_with_a_role():
+    found = cards(session(
+        ("user", "Can you write the hotel an email asking for early check-in? We land at 7:05 on 2 April."),
+        ("assistant", "Here's a draft:\n\n> Hello, we're arriving on 2 April on the 7:05 flight and would be "
+                      "grateful for an early check-in if a room is free.\n> Kind regards, Shu Lin"),
+        ("user", "Thanks. Also, I've booked the Oceanário for Sunday 15 Feb at 10:00."),
+    ))
+    assert card_saying(found, "grateful for an early check-in") is None, [c.title for c in found]
+    assert card_saying(found, "Oceanário") is not None
+    assert not any(tag in ("The user", "The assistant", "用户", "助手") for card in found for tag in card.tags)
+
+
 def test_a_cause_pieced_together_over_turns_keeps_the_numbers_it_rests_on():
     found = cards(session(
         ("user", "api-gw returns 503 since 02:10, can you look?"),

@@ -17,6 +17,11 @@ ROLE_NAMES = frozenset({"The user", "The assistant"})
 """How an English card names someone known only by role."""
 
 
+def is_role_name(name: str) -> bool:
+    """A name a card gives someone known only by role ("The user", 助手): no tag, it is on every such card."""
+    return name in ROLE_NAMES or name in ("用户", "助手")
+
+
 def role_name(turn: Turn, chinese: bool | None = None) -> str:
     """How a card names someone known only by role, in the language they speak (or the card's, when ``chinese`` is
     given): a Chinese card reads 用户 and 助手, never "The assistant建议"."""

@@ -8,7 +8,7 @@ from ....foundations.domain import Turn
 from ..cues import APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, ZH_SMALL_TALK
 from ..text.chinese import is_chinese
 from ..text.cue_match import cue_pattern, has_cue
-from ..text.markdown import strip_markdown
+from ..text.markdown import QUOTED_LINE, strip_markdown
 from ..text.sentences import split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
@@ -41,8 +41,8 @@ def sentences_of(turn: Turn) -> list[str]:
     """The turn's sentences as plain text, without the number of a list item that follows them, and without the
     lead of a recap ("Done: Sunday 15 Feb = Oceanário", "好的，记下：4 月 2 日–12 日…"): what follows it is what was
     agreed, where "Done" alone would only narrate."""
-    return [_without_recap_lead(LIST_NUMBER.sub("", sentence))
-            for sentence in split_sentences(strip_markdown(turn.content))]
+    text = QUOTED_LINE.sub("", turn.content) if turn.role == "assistant" else turn.content
+    return [_without_recap_lead(LIST_NUMBER.sub("", sentence)) for sentence in split_sentences(strip_markdown(text))]
 
 
 def _without_recap_lead(sentence: str) -> str:
