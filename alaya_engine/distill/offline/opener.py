@@ -35,7 +35,8 @@ def fold_opener(cards: list[Candidate], session: Session, chinese: bool) -> list
     if answer is None:
         return cards
     if opening not in answer.turns:
-        answer.content = _with_problem(answer, _statement(report.content), chinese)
+        answer.content = _with_problem(answer, _statement(report.content), _additions(report.content, answer),
+                                       chinese)
     answer.turns = sorted(set(answer.turns) | set(report.turns))
     answer.importance = max(answer.importance, report.importance)
     answer.words |= report.words
@@ -49,10 +50,19 @@ def _statement(content: str) -> str:
     return first.split(":** ", 1)[1] if first.startswith("**") and ":** " in first else first
 
 
-def _with_problem(answer: Candidate, report: str, chinese: bool) -> str:
-    """The answer's content opening with the report, inside its problem paragraph if it has one."""
+def _additions(content: str, answer: Candidate) -> list[str]:
+    """The report card's other labelled paragraphs ("The assistant added: the default is 60 s") that the answer
+    does not say: the first reading of the problem, often its cause."""
+    return [paragraph for paragraph in content.split("\n\n")[1:]
+            if paragraph.startswith("**") and paragraph not in answer.content]
+
+
+def _with_problem(answer: Candidate, report: str, additions: list[str], chinese: bool) -> str:
+    """The answer's content opening with the report (inside its problem paragraph if it has one) and what was
+    added to the report."""
     for label in ("问题", "Problem"):
         heading = f"**{label}:** "
         if answer.content.startswith(heading):
-            return f"{heading}{report} {answer.content[len(heading):]}"
-    return f"**{'问题' if chinese else 'Problem'}:** {report}\n\n{answer.content}"
+            problem, _, rest = answer.content[len(heading):].partition("\n\n")
+            return "\n\n".join([f"{heading}{report} {problem}", *additions, *([rest] if rest else [])])
+    return "\n\n".join([f"**{'问题' if chinese else 'Problem'}:** {report}", *additions, answer.content])
