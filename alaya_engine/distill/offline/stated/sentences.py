@@ -72,7 +72,10 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     width = title_width(sentence)
     if sentence.rstrip().endswith((":", "：")):  # it introduces what follows
         return None
-    kind = stated_kind(sentence, turn.role) or ("cause" if cue_pattern(CONCLUSIONS).match(sentence) else None)
+    concluded = cue_pattern(CONCLUSIONS).match(sentence)
+    if concluded and title_width(sentence[concluded.end():].strip(" —-:：,，.。!！")) < 24:
+        concluded = None  # "Confirmed — it's on the Service": a finding announced, not said
+    kind = stated_kind(sentence, turn.role) or ("cause" if concluded else None)
     if kind in ("cause", "fix") and has_cue(sentence, HEDGES):
         return None  # a guess at a cause or fix, often corrected later
     if kind is not None:
