@@ -82,7 +82,7 @@ def _fact_title(thread: list[Fact], speaker: str, today: date, chinese: bool) ->
     suffix = (f"（{date_mark}）" if chinese else f" ({date_mark})") if date_mark else ""
     limit = max(48, TITLE_LIMIT - title_width(suffix))
     core = shorten(_capitalise(strip_dates(statement)), limit)
-    if speaker not in core:
+    if speaker.lower() not in core.lower():
         core = shorten(f"{speaker}：{core}" if chinese else f"{speaker}: {core}", limit)
     return core + suffix
 
