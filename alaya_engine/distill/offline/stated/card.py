@@ -40,9 +40,10 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
         proposed = voice.say(statement.proposal_turn, statement.accepted)
         lines.append(f"**{'助手的提议' if chinese else 'Proposed by the assistant'}:** {proposed}")
     lines.append(voice.attribution(turns[statement.turn], chinese))
-    title_source = (said if said and not approval_only(statement.sentences[0])
-                    else voice.say(statement.proposal_turn, statement.accepted[:1]) or said)
-    title = shorten(split_sentences(title_source)[0].strip(" ：:"), TITLE_LIMIT)
+    stating = [sentence for sentence in split_sentences(said) if not approval_only(sentence)]
+    title_source = (stating[0] if stating else
+                    split_sentences(voice.say(statement.proposal_turn, statement.accepted[:1]) or said)[0])
+    title = shorten(title_source.strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
                                                        statement.reply_turn, statement.found_turn) if turn is not None]

@@ -54,7 +54,7 @@ def read_statements(session: Session) -> list[Statement]:
                      and not (turn.role == "assistant" and has_cue(sentence, SELF_TALK))]
         acknowledged: tuple[int, list[str]] | None = None
         before = len(found)
-        if turn.role == "user" and approves(turn.content) and not moves_on(turn.content):
+        if turn.role == "user" and approves(turn.content) and not moves_on(turn.content, _before(turns, index)):
             proposal_turn = _previous_assistant(turns, index)
             proposal = (_proposal(turns[proposal_turn], turn.content, proposal_turn == index - 1)
                         if proposal_turn is not None else [])
@@ -66,7 +66,8 @@ def read_statements(session: Session) -> list[Statement]:
                 if named is not None:
                     proposal_turn, proposal = named
             if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
-                said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)]
+                said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)
+                        or stated_kind(sentence, "user")]
                 found.append(Statement(index, "decision", said, proposal, proposal_turn, found=why[1],
                                        found_turn=why[0] if why[1] else None))
                 continue
@@ -118,7 +119,7 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
         if statement.accepted and statement.proposal_turn:
             asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
             if turns[asked].role == "user" and asked not in absorbed and (
-                    not approves(turns[asked].content) or moves_on(turns[asked].content)):
+                    not approves(turns[asked].content) or moves_on(turns[asked].content, _before(turns, asked))):
                 statement.problem = _specific_sentences(turns[asked], 2)
                 statement.problem_turn = asked if statement.problem else None
                 absorbed.add(asked)
@@ -172,6 +173,12 @@ def _problem_turn(turns: list[Turn], index: int, words: set[str]) -> int | None:
     return None
 
 
+def _before(turns: list[Turn], index: int) -> str:
+    """What the assistant said last before turn ``index``: what a short "ok" there closes."""
+    earlier = _previous_assistant(turns, index)
+    return turns[earlier].content if earlier is not None else ""
+
+
 def _reply_turn(turns: list[Turn], index: int) -> int | None:
     after = index + 1
     return after if after < len(turns) and turns[after].role == "assistant" and turns[after].content.strip() else None
@@ -194,8 +201,9 @@ def _naming_proposal(turns: list[Turn], answer: int, reply: str) -> tuple[int, l
         naming = [s for s in sentences_of(turns[earlier]) if not is_noise(s) and is_specific(s)
                   and (specifics(s) & named or len(content_words(s) & words) >= shared)
                   and not has_cue(s, KINDS["cause"])]
-        if naming:
-            return earlier, naming[:3]
+        if naming:  # the sentences naming most of what the reply says
+            naming.sort(key=lambda s: -(len(specifics(s) & named) + len(content_words(s) & words)))
+            return earlier, naming[:2]
     return None
 
 

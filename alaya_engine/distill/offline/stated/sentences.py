@@ -5,10 +5,11 @@ from __future__ import annotations
 import re
 
 from ....foundations.domain import Turn
-from ..cues import APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, ZH_SMALL_TALK
+from ..cues import ANAPHORA, APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, ZH_SMALL_TALK
 from ..text.chinese import is_chinese
 from ..text.cue_match import cue_pattern, has_cue
 from ..text.markdown import QUOTED_LINE, strip_markdown
+from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
@@ -25,6 +26,7 @@ from .kinds import (
     NOT_KNOWLEDGE,
     NUMBER,
     OFFER_VERBS,
+    POINTS_BACK,
     SPECIFIC,
     TOPIC_CHANGE,
     USER_RULES,
@@ -76,14 +78,21 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     if concluded and title_width(sentence[concluded.end():].strip(" —-:：,，.。!！")) < 24:
         concluded = None  # "Confirmed — it's on the Service": a finding announced, not said
     kind = stated_kind(sentence, turn.role) or ("cause" if concluded else None)
-    if kind in ("cause", "fix") and has_cue(sentence, HEDGES):
-        return None  # a guess at a cause or fix, often corrected later
+    if kind in ("cause", "fix") and (has_cue(sentence, HEDGES) or _points_back_only(sentence)):
+        return None  # a guess at a cause or fix, often corrected later, or "这是同一个根因的第二个表现"
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
             and not has_cue(sentence, HEDGES):
         return "fact"
     return None
+
+
+def _points_back_only(sentence: str) -> bool:
+    """A sentence that leans on what was said before and names nothing itself ("这是同一个根因的第二个表现", "That's
+    the same cause again"): what it points to is the card, not this."""
+    return bool(ANAPHORA.match(sentence)) and not (NUMBER.search(sentence) or identifiers(sentence)
+                                                  or NAME.search(sentence[1:]))
 
 
 def specifics(text: str) -> set[str]:
@@ -130,11 +139,17 @@ def approves(text: str) -> bool:
                for clause in clauses)
 
 
-def moves_on(text: str) -> bool:
-    """The go-ahead only closes what came before and the message turns to something else ("好吧。另外，…", "ok.
-    Also, …"): the rest is read for itself, not as what was accepted."""
-    rest = CLAUSE_END.split(strip_markdown(text).strip(), 1)
-    return len(rest) > 1 and has_cue(rest[1].strip()[:20], TOPIC_CHANGE)
+def moves_on(text: str, before: str) -> bool:
+    """The go-ahead only closes what came ``before`` and the message turns to something else ("好吧。另外，四月回杭州…"
+    after advice on parking), or states a point of its own kind ("就这么办。另外记住：…"): the rest is read for
+    itself, not as what was accepted. A rest that points back or speaks of the same things ("好，顺便把这个加到
+    checklist 里") goes on with what was accepted."""
+    parts = CLAUSE_END.split(strip_markdown(text).strip(), 1)
+    if len(parts) < 2 or not has_cue(parts[1].strip()[:20], TOPIC_CHANGE):
+        return False
+    rest = parts[1]
+    related = POINTS_BACK.search(rest) or content_words(rest) & content_words(before)
+    return bool(stated_kind(rest, "user")) or not related
 
 
 def offers(sentence: str) -> bool:
