@@ -250,3 +250,16 @@ def test_a_title_states_the_point_without_the_words_that_lead_into_it():
     ))
     titles = [card.title for card in found]
     assert not any(title.lower().startswith(("first:", "then ", "另外")) for title in titles), titles
+
+
+def test_an_ok_that_opens_a_finding_is_a_cause_and_a_chinese_sentence_names_the_user_in_chinese():
+    found = cards(session(
+        ("user", "search-indexer 的 consumer lag 从早上 8 点开始一直涨，新上架的商品都搜不到。"),
+        ("assistant", "Lag 几乎全在 partition 7，其他 partition 都是几十。要不要查一下谁在往 product-events 大量写？"),
+        ("user", "ok 我查到了，是 acme 在做 bulk import，一口气导了 200 万个 SKU，全走的 product-events。"),
+        ("assistant", "那就全解释通了。Short-term：给 acme 的导入限流。"),
+        ("user", "rate limit 我调到 500/s 了. Lena says the runbook marks a restart as always safe."),
+        tools=True))
+    cause = card_saying(found, "bulk import")
+    assert cause is not None and cause.type == "gotcha", [(c.type, c.title) for c in found]
+    assert not any("The user调" in card.content or "The user调" in card.title for card in found)

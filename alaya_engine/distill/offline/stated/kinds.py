@@ -77,7 +77,8 @@ PROBLEM_WORDS = PROBLEM_CUES + ("fail", "fails", "failing", "failed", "error", "
                                "报错", "出错", "不对")
 """A user message that reports something going wrong."""
 CONCLUSIONS = ("that's it", "found it", "there it is", "that's the problem", "mystery solved", "confirmed",
-               "原来如此", "找到了", "就是它", "破案了", "问题找到了", "确认了", "对上了", "情况清楚了")
+               "i found it", "found the cause", "原来如此", "找到了", "查到了", "就是它", "破案了", "问题找到了",
+               "确认了", "对上了", "情况清楚了")
 """What opens a finding: in a short sentence of its own it types the next one; opening a sentence, that one."""
 SELF_TALK = ("i'll remember", "i will remember", "i'll keep it in mind", "i'll keep that in mind",
              "i'll keep this in mind", "i'll keep track", "keep track of", "i'll note", "i've noted", "noted",

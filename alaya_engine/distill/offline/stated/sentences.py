@@ -74,8 +74,9 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     width = title_width(sentence)
     if sentence.rstrip().endswith((":", "：")):  # it introduces what follows
         return None
-    concluded = cue_pattern(CONCLUSIONS).match(sentence)
-    if concluded and title_width(sentence[concluded.end():].strip(" —-:：,，.。!！")) < 24:
+    opening = _finding_opening(sentence)
+    concluded = cue_pattern(CONCLUSIONS).match(opening)
+    if concluded and title_width(opening[concluded.end():].strip(" —-:：,，.。!！")) < 24:
         concluded = None  # "Confirmed — it's on the Service": a finding announced, not said
     kind = stated_kind(sentence, turn.role) or ("cause" if concluded else None)
     if kind in ("cause", "fix") and (has_cue(sentence, HEDGES) or _points_back_only(sentence)):
@@ -139,12 +140,25 @@ def approves(text: str) -> bool:
                for clause in clauses)
 
 
+def _finding_opening(sentence: str) -> str:
+    """The sentence from where a finding would open it, past an "ok" and the finder ("ok 我查到了，…" → "查到了，…")."""
+    return FINDER.sub("", APPROVAL_LEAD.sub("", sentence), count=1)
+
+
+FINDER = re.compile(r"^(?:我|I\s+|we\s+)", re.IGNORECASE)
+
+
 def moves_on(text: str, before: str) -> bool:
     """The go-ahead only closes what came ``before`` and the message turns to something else ("好吧。另外，四月回杭州…"
-    after advice on parking), or states a point of its own kind ("就这么办。另外记住：…"): the rest is read for
+    after advice on parking), states a point of its own kind ("就这么办。另外记住：…") or a finding ("ok 我查到了，
+    是…"): the rest is read for
     itself, not as what was accepted. A rest that points back or speaks of the same things ("好，顺便把这个加到
     checklist 里") goes on with what was accepted."""
-    parts = CLAUSE_END.split(strip_markdown(text).strip(), 1)
+    plain = strip_markdown(text).strip()
+    finding = _finding_opening(plain)
+    if finding != plain and (cue_pattern(CONCLUSIONS).match(finding) or stated_kind(finding) == "cause"):
+        return True  # "ok 我查到了，是 acme 在做 bulk import": an ok that opens a finding accepts nothing
+    parts = CLAUSE_END.split(plain, 1)
     if len(parts) < 2 or not has_cue(parts[1].strip()[:20], TOPIC_CHANGE):
         return False
     rest = parts[1]
