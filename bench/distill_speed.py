@@ -15,6 +15,7 @@ from pathlib import Path
 
 import alaya_engine.demo
 from alaya_engine.distill.offline import OfflineDistiller
+from alaya_engine.distill.offline.text.tags import keywords
 from alaya_engine.engine import Engine
 
 from .plan import Plan
@@ -62,9 +63,11 @@ def _pipeline_row(plan: Plan, label: str, files: list[Path]) -> Row:
         engine = Engine.open(home)
         engine.ingest([str(path) for path in files])
         engine.embedder().embed(["warm up"])
+        keywords("用户决定把超时改成三百秒")  # jieba's dictionaries, loaded once per process like the model
         started = time.perf_counter()
         report = engine.distill().to_json()
         elapsed = time.perf_counter() - started
     return Row(NAME, f"whole pipeline (L3+graph+LanceDB+embeddings), {len(files)} {label} sessions",
                len(files) / elapsed, "sessions/s",
-               f"{report['cards_created'] / elapsed:.0f} cards/s, {report['links_created']} links")
+               f"{report['cards_created'] / elapsed:.0f} cards/s, {report['links_created']} links; the model and "
+               f"jieba loaded before (once per process: the owner server keeps them); target ≥ 12")

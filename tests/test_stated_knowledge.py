@@ -84,6 +84,69 @@ def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_withou
     assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in offered]
 
 
+def test_a_choice_made_after_asking_why_is_the_proposal_it_names_with_the_reason_in_the_session_language():
+    found = cards(session(
+        ("user", "前端测试在我本机和 CI 上结果不一样。"),
+        ("assistant", "测试结果依赖运行环境的时区。"
+                      "解决办法是在 package.json 的 test 脚本里固定时区：TZ=Asia/Shanghai。"),
+        ("user", "为啥选上海，不直接选 UTC？"),
+        ("assistant", "如果测试跑在 UTC，本地时间和 UTC 完全一样，把 UTC 当成本地时间的 bug 根本测不出来。"),
+        ("user", "有道理，就用 Asia/Shanghai。"),
+        tools=True))
+    decision = next((card for card in found if card.type == "decision"), None)
+    assert decision is not None, [(c.type, c.title) for c in found]
+    assert "package.json" in decision.content and "测不出来" in decision.content  # what was chosen, and why
+    assert decision.title != "有道理，就用 Asia/Shanghai", "an approval is no title"
+    assert "The user" not in decision.content and "The assistant" not in decision.content
+
+
+def test_a_choice_named_in_a_few_words_accepts_the_offer_before_it():
+    found = cards(session(
+        ("user", "Exports over 500k rows hit the ingress 60 s timeout. What should we set?"),
+        ("assistant", "I'd set proxy-read-timeout and proxy-send-timeout to 120 on the report-export Ingress only, "
+                      "which leaves headroom over the 94 s export."),
+        ("user", "yeah, 120 it is for now"),
+        tools=True))
+    decision = card_saying(found, "proxy-read-timeout", "120")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
+
+
+def test_picking_from_offered_options_is_a_decision_and_an_ok_that_moves_on_accepts_nothing():
+    found = cards(session(
+        ("user", "那边停车方便吗？"),
+        ("assistant", "说不准。建议去之前查一下附近停车场，或者干脆坐公交。"),
+        ("user", "好吧。另外，四月回杭州，我想给爸妈带点礼物。我爸现在吃阿司匹林，不让喝酒了；我妈喜欢英国的茶。"),
+        ("assistant", "那酒就不考虑了。可以带：一盒好一点的英式红茶、shortbread 饼干、或者给爸爸一条羊毛围巾。"),
+        ("user", "就带茶和 shortbread 吧，不带酒。"),
+    ))
+    decisions = [card for card in found if card.type == "decision"]
+    assert len(decisions) == 1, [(c.type, c.title) for c in found]
+    assert "停车" not in decisions[0].content  # "好吧" closed the parking question, it chose nothing
+    assert "英式红茶" in decisions[0].content and "阿司匹林" in decisions[0].content  # what, and why
+
+
+def test_a_guess_at_a_cause_is_no_card():
+    found = cards(session(
+        ("user", "ES 快照桶 fw-es-snapshots 的 S3 lifecycle 规则是 7 天就删除，跟 wiki 上写的 30 天对不上。"),
+        ("assistant", "确实是 7 天（规则名 expire-old-snapshots），和 wiki 矛盾。要我起草一个改成 30 天的变更吗？"),
+        ("user", "先别动。我不知道哪个才是当初想要的——也可能是为了省钱故意改成 7 天的。我先问一下王磊再说。"),
+        tools=True))
+    assert card_saying(found, "fw-es-snapshots") is not None
+    assert card_saying(found, "省钱") is None, [(c.type, c.title) for c in found]
+
+
+def test_a_message_drafted_for_the_user_is_no_card_and_no_card_is_tagged_with_a_role():
+    found = cards(session(
+        ("user", "Can you write the hotel an email asking for early check-in? We land at 7:05 on 2 April."),
+        ("assistant", "Here's a draft:\n\n> Hello, we're arriving on 2 April on the 7:05 flight and would be "
+                      "grateful for an early check-in if a room is free.\n> Kind regards, Shu Lin"),
+        ("user", "Thanks. Also, I've booked the Oceanário for Sunday 15 Feb at 10:00."),
+    ))
+    assert card_saying(found, "grateful for an early check-in") is None, [c.title for c in found]
+    assert card_saying(found, "Oceanário") is not None
+    assert not any(tag in ("The user", "The assistant", "用户", "助手") for card in found for tag in card.tags)
+
+
 def test_a_cause_pieced_together_over_turns_keeps_the_numbers_it_rests_on():
     found = cards(session(
         ("user", "api-gw returns 503 since 02:10, can you look?"),
@@ -177,3 +240,26 @@ def test_status_names_sessions_that_gave_nothing_even_when_their_record_is_damag
     damaged = cli("status", "--json")
     assert damaged.exit_code == 0, damaged.stderr
     assert "unreadable" in damaged.json()["l3"]["gave_nothing"]["newest"][0]["reason"]
+
+
+def test_a_title_states_the_point_without_the_words_that_lead_into_it():
+    found = cards(session(
+        ("user", "first: the 504s on report-export are back, acme now exports 1.6M rows and it takes ~3.5 min."),
+        ("assistant", "Then the stopgap is to raise proxy-read-timeout on the report-export Ingress to 300."),
+        ("user", "另外，四月回杭州，我想给爸妈带点礼物，我妈喜欢英国的茶。"),
+    ))
+    titles = [card.title for card in found]
+    assert not any(title.lower().startswith(("first:", "then ", "另外")) for title in titles), titles
+
+
+def test_an_ok_that_opens_a_finding_is_a_cause_and_a_chinese_sentence_names_the_user_in_chinese():
+    found = cards(session(
+        ("user", "search-indexer 的 consumer lag 从早上 8 点开始一直涨，新上架的商品都搜不到。"),
+        ("assistant", "Lag 几乎全在 partition 7，其他 partition 都是几十。要不要查一下谁在往 product-events 大量写？"),
+        ("user", "ok 我查到了，是 acme 在做 bulk import，一口气导了 200 万个 SKU，全走的 product-events。"),
+        ("assistant", "那就全解释通了。Short-term：给 acme 的导入限流。"),
+        ("user", "rate limit 我调到 500/s 了. Lena says the runbook marks a restart as always safe."),
+        tools=True))
+    cause = card_saying(found, "bulk import")
+    assert cause is not None and cause.type == "gotcha", [(c.type, c.title) for c in found]
+    assert not any("The user调" in card.content or "The user调" in card.title for card in found)

@@ -51,8 +51,8 @@ OPTION_LEADS = ("options", "alternatives", "选项", "对比", "几种")
 """A list introduced by these weighs options: its items feed the decision, only gotcha items stand alone."""
 PROBLEM_CUES = ("slow", "broken", "dead", "down", "stuck", "missing", "lost", "crash", "500", "502", "504",
                 "timeout", "挂", "慢", "超时", "不见了", "丢", "红了", "没收到", "异常")
-FIX_CUES = ("fix", "the fix", "proposed fix", "solution", "mitigation", "workaround", "修复", "解决", "修法",
-            "修好", "恢复方法")
+FIX_CUES = ("fix", "the fix", "proposed fix", "solution", "mitigation", "workaround", "stopgap", "修复", "解决",
+            "修法", "修好", "恢复方法", "止血", "临时方案")
 REASON_CUES = ("because", "since", "so that", "to avoid", "to prevent", "that's why", "due to", "which is why",
                "given", "therefore", "so the", "so we", "因为", "由于", "为了", "为了避免", "所以", "因此", "以免",
                "避免", "于是")

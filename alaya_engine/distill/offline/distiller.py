@@ -21,7 +21,7 @@ from .stated import stated_candidates
 from .stated.sentences import specifics
 from .text.overlap import content_words, overlap, overlap_of
 from .text.tags import tags_for
-from .text.titles import shorten, title_width
+from .text.titles import shorten, title_width, without_segue
 from .turns import speaker_name, speaker_of, speaks_chinese
 
 REPEAT_SHARE = 0.8
@@ -57,6 +57,8 @@ class OfflineDistiller:
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
         kept = fold_opener(kept, session, chinese)
+        for candidate in kept:
+            candidate.title = without_segue(candidate.title)
         _make_titles_unique(kept)
         for candidate in kept:  # tags name the card's point, before its details are added
             candidate.tags = candidate.tags or tags_for(candidate.body)

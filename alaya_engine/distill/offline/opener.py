@@ -4,9 +4,10 @@ A session often opens with what went wrong or what is wanted ("orders-api 5xx at
 "I need to sort out a dentist appointment"). Read alone it made a card that states no cause, fix or decision (of
 the agentset cards holding no labelled knowledge, one in four; docs/benchmarks.md), while the cause card answering
 it lacked its symptom. So when the session's first card comes from its opening user turn and says no kind of its
-own (a concept: what the session is about), it opens the first cause after it that speaks of the same things
-(``SHARED_WORDS``), as its problem, and that card takes its turns. Asking for a problem word or a question mark as
-well left most openers standing ("orders-api 5xx on the ALB is at 14%", "geo-router 的内存一直在涨") for no gain.
+own (a concept: what the session is about), it opens the first cause (else decision) after it that speaks of
+the same things (``SHARED_WORDS``), as its problem, and that card takes its turns. Asking for a problem word or a
+question mark as well left most openers standing ("orders-api 5xx on the ALB is at 14%", "geo-router 的内存一直在涨")
+for no gain.
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from __future__ import annotations
 from ...foundations.domain import Session
 from .candidate import Candidate
 
-ANSWERS = ("gotcha",)
-"""A cause: what answers a reported problem. A fix or rule (a pattern) stays general, so that the same rule said
-in another session remains a near-duplicate to merge (with the symptom on it, the demo's lost its merge)."""
+ANSWERS = ("gotcha", "decision")
+"""What answers a reported problem or request, in order of preference: a cause, else a decision (the dentist
+booked, the timeout raised). A fix or rule (a pattern) stays general, so that the same rule said in another
+session remains a near-duplicate to merge (with the symptom on it, the demo's lost its merge)."""
 SHARED_WORDS = 2
 
 
@@ -28,12 +30,13 @@ def fold_opener(cards: list[Candidate], session: Session, chinese: bool) -> list
     if not ordered or opening is None or ordered[0].type != "concept" or min(ordered[0].turns) != opening:
         return cards
     report = ordered[0]
-    answer = next((card for card in ordered[1:] if card.type in ANSWERS
-                   and len(card.words & report.words) >= SHARED_WORDS), None)
+    related = [card for card in ordered[1:] if card.type in ANSWERS and len(card.words & report.words) >= SHARED_WORDS]
+    answer = min(related, key=lambda card: ANSWERS.index(card.type), default=None)
     if answer is None:
         return cards
     if opening not in answer.turns:
-        answer.content = _with_problem(answer, _statement(report.content), chinese)
+        answer.content = _with_problem(answer, _statement(report.content), _additions(report.content, answer),
+                                       chinese)
     answer.turns = sorted(set(answer.turns) | set(report.turns))
     answer.importance = max(answer.importance, report.importance)
     answer.words |= report.words
@@ -47,10 +50,19 @@ def _statement(content: str) -> str:
     return first.split(":** ", 1)[1] if first.startswith("**") and ":** " in first else first
 
 
-def _with_problem(answer: Candidate, report: str, chinese: bool) -> str:
-    """The answer's content opening with the report, inside its problem paragraph if it has one."""
+def _additions(content: str, answer: Candidate) -> list[str]:
+    """The report card's other labelled paragraphs ("The assistant added: the default is 60 s") that the answer
+    does not say: the first reading of the problem, often its cause."""
+    return [paragraph for paragraph in content.split("\n\n")[1:]
+            if paragraph.startswith("**") and paragraph not in answer.content]
+
+
+def _with_problem(answer: Candidate, report: str, additions: list[str], chinese: bool) -> str:
+    """The answer's content opening with the report (inside its problem paragraph if it has one) and what was
+    added to the report."""
     for label in ("问题", "Problem"):
         heading = f"**{label}:** "
         if answer.content.startswith(heading):
-            return f"{heading}{report} {answer.content[len(heading):]}"
-    return f"**{'问题' if chinese else 'Problem'}:** {report}\n\n{answer.content}"
+            problem, _, rest = answer.content[len(heading):].partition("\n\n")
+            return "\n\n".join([f"{heading}{report} {problem}", *additions, *([rest] if rest else [])])
+    return "\n\n".join([f"**{'问题' if chinese else 'Problem'}:** {report}", *additions, answer.content])

@@ -17,17 +17,24 @@ ROLE_NAMES = frozenset({"The user", "The assistant"})
 """How an English card names someone known only by role."""
 
 
-def role_name(turn: Turn) -> str:
-    """How a card names someone known only by role, in the language they speak: a Chinese card reads 用户 and 助手,
-    never "The assistant建议"."""
-    if turn.role in ("user", "assistant") and is_chinese(turn.content):
+def is_role_name(name: str) -> bool:
+    """A name a card gives someone known only by role ("The user", 助手): no tag, it is on every such card."""
+    return name in ROLE_NAMES or name in ("用户", "助手")
+
+
+def role_name(turn: Turn, chinese: bool | None = None) -> str:
+    """How a card names someone known only by role, in the language they speak (or the card's, when ``chinese`` is
+    given): a Chinese card reads 用户 and 助手, never "The assistant建议"."""
+    if chinese is None:
+        chinese = is_chinese(turn.content)
+    if turn.role in ("user", "assistant") and chinese:
         return {"user": "用户", "assistant": "助手"}[turn.role]
     return {"user": "The user", "assistant": "The assistant"}.get(turn.role, turn.role.title())
 
 
-def speaker_name(turn: Turn) -> str:
-    """The speaker's name on the turn, else a name for its role ("The user")."""
-    return speaker_of(turn) or role_name(turn)
+def speaker_name(turn: Turn, chinese: bool | None = None) -> str:
+    """The speaker's name on the turn, else a name for its role ("The user"; 用户 in a ``chinese`` card)."""
+    return speaker_of(turn) or role_name(turn, chinese)
 
 
 def participants(session: Session) -> list[str]:

@@ -7,6 +7,7 @@ from datetime import date
 from ...foundations.domain import Session, Turn
 from .conversation.card import said_when
 from .conversation.third_person import said_to
+from .text.chinese import CJK
 from .text.dates import resolve_dates
 from .text.sentences import join_sentences
 from .turns import speaker_name
@@ -24,15 +25,18 @@ class Voice:
         if index is None or not sentences:
             return ""
         turn = self.turns[index]
-        speaker, listener = speaker_name(turn), self._listener(turn)
-        return join_sentences([resolve_dates(said_to(sentence, speaker, listener), self.today)[0]
-                               for sentence in sentences])
+        said = []
+        for sentence in sentences:  # a Chinese sentence names 用户 even in a turn mostly in English
+            chinese = CJK.search(sentence) is not None
+            speaker, listener = speaker_name(turn, chinese), self._listener(turn, chinese)
+            said.append(resolve_dates(said_to(sentence, speaker, listener), self.today)[0])
+        return join_sentences(said)
 
     def attribution(self, turn: Turn, chinese: bool) -> str:
         """Who said it and when, worded as every card of the offline distiller words it."""
-        return said_when(speaker_name(turn), self._listener(turn), self.today, chinese)
+        return said_when(speaker_name(turn, chinese), self._listener(turn, chinese), self.today, chinese)
 
-    def _listener(self, turn: Turn) -> str:
+    def _listener(self, turn: Turn, chinese: bool | None = None) -> str:
         other = next((t for t in self.turns if t.role in ("user", "assistant") and t.role != turn.role
                       and speaker_name(t) != speaker_name(turn)), None)
-        return speaker_name(other) if other is not None else ""
+        return speaker_name(other, chinese) if other is not None else ""

@@ -23,12 +23,13 @@ from ..cues import (
 )
 from ..text.chinese import CJK, chinese_names, is_chinese, words_of
 from ..text.cue_match import has_cue
+from ..text.markdown import QUOTED_LINE
 from ..text.overlap import content_words
 from ..text.sentences import join_sentences, split_sentences
 from ..text.tags import keywords, named_things, noun_phrases
 from ..text.titles import shorten
 from ..text.words import unique
-from ..turns import is_ai, speaker_name
+from ..turns import is_ai, is_role_name, speaker_name
 from .card import quoted_question, said_when
 from .facts import IMAGE, MIN_WORDS, without_interjection
 from .third_person import said_to
@@ -46,7 +47,8 @@ def advice_candidates(session: Session, names: list[str], today: date) -> list[C
     for index, turn in enumerate(session.turns):
         if not is_ai(turn):
             continue
-        sentences = [without_interjection(sentence, names) for sentence in split_sentences(IMAGE.sub("", turn.content))]
+        text = QUOTED_LINE.sub("", IMAGE.sub("", turn.content))
+        sentences = [without_interjection(sentence, names) for sentence in split_sentences(text)]
         scored = [(advice_score(sentence), sentence) for sentence in sentences]
         if max((score for score, _ in scored), default=0.0) >= ADVICE_THRESHOLD:
             kept = [(score, sentence) for score, sentence in scored if score >= KEEP_THRESHOLD]
@@ -97,7 +99,8 @@ def _advice_card(session: Session, index: int, kept: list[tuple[float, str]], na
     return Candidate(
         type="pattern" if STEPS.search(text) else "concept", title=title,
         content=f"{question}{statements}\n\n{said_when(assistant, person, today, chinese)}",
-        tags=unique([assistant, *keywords(text, 6)])[:6], importance=min(0.8, 0.3 + 0.1 * score * len(kept) ** 0.5),
+        tags=unique([*([] if is_role_name(assistant) else [assistant]), *keywords(text, 6)])[:6],
+        importance=min(0.8, 0.3 + 0.1 * score * len(kept) ** 0.5),
         turns=turns, order=(index, 0), words=content_words(text), body=statements,
     )
 

@@ -16,7 +16,7 @@ from ..text.sentences import join_sentences, split_sentences
 from ..text.tags import keywords
 from ..text.titles import shorten, title_width
 from ..text.words import unique
-from ..turns import ROLE_NAMES, speaker_name
+from ..turns import ROLE_NAMES, is_role_name, speaker_name
 from .facts import FACT_THRESHOLD, IMAGE, Fact, fact_score, without_interjection
 from .third_person import third_person
 
@@ -82,7 +82,7 @@ def _fact_title(thread: list[Fact], speaker: str, today: date, chinese: bool) ->
     suffix = (f"（{date_mark}）" if chinese else f" ({date_mark})") if date_mark else ""
     limit = max(48, TITLE_LIMIT - title_width(suffix))
     core = shorten(_capitalise(strip_dates(statement)), limit)
-    if speaker not in core:
+    if speaker.lower() not in core.lower():
         core = shorten(f"{speaker}：{core}" if chinese else f"{speaker}: {core}", limit)
     return core + suffix
 
@@ -101,4 +101,4 @@ def _best_clause(sentence: str) -> str:
 
 def _fact_tags(speaker: str, thread: list[Fact]) -> list[str]:
     text = strip_dates(" ".join(fact.sentence for fact in thread))
-    return unique([speaker, *keywords(text, 6)])[:6]
+    return unique([*([] if is_role_name(speaker) else [speaker]), *keywords(text, 6)])[:6]

@@ -64,7 +64,8 @@ def third_person(sentence: str, name: str) -> str:
     if CJK.search(text):
         return _chinese_third_person(text, name)
     masked, kept = _mask_names(text)
-    return re.sub("\x00(\\d+)\x00", lambda match: kept[int(match.group(1))], _english_third_person(masked, name))
+    return lower_roles(re.sub("\x00(\\d+)\x00", lambda match: kept[int(match.group(1))],
+                              _english_third_person(masked, name)))
 
 
 def _chinese_third_person(text: str, name: str) -> str:
@@ -130,4 +131,12 @@ def said_to(sentence: str, speaker: str, listener: str) -> str:
     text = ZH_SINGULAR_SELF.sub(speaker, sentence) if CJK.search(sentence) else third_person(sentence, speaker)
     for pattern, replacement in SECOND_PERSON_FORMS:
         text = pattern.sub(replacement.format(name=listener), text)
-    return text
+    return lower_roles(text)
+
+
+def lower_roles(text: str) -> str:
+    return ROLE_INSIDE.sub(lambda match: match.group(0).lower(), text)
+
+
+ROLE_INSIDE = re.compile(r"(?<=[\w,;)'’—-] )The (?:user|assistant)\b")
+"""A role named inside a sentence reads "put the user on check-ups", not "put The user on"."""

@@ -12,6 +12,7 @@ from ..text.titles import shorten, title_width
 from ..voice import Voice
 from .kinds import CARD_TYPE, IMPORTANCE, LABELS
 from .reading import Statement
+from .sentences import APPROVAL_LEAD
 
 
 def statement_card(statement: Statement, session: Session, today: date, chinese: bool) -> Candidate:
@@ -39,12 +40,19 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
         proposed = voice.say(statement.proposal_turn, statement.accepted)
         lines.append(f"**{'助手的提议' if chinese else 'Proposed by the assistant'}:** {proposed}")
     lines.append(voice.attribution(turns[statement.turn], chinese))
-    title_source = (said if said and title_width(statement.sentences[0]) >= 24
-                    else voice.say(statement.proposal_turn, statement.accepted[:1]) or said)
-    title = shorten(split_sentences(title_source)[0].strip(" ：:"), TITLE_LIMIT)
+    stating = [sentence for sentence in split_sentences(said) if not approval_only(sentence)]
+    title_source = (stating[0] if stating else
+                    split_sentences(voice.say(statement.proposal_turn, statement.accepted[:1]) or said)[0])
+    title = shorten(title_source.strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
                                                        statement.reply_turn, statement.found_turn) if turn is not None]
     return Candidate(type=CARD_TYPE[statement.kind], title=title, content="\n\n".join(line for line in lines if line),
                      tags=[], importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),
                      turns=card_turns, order=(min(card_turns), 50), words=content_words(body), body=body)
+
+
+def approval_only(sentence: str) -> bool:
+    """Whether little is left of the sentence without the go-ahead it opens with ("有道理，就用 X" → "X"): then the
+    proposal it accepts makes the better title."""
+    return title_width(APPROVAL_LEAD.sub("", sentence)) < 24

@@ -20,12 +20,14 @@ KINDS = {
               "原来是", "原因是", "原因在于", "根因", "是因为", "由于", "导致", "罪魁祸首", "问题出在", "怪不得",
               "难怪"),
     "fix": ("the fix", "fixed by", "fixed it", "fix was", "fix is", "the solution", "solved by", "resolved by",
-            "workaround", "mitigation", "to fix", "修复", "解决办法", "解决方法", "解决了", "修好", "改成", "修法"),
+            "workaround", "mitigation", "to fix", "stopgap", "short-term fix", "quick fix", "修复", "解决办法",
+            "解决方法", "解决了", "修好", "改成", "修法", "止血", "临时方案", "临时办法"),
     "decision": ("decided", "decision", "let's go with", "let's do it", LETS_ACT, "we'll go with", "we'll use",
                  "going with", "go with", "settled on", "switch to", "switching to", "instead of", "rather than",
                  "i'll take", "we'll take", "let's do the", "let's take the", "let's go for", "we'll do the",
-                 "rather not", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样", "选了", "那就",
-                 "换成", "采用"),
+                 "rather not", "hold off", "leave it as is",
+                 "先别动", "先不动", "保持现状", "决定", "就用", "改用", "定了", "就这么办", "就这么定", "就这样",
+                 "选了", "那就", "换成", "采用"),
     "rule": ("from now on", "going forward", "remember", "make sure", "must", "rule", "policy", "don't ever",
              "do not ever", "every time", "whenever", "从现在起", "从今以后", "以后都", "以后要", "记住", "一律",
              "必须", "千万", "不要再", "规定", "每次", "务必"),
@@ -40,6 +42,9 @@ KINDS = {
 USER_RULES = (r"re:\balways\b", r"re:\bnever\b", "以后", "再也不")
 """Rules only when a user says them ("no flights before 8am, ever"): an assistant's "never" explains, it sets
 nothing."""
+HEDGES = ("not sure", "no idea", "i guess", "i think", "maybe", "might be", "probably", "i don't know",
+          "不太确定", "不确定", "不知道", "应该是", "也可能", "可能是", "大概是", "好像是", "估计是")
+"""A guess, not a fact: what someone says without knowing ("应该是拿来存 session 的吧", "maybe it was for cost")."""
 NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
                  "只是想说")
 CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",
@@ -55,7 +60,15 @@ POINTS_BACK = re.compile(r"这个|这样|这些|那个|\b(?:this|that|these|it)\
 LIST_NUMBER = re.compile(r"\s+\d{1,2}[.)]$")
 NAME = re.compile(r"(?<![.!?]\s)\b[A-Z][a-z]+")
 SPECIFIC = re.compile(r"[\w./:-]*\d[\w./:-]*|\b[A-Z][\w-]*[A-Z0-9_-][\w-]*|\b\w+_\w+|\b[A-Z][a-z]+")
-ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "没问题", "按你说的", "听你的")
+ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "没问题", "按你说的", "听你的", "有道理", "那就",
+                "就用", "就选", "就按", "就定", "就带", "就订", "好主意")
+EN_APPROVALS = ("let's do it", "let's do that", "do it", "sounds good", "yeah", "yep", "sure", "makes sense",
+                "fair enough", "agreed", "deal", "let's go with", "go with", "good call", "good idea")
+TOPIC_CHANGE = ("also", "btw", "by the way", "another thing", "one more thing", "separately", "second", "unrelated",
+                "另外", "还有", "对了", "顺便", "第二件事", "再问")
+"""What turns a message to a new subject after a short "ok"."""
+CHOSEN = re.compile(r"^[\w.:/-]+(?:\s+[\w.:/-]+)?\s+it is\b", re.IGNORECASE)
+"""A choice said as "120 it is", "Postgres it is": the named thing is what was accepted."""
 PROPOSAL_CUES = ("i'd", "i would", "i suggest", "i recommend", "we could", "you could", "let's", "how about",
                  "proposal", "propose", "the plan", "recommend", "should be", "would be", "makes sense", "better to",
                  "建议", "我们可以", "你可以", "方案", "不如", "可以考虑", "合适", "最好", "应该")
@@ -64,7 +77,8 @@ PROBLEM_WORDS = PROBLEM_CUES + ("fail", "fails", "failing", "failed", "error", "
                                "报错", "出错", "不对")
 """A user message that reports something going wrong."""
 CONCLUSIONS = ("that's it", "found it", "there it is", "that's the problem", "mystery solved", "confirmed",
-               "原来如此", "找到了", "就是它", "破案了", "问题找到了", "确认了", "对上了", "情况清楚了")
+               "i found it", "found the cause", "原来如此", "找到了", "查到了", "就是它", "破案了", "问题找到了",
+               "确认了", "对上了", "情况清楚了")
 """What opens a finding: in a short sentence of its own it types the next one; opening a sentence, that one."""
 SELF_TALK = ("i'll remember", "i will remember", "i'll keep it in mind", "i'll keep that in mind",
              "i'll keep this in mind", "i'll keep track", "keep track of", "i'll note", "i've noted", "noted",

@@ -17,6 +17,7 @@ from .sentences import (
     is_noise,
     is_specific,
     kind_of,
+    moves_on,
     offers,
     sentences_of,
     specifics,
@@ -53,13 +54,22 @@ def read_statements(session: Session) -> list[Statement]:
                      and not (turn.role == "assistant" and has_cue(sentence, SELF_TALK))]
         acknowledged: tuple[int, list[str]] | None = None
         before = len(found)
-        if turn.role == "user" and approves(turn.content):
+        if turn.role == "user" and approves(turn.content) and not moves_on(turn.content, _before(turns, index)):
             proposal_turn = _previous_assistant(turns, index)
             proposal = (_proposal(turns[proposal_turn], turn.content, proposal_turn == index - 1)
                         if proposal_turn is not None else [])
+            why: tuple[int | None, list[str]] = (None, [])
+            if not proposal and proposal_turn is not None:
+                named = _naming_proposal(turns, proposal_turn, turn.content)
+                if named is not None and named[0] != proposal_turn:  # the last answer explained the choice
+                    why = (proposal_turn, _specific_sentences(turns[proposal_turn], 2))
+                if named is not None:
+                    proposal_turn, proposal = named
             if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
-                said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)]
-                found.append(Statement(index, "decision", said, proposal, proposal_turn))
+                said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)
+                        or stated_kind(sentence, "user")]
+                found.append(Statement(index, "decision", said, proposal, proposal_turn, found=why[1],
+                                       found_turn=why[0] if why[1] else None))
                 continue
             if proposal_turn == index - 1:
                 acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))
@@ -108,7 +118,8 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
             continue
         if statement.accepted and statement.proposal_turn:
             asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
-            if turns[asked].role == "user" and not approves(turns[asked].content) and asked not in absorbed:
+            if turns[asked].role == "user" and asked not in absorbed and (
+                    not approves(turns[asked].content) or moves_on(turns[asked].content, _before(turns, asked))):
                 statement.problem = _specific_sentences(turns[asked], 2)
                 statement.problem_turn = asked if statement.problem else None
                 absorbed.add(asked)
@@ -162,6 +173,12 @@ def _problem_turn(turns: list[Turn], index: int, words: set[str]) -> int | None:
     return None
 
 
+def _before(turns: list[Turn], index: int) -> str:
+    """What the assistant said last before turn ``index``: what a short "ok" there closes."""
+    earlier = _previous_assistant(turns, index)
+    return turns[earlier].content if earlier is not None else ""
+
+
 def _reply_turn(turns: list[Turn], index: int) -> int | None:
     after = index + 1
     return after if after < len(turns) and turns[after].role == "assistant" and turns[after].content.strip() else None
@@ -169,6 +186,25 @@ def _reply_turn(turns: list[Turn], index: int) -> int | None:
 
 def _previous_assistant(turns: list[Turn], index: int) -> int | None:
     return next((i for i in range(index - 1, max(-1, index - 4), -1) if turns[i].role == "assistant"), None)
+
+
+def _naming_proposal(turns: list[Turn], answer: int, reply: str) -> tuple[int, list[str]] | None:
+    """The assistant turn, the ``answer`` the user replies to or one a few turns before it, whose sentences name
+    what the user's ``reply`` chooses: "就带茶和 shortbread 吧" picks from the options just offered, "有道理，就用
+    Asia/Shanghai" (after asking why) accepts the proposal before the explanation. Named by a name or number the
+    reply says, else by its words (one is enough in the answer itself, two further back)."""
+    named, words = specifics(reply), content_words(reply)
+    for earlier in range(answer, max(-1, answer - 5), -1):
+        if turns[earlier].role != "assistant":
+            continue
+        shared = 1 if earlier == answer else 2
+        naming = [s for s in sentences_of(turns[earlier]) if not is_noise(s) and is_specific(s)
+                  and (specifics(s) & named or len(content_words(s) & words) >= shared)
+                  and not has_cue(s, KINDS["cause"])]
+        if naming:  # the sentences naming most of what the reply says
+            naming.sort(key=lambda s: -(len(specifics(s) & named) + len(content_words(s) & words)))
+            return earlier, naming[:2]
+    return None
 
 
 def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:

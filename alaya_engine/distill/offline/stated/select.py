@@ -8,7 +8,7 @@ from ..text.overlap import content_words, overlap_of
 from ..text.sentences import split_sentences
 from ..text.titles import shorten
 from ..turns import speaker_of
-from .card import statement_card
+from .card import approval_only, statement_card
 from .reading import Statement, read_statements
 from .sentences import specifics
 
@@ -30,7 +30,8 @@ def stated_candidates(session: Session, cards: list[Candidate], chinese: bool) -
         if _said_already(candidate, cards + kept):
             continue
         if candidate.title.lower() in titles:  # it says more than the card of that title: name it by what else
-            others = (shorten(sentence.strip(" ：:"), TITLE_LIMIT) for sentence in split_sentences(candidate.body))
+            others = (shorten(sentence.strip(" ：:"), TITLE_LIMIT) for sentence in split_sentences(candidate.body)
+                      if not approval_only(sentence))
             candidate.title = next((title for title in others if title.lower() not in titles), "")
         if candidate.title:
             titles.add(candidate.title.lower())
@@ -46,7 +47,7 @@ def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
         words = content_words(" ".join(sentences))
         return any(index in card.turns and overlap_of(words, content_words(card.content)) >= 0.6 for card in cards)
 
-    if known(statement.problem_turn, statement.problem):
+    if statement.kind != "decision" and known(statement.problem_turn, statement.problem):
         statement.problem = []
     if statement.accepted and known(statement.reply_turn, statement.reply):  # what was done, said on its own card
         statement.reply, statement.reply_turn = [], None

@@ -5,35 +5,46 @@ from __future__ import annotations
 import re
 
 from ....foundations.domain import Turn
-from ..cues import APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, ZH_SMALL_TALK
+from ..cues import ANAPHORA, APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, ZH_SMALL_TALK
 from ..text.chinese import is_chinese
 from ..text.cue_match import cue_pattern, has_cue
-from ..text.markdown import strip_markdown
+from ..text.markdown import QUOTED_LINE, strip_markdown
+from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
 from .kinds import (
+    CHOSEN,
     CLAUSE_END,
     CONCLUSIONS,
+    EN_APPROVALS,
     GO_AHEAD,
+    HEDGES,
     KINDS,
     LIST_NUMBER,
     NAME,
     NOT_KNOWLEDGE,
     NUMBER,
     OFFER_VERBS,
+    POINTS_BACK,
     SPECIFIC,
+    TOPIC_CHANGE,
     USER_RULES,
     ZH_APPROVALS,
 )
+
+APPROVAL_LEAD = re.compile(r"^(?:(?:ok(?:ay)?|yes|yeah|yep|sure|good|great|agreed|makes sense|fair enough|"
+                           r"sounds good|let'?s go with|go with|有道理|好的?|行|可以|同意|那就|就用|就选|就按|就)"
+                           r"[\s,，.。!！:：]*)+", re.IGNORECASE)
+"""The approving words a decision opens with ("ok, let's go with", "有道理，就用")."""
 
 
 def sentences_of(turn: Turn) -> list[str]:
     """The turn's sentences as plain text, without the number of a list item that follows them, and without the
     lead of a recap ("Done: Sunday 15 Feb = Oceanário", "好的，记下：4 月 2 日–12 日…"): what follows it is what was
     agreed, where "Done" alone would only narrate."""
-    return [_without_recap_lead(LIST_NUMBER.sub("", sentence))
-            for sentence in split_sentences(strip_markdown(turn.content))]
+    text = QUOTED_LINE.sub("", turn.content) if turn.role == "assistant" else turn.content
+    return [_without_recap_lead(LIST_NUMBER.sub("", sentence)) for sentence in split_sentences(strip_markdown(text))]
 
 
 def _without_recap_lead(sentence: str) -> str:
@@ -63,12 +74,26 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     width = title_width(sentence)
     if sentence.rstrip().endswith((":", "：")):  # it introduces what follows
         return None
-    kind = stated_kind(sentence, turn.role) or ("cause" if cue_pattern(CONCLUSIONS).match(sentence) else None)
+    opening = _finding_opening(sentence)
+    concluded = cue_pattern(CONCLUSIONS).match(opening)
+    if concluded and title_width(opening[concluded.end():].strip(" —-:：,，.。!！")) < 24:
+        concluded = None  # "Confirmed — it's on the Service": a finding announced, not said
+    kind = stated_kind(sentence, turn.role) or ("cause" if concluded else None)
+    if kind in ("cause", "fix") and (has_cue(sentence, HEDGES) or _points_back_only(sentence)):
+        return None  # a guess at a cause or fix, often corrected later, or "这是同一个根因的第二个表现"
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
-    if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence):
+    if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
+            and not has_cue(sentence, HEDGES):
         return "fact"
     return None
+
+
+def _points_back_only(sentence: str) -> bool:
+    """A sentence that leans on what was said before and names nothing itself ("这是同一个根因的第二个表现", "That's
+    the same cause again"): what it points to is the card, not this."""
+    return bool(ANAPHORA.match(sentence)) and not (NUMBER.search(sentence) or identifiers(sentence)
+                                                  or NAME.search(sentence[1:]))
 
 
 def specifics(text: str) -> set[str]:
@@ -102,15 +127,43 @@ def is_noise(sentence: str) -> bool:
 
 
 def approves(text: str) -> bool:
-    """The message opens by accepting what was proposed ("let's do it: …", "ok, 3 秒", "行，就这么办"), or its
-    first clause is a short go-ahead: "add it", "ship it", 加上吧, 那就这样吧."""
+    """The message opens by accepting what was proposed ("let's do it: …", "ok, 3 秒", "行，就这么办", "有道理，就用
+    X"), or one of its clauses is a short go-ahead ("add it", "ship it", 加上吧, 那就这样吧) or names the choice
+    ("120 it is", 就带茶吧)."""
     plain = strip_markdown(text).strip()
     opening = plain[:24].lower()
-    if has_cue(opening, APPROVALS + ("let's do it", "let's do that", "do it", "sounds good")) or \
-            any(opening.startswith(word) for word in ZH_APPROVALS):
+    if has_cue(opening, APPROVALS + EN_APPROVALS) or any(opening.startswith(word) for word in ZH_APPROVALS):
         return True
-    clause = CLAUSE_END.split(plain, 1)[0].strip().lower()
-    return bool(GO_AHEAD.fullmatch(clause)) or (clause.endswith("吧") and len(clause) <= 6)
+    clauses = [clause.strip().lower() for clause in CLAUSE_END.split(plain)[:3]]
+    return any(GO_AHEAD.fullmatch(clause) or CHOSEN.match(clause) or (clause.endswith("吧") and len(clause) <= 6)
+               or (clause.startswith(("就", "那就")) and clause.endswith("吧") and len(clause) <= 30)
+               for clause in clauses)
+
+
+def _finding_opening(sentence: str) -> str:
+    """The sentence from where a finding would open it, past an "ok" and the finder ("ok 我查到了，…" → "查到了，…")."""
+    return FINDER.sub("", APPROVAL_LEAD.sub("", sentence), count=1)
+
+
+FINDER = re.compile(r"^(?:我|I\s+|we\s+)", re.IGNORECASE)
+
+
+def moves_on(text: str, before: str) -> bool:
+    """The go-ahead only closes what came ``before`` and the message turns to something else ("好吧。另外，四月回杭州…"
+    after advice on parking), states a point of its own kind ("就这么办。另外记住：…") or a finding ("ok 我查到了，
+    是…"): the rest is read for
+    itself, not as what was accepted. A rest that points back or speaks of the same things ("好，顺便把这个加到
+    checklist 里") goes on with what was accepted."""
+    plain = strip_markdown(text).strip()
+    finding = _finding_opening(plain)
+    if finding != plain and (cue_pattern(CONCLUSIONS).match(finding) or stated_kind(finding) == "cause"):
+        return True  # "ok 我查到了，是 acme 在做 bulk import": an ok that opens a finding accepts nothing
+    parts = CLAUSE_END.split(plain, 1)
+    if len(parts) < 2 or not has_cue(parts[1].strip()[:20], TOPIC_CHANGE):
+        return False
+    rest = parts[1]
+    related = POINTS_BACK.search(rest) or content_words(rest) & content_words(before)
+    return bool(stated_kind(rest, "user")) or not related
 
 
 def offers(sentence: str) -> bool:

@@ -107,3 +107,8 @@ def _lead_before(blocks: list[Block]) -> str:
     if blocks and blocks[-1].kind == "para" and blocks[-1].text.rstrip("*_ ").endswith((":", "：")):
         return blocks[-1].text
     return ""
+
+
+QUOTED_LINE = re.compile(r"^\s*>.*$", re.MULTILINE)
+"""A quoted line in an assistant's message: mostly the message it drafted for the person to send ("> Hello, we're
+arriving…"), theirs to send, not knowledge passed on."""

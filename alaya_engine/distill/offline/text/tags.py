@@ -27,8 +27,13 @@ ZH_NOUN_TAGS = ("n", "nz", "vn", "nr", "ns", "nt", "l", "i", "nrt", "nw", "eng")
 
 def tags_for(text: str) -> list[str]:
     """A card's tags: its keywords, else its identifiers, else (a short Chinese sentence) its longer words."""
+    text = ROLE_WORDS.sub(" ", text)
     return keywords(text, 6) or identifiers(text)[:6] or \
         unique(word for word in words_of(text) if len(word) >= 2 and word not in ZH_STOPWORDS)[:4]
+
+
+ROLE_WORDS = re.compile(r"\b[Tt]he (?:user|assistant)\b|用户|助手")
+"""How cards name people known only by role: on every such card, so no tag."""
 
 
 def keywords(text: str, limit: int = 6) -> list[str]:

@@ -149,3 +149,15 @@ def _chinese_tokens(text: str) -> list[str]:
     for piece in re.split(f"({BOOK_TITLE.pattern})", text):
         tokens.extend([piece] if BOOK_TITLE.fullmatch(piece) else jieba.cut(piece))
     return tokens
+
+
+SEGUE = re.compile(r"^(?:(?:one more thing|another thing|also|and|btw|by the way|first|second|third|then|so|"
+                   r"另外|还有|对了|顺便说一下|第[一二三]件事)\s*[,，:：—-]\s*|(?:and|also|so|then|but)\s+(?=\w))+",
+                   re.IGNORECASE)
+"""How a message moves to its next point ("One more thing, …", "first: …", "另外，…"): no part of a title."""
+
+
+def without_segue(title: str) -> str:
+    """The title without the words that only lead into it, capitalised again."""
+    rest = SEGUE.sub("", title)
+    return rest[:1].upper() + rest[1:] if rest and rest != title else title
