@@ -219,11 +219,13 @@ class Engine:
                     self.lock.release()
 
     def _open_graph(self) -> GraphStore:
-        """The graph, with the card columns an older Alaya did not have added (see ``add_missing_columns``)."""
+        """The graph, with the columns an older Alaya did not have added (see ``add_missing_columns``)."""
         graph = GraphStore(self.layout.graph_db, self.manifest["graph_engine"], self.config["graph"]["buffer_pool_mb"])
         try:
             for column in graph.add_missing_columns():
-                log.info("added the card column %s to the graph of %s", column, self.layout.home)
+                log.info("added the column %s to the graph of %s", column, self.layout.home)
+                if column == "Session.share":
+                    graph.set_share_marks(self.raw.share_marks())
         except BaseException:
             graph.close()
             raise
@@ -502,10 +504,11 @@ class Engine:
         names, relation_vectors = index.store.relation_vectors()
         in_scope = None
         if query.scope:
-            from .foundations.scope import parse_rule
+            from .foundations.scope import SharePolicy, parse_rule
 
             with self._database_view() as graph:  # a recall never waits for a step, scoped or not
-                in_scope = graph.sessions_in_scope([parse_rule(rule, "scope") for rule in query.scope])
+                in_scope = graph.sessions_in_scope([parse_rule(rule, "scope", recall=True) for rule in query.scope],
+                                                   SharePolicy(self.config["share"]))
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
