@@ -215,7 +215,8 @@ def recall(
                                                        "(default: yes).")] = None,
     scope: Annotated[Optional[list[str]], typer.Option("--scope", metavar="RULE", help=(
         "Only cards and raw turns of sessions this rule matches: agent=NAME, channel=NAME or project=NAME (shell "
-        "patterns); repeat it to allow several.")) ] = None,
+        "patterns), or shared (the sessions config.json's share rules share, and those pulled from other machines); "
+        "repeat it to allow several.")) ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance.

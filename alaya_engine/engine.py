@@ -219,11 +219,13 @@ class Engine:
                     self.lock.release()
 
     def _open_graph(self) -> GraphStore:
-        """The graph, with the card columns an older Alaya did not have added (see ``add_missing_columns``)."""
+        """The graph, with the columns an older Alaya did not have added (see ``add_missing_columns``)."""
         graph = GraphStore(self.layout.graph_db, self.manifest["graph_engine"], self.config["graph"]["buffer_pool_mb"])
         try:
             for column in graph.add_missing_columns():
-                log.info("added the card column %s to the graph of %s", column, self.layout.home)
+                log.info("added the column %s to the graph of %s", column, self.layout.home)
+                if column == "Session.share":
+                    graph.set_share_marks(self.raw.share_marks())
         except BaseException:
             graph.close()
             raise
@@ -298,41 +300,49 @@ class Engine:
                progress: ProgressCallback | None = None) -> IngestReport:
         """Store sessions in L3 and create their Session nodes; refused inputs never stop the others."""
         from .raw.windows import session_windows
-        from .vectors.turn_windows import INGEST_EMBED_BUDGET
+        from .vectors.turn_windows import INGEST_EMBED_BUDGET, INGEST_STEP
 
         sources, outcomes = expand_sources(paths, stdin)
         max_bytes = ingest_limit(self.config)
         budget, indexed = INGEST_EMBED_BUDGET, False
         window_counts: dict[str, int] | None = None
         with self.hold():
-            for done, source in enumerate(sources, start=1):
+            for first in range(0, len(sources), INGEST_STEP):
+                chunk = sources[first:first + INGEST_STEP]
                 with self.step() as graph:
                     stored: list[tuple[str, Session]] = []
-                    outcomes.append(self._ingest_one(graph, source, max_bytes, replace, stored))
+                    for source in chunk:
+                        outcomes.append(self._ingest_one(graph, source, max_bytes, replace, stored))
+                    indexing = []
                     for status, session in stored:
                         if status == "unchanged":
                             if window_counts is None:
                                 window_counts = self.turn_windows().session_counts()
                             if window_counts.get(session.id, 0) == len(session_windows(session)):
                                 continue
-                        embedded = self._index_turn_windows(status, session, budget)
-                        budget, indexed = budget - embedded, True
+                        indexing.append((status, session))
+                    if indexing:
+                        budget, indexed = budget - self._index_turn_windows(indexing, budget), True
                 if progress:
-                    progress(done, len(sources))
+                    progress(first + len(chunk), len(sources))
             if indexed:
                 with self.step():
                     self.turn_windows().refresh_full_text_index()
         return IngestReport(outcomes)
 
-    def _index_turn_windows(self, status: str, session: "Session", budget: int) -> int:
-        """The session's windows, in the step that wrote it to L3 (a backup between steps sees both or
+    def _index_turn_windows(self, stored: list[tuple[str, "Session"]], budget: int) -> int:
+        """The sessions' windows, in the step that wrote them to L3 (a backup between steps sees both or
         neither), embedding at most ``budget`` of them. The caller skips an unchanged session whose windows are
         all there (only an ingest killed between L3 and L1 leaves them missing): one count of every session's
         windows per ingest, where a count per session cost 30 ms each. Returns how many were embedded."""
-        store = self.turn_windows()
-        written = store.index([session], self.embedder().embed, budget=max(0, budget), refresh=False,
-                              replacing=status != "ingested")
-        return min(written, max(0, budget))
+        store, embedded = self.turn_windows(), 0
+        for replacing in (False, True):
+            sessions = [session for status, session in stored if (status != "ingested") == replacing]
+            if sessions:
+                left = max(0, budget - embedded)
+                embedded += min(left, store.index(sessions, self.embedder().embed, budget=left, refresh=False,
+                                                  replacing=replacing))
+        return embedded
 
     def _ingest_one(self, graph: GraphStore, source: SessionSource, max_bytes: int, replace: bool,
                     stored: list[tuple[str, "Session"]]) -> IngestOutcome:
@@ -502,10 +512,11 @@ class Engine:
         names, relation_vectors = index.store.relation_vectors()
         in_scope = None
         if query.scope:
-            from .foundations.scope import parse_rule
+            from .foundations.scope import SharePolicy, parse_rule
 
             with self._database_view() as graph:  # a recall never waits for a step, scoped or not
-                in_scope = graph.sessions_in_scope([parse_rule(rule, "scope") for rule in query.scope])
+                in_scope = graph.sessions_in_scope([parse_rule(rule, "scope", recall=True) for rule in query.scope],
+                                                   SharePolicy(self.config["share"]))
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,

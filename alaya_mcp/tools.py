@@ -103,7 +103,8 @@ def recall_request_schema() -> dict:
                           "description": "Whether cards imported from a memex vault (source memex) may be returned "
                                          "(default true)."},
         "scope": _strings("Only cards and raw turns of sessions these rules match: agent=NAME, channel=NAME or "
-                          "project=NAME (shell patterns; any rule may match), e.g. [\"agent=main\"]."),
+                          "project=NAME (shell patterns; any rule may match), or shared (sessions shared with other "
+                          "machines, and those pulled from them), e.g. [\"agent=main\", \"shared\"]."),
     })
 
 

@@ -43,3 +43,26 @@ def test_push_masks_the_copy_it_sends_and_dry_run_names_what_without_the_secret(
                           capture_output=True, text=True).stdout
     assert "[MASKED:openai_key]" in sent and key not in sent
     assert key in next((home / "raw" / "sessions").rglob("session-leaky.json")).read_text()
+
+
+def test_a_push_masks_again_only_the_sessions_that_changed_since_the_last(template_home, tmp_path, bare):
+    home, cli = machine(template_home, tmp_path, "a", bare)
+    first = write_session(tmp_path / "in", "cached-1", turns=[{"role": "user", "content": "AWS AKIAQWERTYUIOPASDFGH"}])
+    assert cli("ingest", str(first), str(write_session(tmp_path / "in", "cached-2"))).exit_code == 0
+    pushed = [cli("push", "--json").json() for _ in range(2)]
+    assert [report["sessions_reused"] for report in pushed] == [0, 2]
+    assert pushed[0]["masked"] == pushed[1]["masked"] and pushed[1]["changed_files"] == 0
+    changed = write_session(tmp_path / "in", "cached-1", turns=[{"role": "user", "content": "now ghp_" + "k9" * 18}])
+    assert cli("ingest", str(changed), "--replace").exit_code == 0
+    again = cli("push", "--json").json()
+    assert again["sessions_reused"] == 1 and [item["kind"] for item in again["masked"]] == ["github_token"]
+    sent = subprocess.run(["git", "-C", str(bare), "grep", "-h", "-e", "now ", "main"], capture_output=True,
+                          text=True).stdout
+    assert "[MASKED:github_token]" in sent and "ghp_" not in sent
+    copy = next((home / "sync" / "remotes" / "origin" / "sessions").rglob("session-cached-2.json"))
+    copy.write_text(copy.read_text().replace("telegram", "telegraph"))  # a working copy file not as it was made
+    assert cli("push", "--json").json()["sessions_reused"] == 1
+    cache = home / "sync" / "export-cache.json"
+    cache.write_text(json.dumps({**json.loads(cache.read_text()), "version": "an older masker"}))
+    assert cli("push", "--json").json()["sessions_reused"] == 0
+    assert json.loads(cache.read_text())["version"] != "an older masker"

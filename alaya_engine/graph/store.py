@@ -25,6 +25,7 @@ from typing import Any
 from ..foundations.domain import CARD_TYPES, Card, Fact, Link, Session
 from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, check_promotable, is_core
+from ..foundations.scope import SHARED, SharePolicy, matches, share_mark
 from .engines import load_engine
 
 TEMPERATURE_BANDS = ((0.9, 1.0), (0.7, 0.9), (0.5, 0.7), (0.3, 0.5), (0.0, 0.3))
@@ -36,10 +37,10 @@ _NODE_TABLES = (
     f"temperature DOUBLE, tier STRING, importance DOUBLE, source STRING, facts {_FACTS_TYPE}, PRIMARY KEY(id))",
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING, timestamp TIMESTAMP, channel STRING, agent STRING, "
     "summary STRING, turns INT64, tokens INT64, content_hash STRING, path STRING, "
-    "distilled_hash STRING, distilled_at TIMESTAMP, PRIMARY KEY(id))",
+    "distilled_hash STRING, distilled_at TIMESTAMP, share STRING, PRIMARY KEY(id))",
 )
-_ADDED_CARD_COLUMNS = {"facts": f"{_FACTS_TYPE} DEFAULT []"}
-"""Card columns newer than the first store format: a store made before them gets them when it is opened."""
+_ADDED_COLUMNS = {"Card": {"facts": f"{_FACTS_TYPE} DEFAULT []"}, "Session": {"share": "STRING"}}
+"""Columns newer than the first store format: a store made before them gets them when it is opened."""
 _EDGE_PROPERTIES = "weight DOUBLE, created_at TIMESTAMP, reason STRING"
 CARD_FIELDS = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
                "importance", "created_at", "updated_at", "facts")
@@ -224,15 +225,18 @@ class GraphStore:
         self.query(f"CREATE REL TABLE IF NOT EXISTS {CUSTOM_TABLE}(FROM Card TO Card, type STRING, {_EDGE_PROPERTIES})")
 
     def add_missing_columns(self) -> list[str]:
-        """Give a store made by an older Alaya the card columns added since (empty by default); returns their
-        names. Rebuilding is not needed: an older store's cards simply state no facts until re-distilled."""
+        """Give a store made by an older Alaya the columns added since (empty by default); returns them as
+        ``Table.column``. Rebuilding is not needed: an older store's cards simply state no facts until re-distilled,
+        and its sessions' share marks are filled in by the engine from L3 (``Session.share``)."""
         if "Card" not in {name for (name,) in self.query("CALL show_tables() RETURN name")}:
             return []  # a store being initialised: create_schema makes the table whole
-        present = {name for (name,) in self.query("CALL table_info('Card') RETURN name")}
-        added = [name for name in _ADDED_CARD_COLUMNS if name not in present]
-        for name in added:
-            self.query(f"ALTER TABLE Card ADD {name} {_ADDED_CARD_COLUMNS[name]}")
-        return added
+        added = []
+        for table, columns in _ADDED_COLUMNS.items():
+            present = {name for (name,) in self.query(f"CALL table_info('{table}') RETURN name")}
+            for name in columns.keys() - present:
+                self.query(f"ALTER TABLE {table} ADD {name} {columns[name]}")
+                added.append(f"{table}.{name}")
+        return sorted(added)
 
     def promoted_relations(self) -> frozenset[str]:
         """Relations promoted to a rel table of their own: every rel table that is neither core nor ``CUSTOM``.
@@ -302,8 +306,10 @@ class GraphStore:
     def upsert_session(self, session: Session, content_hash: str, path: str) -> None:
         self.query(
             "MERGE (s:Session {id: $id}) SET s.timestamp = $timestamp, s.channel = $channel, s.agent = $agent, "
-            "s.summary = $summary, s.turns = $turns, s.tokens = $tokens, s.content_hash = $hash, s.path = $path",
+            "s.summary = $summary, s.turns = $turns, s.tokens = $tokens, s.content_hash = $hash, s.path = $path, "
+            "s.share = $share",
             {
+                "share": share_mark(session.metadata),
                 "id": session.id,
                 "timestamp": naive_utc(session.started_at),
                 "channel": session.channel,
@@ -534,13 +540,22 @@ class GraphStore:
         return [{"id": sid, "timestamp": moment.isoformat() + "Z", "channel": channel, "path": path}
                 for sid, moment, channel, path in rows]
 
-    def sessions_in_scope(self, rules: list[tuple[str, str]]) -> set[str]:
-        """The sessions any of ``rules`` matches (``foundations.scope``), by their agent and channel."""
-        from ..foundations.scope import matches
+    def set_share_marks(self, marks: dict[str, str]) -> None:
+        """Session id → its :func:`~alaya_engine.foundations.scope.share_mark`, in one statement."""
+        if marks:
+            self.query("UNWIND $rows AS row MATCH (s:Session {id: row.id}) SET s.share = row.mark",
+                       {"rows": [{"id": session_id, "mark": mark} for session_id, mark in marks.items()]})
 
-        rows = self.query("MATCH (s:Session) RETURN s.id, s.agent, s.channel")
-        return {sid for sid, agent, channel in rows
-                if any(matches({"agent": agent, "channel": channel}, rule) for rule in rules)}
+    def sessions_in_scope(self, rules: list[tuple[str, str]], policy: SharePolicy) -> set[str]:
+        """The sessions any of ``rules`` matches (``foundations.scope``), by their agent, channel and share mark;
+        ``policy`` (config.json's share rules) decides the rule ``shared`` for sessions that carry no mark."""
+        rows = self.query("MATCH (s:Session) RETURN s.id, s.agent, s.channel, s.share")
+        found = set()
+        for sid, agent, channel, mark in rows:
+            session = {"agent": agent, "channel": channel}
+            if any(policy.shared_by(session, mark) if rule == SHARED else matches(session, rule) for rule in rules):
+                found.add(sid)
+        return found
 
     def temperature_histogram(self) -> list[dict[str, Any]]:
         """Cards per temperature band, hottest first (the bands `alaya status` shows), counted in the database."""

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 SESSION_COLUMNS = ("id", "timestamp", "channel", "agent", "summary", "turns", "tokens", "content_hash", "path",
-                   "distilled_hash", "distilled_at")
+                   "distilled_hash", "distilled_at", "share")
 """Keys of a ``sessions`` row: the ``Session`` node columns; ``timestamp``/``distilled_at`` in epoch milliseconds."""
 
 
@@ -229,7 +229,7 @@ def _session_columns(sessions: list[dict]) -> dict[str, "pa.Array"]:
     column = {name: [row.get(name) for row in sessions] for name in SESSION_COLUMNS}
     return {
         **{name: _strings(column[name]) for name in ("id", "channel", "agent", "summary", "content_hash", "path",
-                                                     "distilled_hash")},
+                                                     "distilled_hash", "share")},
         "timestamp": _timestamps(column["timestamp"]),
         "distilled_at": _timestamps(column["distilled_at"]),
         "turns": pa.array(column["turns"], pa.int64()),

@@ -17,6 +17,7 @@ from ..foundations.atomic import atomic_write_json, atomic_write_text
 from ..foundations.domain import Session
 from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.paths import file_sizes
+from ..foundations.scope import share_mark
 from .formats import parse_session_json
 from .summary import session_markdown
 
@@ -89,6 +90,21 @@ class RawStore:
 
     def iter_paths(self) -> Iterator[Path]:
         yield from sorted(self.sessions_dir.glob("*/session-*.json"))
+
+    def share_marks(self) -> dict[str, str]:
+        """Session id → :func:`share_mark`, for the sessions that carry one: what a graph made before the marks were
+        kept on its Session nodes is given once (a damaged file is left to ``alaya verify``)."""
+        marks = {}
+        for path in self.iter_paths():
+            try:
+                document = self._document(path)
+            except (OSError, AlayaError):
+                continue
+            metadata = document.get("metadata")
+            mark = share_mark(metadata) if isinstance(metadata, dict) else None
+            if mark is not None and isinstance(document.get("id"), str):
+                marks[document["id"]] = mark
+        return marks
 
     def stats(self) -> RawStats:
         """Session count, and bytes of everything under ``raw/`` (sessions, summaries, contexts), in one walk."""

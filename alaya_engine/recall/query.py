@@ -100,7 +100,7 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
         raise bad_query("'include_memex' must be true or false")
     scope = _strings(document, "scope")
     for rule in scope:
-        parse_rule(rule, "'scope'")
+        parse_rule(rule, "'scope'", recall=True)
     default_depth = 1 if from_nodes else defaults["graph_expand_depth"]
     return RecallQuery(
         concepts=concepts,

@@ -15,6 +15,7 @@ from ..foundations.domain import millis_now
 from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.machine import machine_id
 from ..foundations.paths import Layout
+from .export_cache import ExportCache
 from .git import last_line
 from .remotes import BRANCH, Remote, checkout_tip, find_remote, names, sync_lock
 from .tree import Export, build_export, own_paths
@@ -27,15 +28,18 @@ def push(layout: Layout, config: dict, name: str | None = None, dry_run: bool = 
     started, machine = time.perf_counter(), machine_id(layout.home)
     with sync_lock(layout, config):
         remote = None if dry_run and name is None and not names(layout) else find_remote(layout, config, name)
-        export = build_export(layout, config["share"], machine)
+        cache = None if dry_run else ExportCache(layout.home / "sync" / "export-cache.json", remote.git.folder)
+        export = build_export(layout, config["share"], machine, cache)
         report = {"remote": remote and remote.name, "url": remote and remote.url(), "machine": machine,
                   "dry_run": dry_run,
                   "sessions_shared": export.shared, "sessions_private": export.private,
+                  "sessions_reused": export.reused,
                   "journal_events": export.events, "masked": export.masked, "changed_files": 0,
                   "commit": None, "attempts": 0}
         if not dry_run:
             report.update(_push(remote, export, machine))
             remote.save_state(last_push=millis_now())
+            cache.save()
     report["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 1)
     return report
 

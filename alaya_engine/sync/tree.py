@@ -17,17 +17,21 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..foundations.atomic import json_bytes
 from ..foundations.machine import machine_id
 from ..foundations.paths import Layout
 from ..foundations.scope import SharePolicy
 from ..introspect.suggestions import SuggestionStore
-from ..raw.distilled import DistilledStore
+from ..raw.distilled import DistilledRecord, DistilledStore
 from ..raw.formats import parse_session_json
 from ..raw.journal import Journal
 from ..raw.store import RawStore, session_file_stem
 from .mask import Finding, mask_document
+
+if TYPE_CHECKING:
+    from .export_cache import ExportCache
 
 PARTS = ("sessions", "distilled", "journal", "review")
 CARD_KEYS = ("card", "drop", "keep", "card_id")
@@ -71,24 +75,42 @@ class Export:
     shared: int = 0
     private: int = 0
     events: int = 0
+    reused: int = 0
+    """Shared sessions taken from the cache of the last push, not masked again."""
 
 
-def build_export(layout: Layout, share: dict, machine: str) -> Export:
+def build_export(layout: Layout, share: dict, machine: str, cache: ExportCache | None = None) -> Export:
     """This machine's part of the tree: its shared sessions, their records, its journal events and review
-    decisions, all masked. Sessions pulled from other machines are theirs to push."""
+    decisions, all masked. Sessions pulled from other machines are theirs to push. A session whose file and record
+    are as they were at the last push is taken from ``cache`` instead of being masked again."""
     policy, export, private_cards = SharePolicy(share), Export(), set()
     raw, records = RawStore(layout.sessions, layout.contexts), DistilledStore(layout.distilled, layout.contexts)
     for path in raw.iter_paths():
-        document = json.loads(path.read_text(encoding="utf-8"))
+        data = path.read_bytes()
+        document = json.loads(data)
         if origin(document) not in (None, machine):
             continue
-        record = records.read(document["id"])
+        record_path = records.path_for(document["id"])
+        record_data = record_path.read_bytes() if record_path.is_file() else None
+        record = DistilledRecord.from_json(json.loads(record_data)) if record_data is not None else None
         if not policy.shared(document):
             export.private += 1
             private_cards |= {card.id for card in record.cards} if record else set()
             continue
         export.shared += 1
-        _export_session(document, record, path, machine, export)
+        key = cache and cache.key(machine, data, record_data)
+        taken = cache and cache.take(key)
+        if taken:
+            export.files.update(taken[0])
+            export.masked += taken[1]
+            export.reused += 1
+            continue
+        made = Export()
+        _export_session(document, record, path, machine, made)
+        export.files.update(made.files)
+        export.masked += made.masked
+        if cache:
+            cache.remember(key, made.files, made.masked)
     journal = Journal(layout.journal)
     events = []
     for event in journal.events():

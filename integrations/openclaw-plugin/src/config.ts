@@ -13,6 +13,9 @@ export interface PluginConfig {
   autoRecallTokens: number;
   autoCapture: boolean;
   captureDistill: boolean;
+  /** `agent`: each agent's memory_search, alaya_recall and auto-recall see only its own sessions and the shared
+   * ones (per-agent isolation, see scope.ts); `none` (default): every agent sees the whole store. */
+  isolation: "none" | "agent";
   /** How long a request may go without a word from the server (a working server says something every second). */
   timeoutMs: number;
 }
@@ -29,6 +32,7 @@ export function resolveConfig(raw: Record<string, unknown> | undefined, env: Nod
     autoRecallTokens: number("autoRecallTokens", 600),
     autoCapture: flag("autoCapture", true),
     captureDistill: flag("captureDistill", false),
+    isolation: value.isolation === "agent" ? "agent" : "none",
     timeoutMs: number("timeoutSeconds", 30) * 1000,
   };
 }

@@ -7,6 +7,7 @@ import { registerMemoryCli } from "./cli.js";
 import { resolveConfig } from "./config.js";
 import { recallBlock, recallQuery } from "./recall-context.js";
 import type { RecallDocument } from "./results.js";
+import { agentScope, withinScope } from "./scope.js";
 import { memoryTools } from "./tools.js";
 
 const AUTO_RECALL_RESULTS = 8;
@@ -19,8 +20,11 @@ export default definePluginEntry({
     const config = resolveConfig(api.pluginConfig);
     const alaya = new AlayaClient({ home: config.home, alayaPath: config.alayaPath, timeoutMs: config.timeoutMs });
 
-    for (const tool of memoryTools(alaya)) {
-      api.registerTool(tool, { name: tool.name });
+    const scopeOf = (agentId?: string) => (config.isolation === "agent" ? agentScope(agentId) : undefined);
+    // A factory per tool, as memory-core registers its own: OpenClaw makes each agent's tools with its context.
+    for (const { name } of memoryTools(alaya)) {
+      api.registerTool((ctx) => memoryTools(alaya, scopeOf(ctx.agentId)).find((tool) => tool.name === name),
+        { names: [name] });
     }
 
     api.registerCli(({ program }) => registerMemoryCli(program, alaya), {
@@ -33,7 +37,8 @@ export default definePluginEntry({
         const text = recallQuery(event);
         if (!text) return undefined;
         try {
-          const recall = await alaya.call<RecallDocument>("recall", { request: { text, max_results: AUTO_RECALL_RESULTS } });
+          const request = withinScope({ text, max_results: AUTO_RECALL_RESULTS }, scopeOf(ctx.agentId));
+          const recall = await alaya.call<RecallDocument>("recall", { request });
           ctx.hookInvocation?.assertActive();
           const block = recallBlock(recall, config.autoRecallTokens);
           return block ? { prependContext: block } : undefined;

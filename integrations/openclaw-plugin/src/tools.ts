@@ -4,6 +4,7 @@
 import type { AlayaClient } from "./alaya.js";
 import { AlayaError } from "./alaya.js";
 import { cardPath, parseMemoryPath, sessionPath, toHit, type RecallDocument } from "./results.js";
+import { withinScope } from "./scope.js";
 
 export interface ToolResult {
   content: { type: "text"; text: string }[];
@@ -51,11 +52,14 @@ export const RECALL_REQUEST_SCHEMA = {
     include_memex: { type: "boolean", description: "Whether cards imported from a memex vault (source memex) may be " +
       "returned (default true)." },
     scope: strings('Only cards and raw turns of sessions these rules match: agent=NAME, channel=NAME or project=NAME ' +
-      '(shell patterns; any rule may match), e.g. ["agent=main"].'),
+      '(shell patterns; any rule may match), or shared (sessions shared with other machines and pulled from them), ' +
+      'e.g. ["agent=main", "shared"].'),
   },
 };
 
-export function memoryTools(alaya: AlayaClient): MemoryTool[] {
+/** The tools of one agent; `scope` (per-agent isolation, see scope.ts) keeps its searches and recalls to its own
+ * sessions and the shared ones. */
+export function memoryTools(alaya: AlayaClient, scope?: string[]): MemoryTool[] {
   return [
     {
       name: "memory_search",
@@ -85,7 +89,7 @@ export function memoryTools(alaya: AlayaClient): MemoryTool[] {
           include_sessions: corpus !== "memory",
         };
         if (params.includeMemex === false) request.include_memex = false;
-        const recall = await alaya.call<RecallDocument>("recall", { request });
+        const recall = await alaya.call<RecallDocument>("recall", { request: withinScope(request, scope) });
         const minScore = typeof params.minScore === "number" ? params.minScore : -Infinity;
         const results = recall.nodes.map(toHit)
           .filter((hit) => hit.score >= minScore && (corpus !== "sessions" || hit.source === "session"));
@@ -137,7 +141,7 @@ export function memoryTools(alaya: AlayaClient): MemoryTool[] {
         "the same `text` as the goal (`next_request` is exactly that request); stop when close or after a few rounds.",
       parameters: RECALL_REQUEST_SCHEMA,
       async execute(_id, params) {
-        return jsonResult(await alaya.call("recall", { request: params }));
+        return jsonResult(await alaya.call("recall", { request: withinScope(params, scope) }));
       },
     },
     {

@@ -39,10 +39,15 @@ export async function alaya(home, ...args) {
 }
 
 /** Register the built plugin (dist/, what OpenClaw loads) against a host that records what it registers, typed as
- * the SDK's OpenClawPluginApi: its tools, CLI registrars and hooks, and what it logs. */
+ * the SDK's OpenClawPluginApi: its tools, CLI registrars and hooks, and what it logs. Tools registered as factories
+ * are made as OpenClaw makes them for an agent run: `host.toolsFor({ agentId })`; `host.tools` are the tools of a
+ * run that names no agent. */
 export async function registerPlugin(pluginConfig) {
   const { default: entry } = await import(path.join(PLUGIN_DIR, "dist", "index.js"));
-  const host = { tools: new Map(), cli: [], hooks: new Map(), logs: [] };
+  const factories = new Map();
+  const toolsFor = (context) => new Map([...factories].map(([name, make]) => [name, [make(context)].flat()
+    .find((tool) => tool?.name === name)]));
+  const host = { tools: new Map(), toolsFor, cli: [], hooks: new Map(), logs: [] };
   /** @type {import("openclaw/plugin-sdk/plugin-entry").OpenClawPluginApi} */
   const api = /** @type {any} */ ({
     id: entry.id,
@@ -53,11 +58,16 @@ export async function registerPlugin(pluginConfig) {
       warn: (message) => host.logs.push(["warn", message]),
       error: (message) => host.logs.push(["error", message]),
     },
-    registerTool: (tool, options) => host.tools.set(options?.name ?? tool.name, tool),
+    registerTool: (tool, options) => {
+      for (const name of options?.names ?? [options?.name ?? tool.name]) {
+        factories.set(name, typeof tool === "function" ? tool : () => tool);
+      }
+    },
     registerCli: (registrar, options) => host.cli.push({ registrar, options }),
     on: (name, handler) => host.hooks.set(name, handler),
   });
   entry.register(api);
+  host.tools = toolsFor({});
   return { entry, host };
 }
 
