@@ -132,3 +132,16 @@ def test_details_keep_the_settings_of_code_not_its_statements():
     said = " ".join(card.content for card in cards)
     assert "max_overflow = 0; pool_timeout = 5" in said, "settings quoted as lines, the 5 said before or not"
     assert "from sqlalchemy import" not in said and "def connect" not in said
+
+
+def test_a_card_keeps_one_sentence_of_figures_another_card_states_but_details_never_repeat_each_other():
+    lines = [("user", "The export runs 95 seconds on pg-replica-03 and the limit is 30s."),
+             ("assistant", "Raise it on pg-replica-03 to 300s; the export takes 95 seconds."),
+             ("assistant", "The rerun on pg-replica-03 took 97 seconds."),
+             ("assistant", "The limit on pg-replica-03 is 300s now and the export takes 95 seconds.")]
+    cause = candidate([0], "The export runs 95 seconds on pg-replica-03 and the limit is 30s.")
+    decision = candidate([1, 2, 3], "Raise the limit to 300s.")
+    keep_details([cause, decision], session(lines), chinese=False)
+    details = decision.content.split("**Details:** ", 1)[1]
+    assert "95 seconds" in details and "97 seconds" in details  # one repeat of the cause's figures, one new figure
+    assert details.count("95 seconds") == 1  # the second sentence repeating only figures said is left out
