@@ -152,9 +152,10 @@ def _chinese_tokens(text: str) -> list[str]:
 
 
 SEGUE = re.compile(r"^(?:(?:one more thing|another thing|also|and|btw|by the way|first|second|third|then|so|"
-                   r"另外|还有|对了|顺便说一下|第[一二三]件事)\s*[,，:：—-]\s*|(?:and|also|so|then|but)\s+(?=\w))+",
-                   re.IGNORECASE)
-"""How a message moves to its next point ("One more thing, …", "first: …", "另外，…"): no part of a title."""
+                   r"另外|还有|对了|顺便说一下|第[一二三]件事)\s*[,，:：—-]\s*)+", re.IGNORECASE)
+"""How a message moves to its next point ("One more thing, …", "first: …", "另外，…"): no part of a title. A bare
+"And …" or "But …" stays: dropping it changed LoCoMo's titles, and their vectors, for no gain (recall@10 0.835 →
+0.834)."""
 
 
 def without_segue(title: str) -> str:
