@@ -35,8 +35,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-FLUSH_EVERY = 32
-"""Sessions per batched L1 write (LanceDB makes a version per write)."""
 WRITE_EVERY = 8
 """Sessions distilled before one step writes them: their graph writes commit once, their links one statement per
 rel table (per session, those statements and commits were most of the graph's time)."""
@@ -139,9 +137,6 @@ class DistillPipeline:
                 queue, waiting_since = [], None
                 if progress:
                     progress(len(outcomes), len(targets))
-            if len(self._pending) >= FLUSH_EVERY:
-                with self.step():
-                    self._flush()
         with self.step():
             self._flush()
             if not dry_run and any(o.status in ("distilled", "resumed") for o in outcomes):
@@ -173,7 +168,9 @@ class DistillPipeline:
 
     def _write(self, queue: list[SessionOutcome | _Distilled], force: bool) -> list[SessionOutcome]:
         """Write the distilled sessions of ``queue`` in one step, each in L3 then in the graph (one transaction for
-        them all, their links last), and return every outcome of ``queue`` in its order."""
+        them all, their links last) and L1, and return every outcome of ``queue`` in its order. L1 is written in
+        the same step: a backup taken between steps (on the owner server, beside an ``ingest --distill``) saw
+        cards in the graph whose vectors were still waiting, and the restored store failed ``verify``."""
         if all(isinstance(item, SessionOutcome) for item in queue):
             return queue
         with self.step():
@@ -183,6 +180,7 @@ class DistillPipeline:
                 links = [link for _, record in written if record is not None for link in record.links]
                 self.graph.merge_links(links)
             self._embed_new_relations(links)
+            self._flush()
         return [outcome for outcome, _ in written]
 
     def _write_one(self, distilled: _Distilled, force: bool) -> tuple[SessionOutcome, DistilledRecord | None]:
@@ -236,8 +234,8 @@ class DistillPipeline:
         return record, vectors
 
     def _apply(self, record: DistilledRecord, vectors: "np.ndarray", previous: DistilledRecord | None = None) -> None:
-        """The record's cards in L2 now; its links (left to the caller), L1 and the done-mark later. Cards this
-        session no longer yields are removed, and so are the links only its ``previous`` record named."""
+        """The record's cards in L2 now; its links (left to the caller), L1 and the done-mark later in the step.
+        Cards this session no longer yields are removed, and so are the links only its ``previous`` record named."""
         new_ids = {card.id for card in record.cards}
         stale = [card_id for card_id in self.graph.cards_extracted_from(record.session_id) if card_id not in new_ids]
         if stale:
