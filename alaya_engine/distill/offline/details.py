@@ -52,10 +52,11 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
     detailed: set[str] = set()  # what details of the session's cards said already
     voice = Voice(session, session.started_at.date())
     label = DETAILS_LABELS[1 if chinese else 0]
-    everywhere = set().union(*(_named(card.content) for card in cards))
+    named = {id(card): _named(card.content) for card in cards}  # read once: each card's own and all of them
+    everywhere = set().union(*named.values())
     allowed = 0 if any(speaker_of(turn) for turn in session.turns) else REPEATS
     for card in cards:
-        said = _named(card.content) | detailed
+        said = named[id(card)] | detailed
         details, room, repeats = [], DETAIL_CHARS, allowed
         for index in sorted(set(card.turns)):
             if owners.get(index) is not card:
