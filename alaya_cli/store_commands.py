@@ -217,6 +217,9 @@ def recall(
         "Only cards and raw turns of sessions this rule matches: agent=NAME, channel=NAME or project=NAME (shell "
         "patterns), or shared (the sessions config.json's share rules share, and those pulled from other machines); "
         "repeat it to allow several.")) ] = None,
+    as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="DATE", help=(
+        "Answer as the memory stood then (ISO date or date-time, UTC): nothing said later, and knowledge replaced "
+        "later still current."))] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance.
@@ -227,7 +230,7 @@ def recall(
 
     request = request_from_options(text=text, concepts=concepts, relations=rel, depth=depth, from_nodes=from_nodes,
                                    top_k=top_k, types=types, max_results=max_results, include_sessions=sessions,
-                                   include_memex=memex, scope=scope or None)
+                                   include_memex=memex, scope=scope or None, as_of=as_of)
     if not request and not terminal.current().stdin_is_tty():
         request = request_from_stdin(read_stdin())
     show(call(ctx, "recall", {"request": request}), as_json, "print_recall",

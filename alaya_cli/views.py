@@ -271,6 +271,9 @@ def print_recall(console: "Console", result: dict, home: str | None = None) -> N
         if node["matched_rel"]:
             console.print(f"    matched: {node['matched_rel']} (rel_sim={node['rel_similarity']:.2f}) "
                           f"from {node['via']}")
+        if node.get("superseded_by"):
+            console.print(f"    [yellow]superseded by {', '.join(node['superseded_by'])} "
+                          f"(until {day(node['valid_to'])})[/]")
         preview = " ".join(node["content"].split())
         ellipsis = "…" if len(preview) > PREVIEW_CHARS else ""
         console.print(f"    [dim]{escape(preview[:PREVIEW_CHARS])}{ellipsis}[/]\n")
@@ -285,12 +288,28 @@ def print_recall(console: "Console", result: dict, home: str | None = None) -> N
         console.print(f"Next step: {escape(recall_command(result['next_request'], home))}")
 
 
+def day(millis: int | None) -> str:
+    """An epoch-ms moment as its UTC date; "?" when unknown."""
+    from datetime import datetime, timezone
+
+    return "?" if millis is None else datetime.fromtimestamp(millis / 1000, timezone.utc).date().isoformat()
+
+
+def _iso_moment(millis: int) -> str:
+    """An epoch-ms moment as the ISO date-time ``--as-of`` reads back to the same millisecond (UTC)."""
+    from datetime import datetime, timezone
+
+    return datetime.fromtimestamp(millis / 1000, timezone.utc).isoformat(timespec="milliseconds")
+
+
 def recall_command(request: dict, home: str | None = None) -> str:
     """The ``alaya recall`` command line that sends ``request`` (a ``next_request``), quoted for a shell."""
     import shlex
 
     words = ["alaya", *(["--home", home] if home else []), "recall", "--from-nodes", ",".join(request["from_nodes"]),
              "--rel", ",".join(request["relations"]), "--depth", str(request["depth"])]
+    if request.get("as_of") is not None:
+        words += ["--as-of", _iso_moment(request["as_of"])]
     if request.get("types"):
         words += ["--types", ",".join(request["types"])]
     for rule in request.get("scope") or ():

@@ -226,6 +226,12 @@ class Engine:
                 log.info("added the column %s to the graph of %s", column, self.layout.home)
                 if column == "Session.share":
                     graph.set_share_marks(self.raw.share_marks())
+            added = graph.add_missing_relations()
+            if added:
+                log.info("added the core relations %s to the graph of %s", ", ".join(added), self.layout.home)
+                self.vectors().upsert_relations(
+                    added, self.embedder().embed([relation_embedding_text(name) for name in added]), is_core=True,
+                    examples=[[CORE_RELATIONS[name]] for name in added])
         except BaseException:
             graph.close()
             raise
@@ -520,10 +526,20 @@ class Engine:
         with self._graph_view() as graph:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
-                                settings=self.config["recall"], full_text=full_text, turns=turns, in_scope=in_scope)
+                                settings=self.config["recall"], full_text=full_text, turns=turns, in_scope=in_scope,
+                                context_turns=self._context_turns)
         AccessLog(self.layout.access_log).record(
             millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes if node.kind == "card"])
         return result
+
+    def _context_turns(self, card_id: str, session_id: str) -> set[int]:
+        """The turns of ``session_id`` the card was distilled from (its context file in L3)."""
+        from .recall.trace import read_context_of
+
+        context = read_context_of(self.layout.contexts / f"{card_id}-context.json")
+        if context.get("session_id") != session_id:
+            return set()
+        return {turn["index"] for turn in context.get("turns") or () if isinstance(turn.get("index"), int)}
 
     def _turn_search(self, text: str) -> "TurnSearch | None":
         """The window search of one recall, its full-text part started now (it runs beside the embedding)."""

@@ -14,7 +14,7 @@ from .stores import Stores
 
 BENCHMARKS = ("ingest", "cli_startup", "forwarded_commands", "sync_speed", "distill_speed", "embedding_speed",
               "store_size", "recall_speed", "explorer_keys", "search_quality", "introspect_speed", "locomo_quality",
-              "memorybank_quality", "crosslingual_quality", "agentset_quality", "distill_coverage",
+              "memorybank_quality", "crosslingual_quality", "agentset_quality", "agentset_currency", "distill_coverage",
               "navigation_quality", "team_sync")
 
 

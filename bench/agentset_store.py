@@ -1,5 +1,9 @@
 """The agentset store: every session of the set in one store, ingested and distilled as a user's would be.
 
+Then introspect's consolidate and supersede steps, as the nightly run would: later cards replacing earlier ones
+are linked, and the review queue holds what a person would be asked (cooldown is left out: the sessions are
+months old, and cooling them would measure the clock, not the memory).
+
 Built once per ``python -m bench`` run (:meth:`bench.stores.Stores.dataset`) and copied for each benchmark that
 reads it: ``distill_coverage`` judges its cards, ``agentset_quality`` recalls from it. Sessions go in in time
 order, the order the memory grows in; the distiller is the configured default (offline).
@@ -50,8 +54,9 @@ def build(home: Path, dataset: Agentset, distill: dict | None = None) -> dict:
     engine = Engine.open(home)
     engine.ingest([str(path) for path in dataset.haystack.sessions])
     report = engine.distill().to_json()
+    superseded = engine.introspect(steps=["consolidate", "supersede"])["steps"]
     return {"seconds": time.perf_counter() - started, "cards": report["cards_created"],
-            "links": report["links_created"]}
+            "links": report["links_created"] + 2 * superseded["supersede"]["superseded"]}
 
 
 @contextmanager

@@ -27,7 +27,8 @@ def test_init_creates_the_layout_and_core_relation_vectors(template_home):
     assert manifest["graph_engine"] == "ladybug"
     vectors = VectorStore(template_home / "lancedb", 512)
     assert vectors.relation_names() == sorted(["CAUSES", "CAUSED_BY", "DEPENDS_ON", "SIMILAR_TO", "CONTRADICTS",
-                                               "TEMPORAL_NEXT", "EXTRACTED_FROM"])
+                                               "SUPERSEDES", "SUPERSEDED_BY", "TEMPORAL_NEXT",
+                                               "EXTRACTED_FROM"])
     assert (template_home.stat().st_mode & 0o777) == 0o700
 
 
@@ -138,7 +139,7 @@ def test_status_counts_each_layer(cli, home, tmp_path):
     assert document["l3"]["sessions"] == 2 and document["l3"]["bytes"] > 0
     assert document["l3"]["oldest"] == "2026-03-31" and document["l3"]["newest"] == "2026-04-01"
     assert document["l2"]["sessions"] == 2 and document["l2"]["cards"] == 0
-    assert document["l1"]["relations"] == 7 and document["l1"]["embedding"]["dimension"] == 512
+    assert document["l1"]["relations"] == 9 and document["l1"]["embedding"]["dimension"] == 512
     assert "Sessions: 2" in cli("status").stdout
 
 

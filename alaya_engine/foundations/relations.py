@@ -20,7 +20,11 @@ CORE_RELATIONS: dict[str, str] = {
     "DEPENDS_ON": "A depends on B: A needs B to work or to be done first "
                   "(e.g. deployment depends on the build script).",
     "SIMILAR_TO": "A is similar to B: the same kind of problem, pattern or idea (e.g. two type errors).",
-    "CONTRADICTS": "A contradicts B: A replaces, conflicts with or invalidates B (e.g. old approach vs new approach).",
+    "CONTRADICTS": "A contradicts B: A conflicts with or invalidates B without replacing it (e.g. a runbook vs what "
+                   "an incident showed).",
+    "SUPERSEDES": "A supersedes B: A states the current value of what B stated before (e.g. a timeout raised from "
+                  "120 s to 300 s).",
+    "SUPERSEDED_BY": "A is superseded by B: what A stated held until B replaced it (the inverse of SUPERSEDES).",
     "TEMPORAL_NEXT": "A is followed by B: B came after A in time (e.g. decision B after decision A).",
     "EXTRACTED_FROM": "Card A was extracted from session B: where a piece of knowledge came from.",
 }
@@ -31,6 +35,8 @@ CORE_PHRASES: dict[str, str] = {
     "DEPENDS_ON": "depends on, requires, needs, relies on, 依赖, 需要",
     "SIMILAR_TO": "similar to, resembles, same kind as, 类似, 相似",
     "CONTRADICTS": "contradicts, conflicts with, replaces, supersedes, 矛盾, 取代",
+    "SUPERSEDES": "supersedes, replaces, updates, is the new value of, 取代, 更新为",
+    "SUPERSEDED_BY": "superseded by, replaced by, outdated, no longer true, 被取代, 已过时",
     "TEMPORAL_NEXT": "followed by, then, next, afterwards, 之后, 接着",
     "EXTRACTED_FROM": "extracted from, comes from, source, 来自, 提取自",
 }
@@ -41,6 +47,8 @@ CAUSES definition); synonym phrases rank custom names next to the core relation 
 """
 
 SYMMETRIC_RELATIONS = frozenset({"SIMILAR_TO", "CONTRADICTS"})
+INVERSE_RELATIONS = {"SUPERSEDES": "SUPERSEDED_BY", "SUPERSEDED_BY": "SUPERSEDES"}
+"""Relations stored with their inverse beside them, so the stale card's own edges lead to the current one."""
 CARD_TO_SESSION = frozenset({"EXTRACTED_FROM"})
 CUSTOM_TABLE = "CUSTOM"
 NODE_TABLES = ("Card", "Session")
@@ -136,9 +144,10 @@ def relation_embedding_text(relation: str, reason: str = "") -> str:
 
 
 def directed(link: "Link") -> list["Link"]:
-    """Symmetric relations are stored in both directions."""
+    """Symmetric relations are stored in both directions, inverse ones with their inverse."""
     from .domain import Link
 
-    if link.relation not in SYMMETRIC_RELATIONS:
+    back = link.relation if link.relation in SYMMETRIC_RELATIONS else INVERSE_RELATIONS.get(link.relation)
+    if back is None:
         return [link]
-    return [link, Link(link.target, link.source, link.relation, link.weight, link.reason, link.created_at)]
+    return [link, Link(link.target, link.source, back, link.weight, link.reason, link.created_at)]

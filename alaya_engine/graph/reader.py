@@ -20,5 +20,8 @@ class GraphReader(Protocol):
     def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
         """Card-to-card edges around ``card_ids`` as (from, relation, to, weight)."""
 
+    def supersessions(self) -> dict[str, tuple[tuple[str, ...], list[str]]]:
+        """Every superseded card → (the sessions it came from, the cards that replaced it)."""
+
     def session_times(self, session_ids: list[str]) -> dict[str, int]:
         """When each known session took place, ms since the epoch (unknown ids absent)."""

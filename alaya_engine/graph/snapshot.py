@@ -52,6 +52,9 @@ class GraphSnapshot:
         self._relation_names: list[str] = encoded.dictionary.to_pylist()
         self._relations = encoded.indices.to_numpy(zero_copy_only=False)[order]
         self._weights = weights.combine_chunks().to_numpy(zero_copy_only=False)[order]
+        replaced = edges.filter(pc.equal(edges.column("relation"), "SUPERSEDED_BY"))
+        self._supersessions = _supersessions(replaced.column("source").to_pylist(),
+                                             replaced.column("target").to_pylist(), self.cards)
 
     @classmethod
     def read(cls, connection, generation: int) -> "GraphSnapshot":
@@ -98,6 +101,10 @@ class GraphSnapshot:
         return {session_id: self._session_times[session_id] for session_id in session_ids
                 if session_id in self._session_times}
 
+    def supersessions(self) -> dict[str, tuple[tuple[str, ...], list[str]]]:
+        """As :meth:`GraphStore.supersessions`."""
+        return self._supersessions
+
     def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
         """As :meth:`GraphStore.neighbours`: (from, relation, to, weight) around ``card_ids``."""
         ids, names, edges = self._ids, self._relation_names, []
@@ -110,6 +117,16 @@ class GraphSnapshot:
                 self._targets[start:end].tolist(), self._relations[start:end].tolist(),
                 self._weights[start:end].tolist()))
         return edges
+
+
+def _supersessions(old: list[str], new: list[str], cards) -> dict[str, tuple[tuple[str, ...], list[str]]]:
+    """Superseded card → (its sessions, the cards that replaced it), from ``SUPERSEDED_BY`` edges (old → new)."""
+    sessions = {card_id: tuple(card["source_sessions"] or ()) for card_id, card in cards(sorted(set(old))).items()}
+    found: dict[str, tuple[tuple[str, ...], list[str]]] = {}
+    for stale, replacing in zip(old, new):
+        if stale in sessions:
+            found.setdefault(stale, (sessions[stale], []))[1].append(replacing)
+    return found
 
 
 def _positions(values: "pa.ChunkedArray", ids: "pa.Array") -> "Any":

@@ -238,6 +238,18 @@ class GraphStore:
                 added.append(f"{table}.{name}")
         return sorted(added)
 
+    def add_missing_relations(self) -> list[str]:
+        """Give a store made by an older Alaya the rel tables of core relations added since; returns their names
+        (their vectors are the engine's to add)."""
+        tables = {name for (name,) in self.query("CALL show_tables() RETURN name")}
+        if "Card" not in tables:
+            return []
+        missing = [relation for relation in CORE_RELATIONS if relation not in tables]
+        for relation in missing:
+            target = "Session" if relation in CARD_TO_SESSION else "Card"
+            self.query(f"CREATE REL TABLE IF NOT EXISTS {relation}(FROM Card TO {target}, {_EDGE_PROPERTIES})")
+        return missing
+
     def promoted_relations(self) -> frozenset[str]:
         """Relations promoted to a rel table of their own: every rel table that is neither core nor ``CUSTOM``.
 
@@ -374,6 +386,11 @@ class GraphStore:
         rows = self.query("MATCH (c:Card) RETURN c.id, c.source_sessions")
         return {card_id: sessions[0] for card_id, sessions in rows if sessions}
 
+    def cards_created_since(self, millis: int) -> list[str]:
+        """Ids of the cards created (distilled, imported, merged) after ``millis``."""
+        return [card_id for (card_id,) in self.query("MATCH (c:Card) WHERE c.created_at > $since RETURN c.id",
+                                                     {"since": from_millis(millis)})]
+
     def session_times(self, session_ids: list[str]) -> dict[str, int]:
         """When each known session took place, ms since the epoch (unknown ids absent)."""
         if not session_ids:
@@ -502,6 +519,14 @@ class GraphStore:
                           "WITH a, r, b WHERE r IS NOT NULL RETURN a.id, label(r), b.id, r.weight", {"ids": card_ids})
         edges.extend((a, inverse[label], b, weight if weight is not None else 1.0) for a, label, b, weight in rows)
         return edges
+
+    def supersessions(self) -> dict[str, tuple[tuple[str, ...], list[str]]]:
+        """Every superseded card → (the sessions it came from, the cards that replaced it)."""
+        found: dict[str, tuple[tuple[str, ...], list[str]]] = {}
+        for old, sessions, new in self.query("MATCH (a:Card)-[:SUPERSEDED_BY]->(b:Card) "
+                                             "RETURN a.id, a.source_sessions, b.id"):
+            found.setdefault(old, (tuple(sessions or ()), []))[1].append(new)
+        return found
 
     def cards(self, card_ids: list[str]) -> dict[str, dict[str, Any]]:
         """The cards with these ids (unknown ids are simply absent), by id."""

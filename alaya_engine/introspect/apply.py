@@ -6,6 +6,7 @@
   still accept it. When an LLM confirmed the merge, the kept card may take its merged title and content
   (``MergedText``).
 - ``similar_to``: a ``SIMILAR_TO`` edge both ways.
+- ``contradicts``: a ``CONTRADICTS`` edge both ways (both cards stay current: the sources disagree).
 - ``merge_relations``: every ``CUSTOM`` edge named like the second relation is renamed to the first.
 - ``split_relation``: acknowledged only; splitting a vague name needs a person to choose the new names.
 - ``promote_relation``: the relation gets a rel table of its own and its ``CUSTOM`` edges move there
@@ -148,9 +149,10 @@ def _finish_interrupted_merge(drop: str, graph: "GraphStore", vectors: "VectorSt
     return True
 
 
-def link_similar(*, first: str, second: str, similarity: float, graph: "GraphStore", journal: Journal,
-                 now: int) -> dict:
-    links = directed(Link(first, second, "SIMILAR_TO", similarity, f"introspect: cosine {similarity:.2f}", now))
+def link_cards(*, first: str, second: str, relation: str, similarity: float, graph: "GraphStore", journal: Journal,
+               now: int) -> dict:
+    """An approved ``similar_to`` or ``contradicts``: the symmetric edge, both ways."""
+    links = directed(Link(first, second, relation, similarity, f"introspect: cosine {similarity:.2f}", now))
     journal.append("link.add", now, links=[link.to_json() for link in links])
     for link in links:
         graph.merge_link(link)

@@ -11,6 +11,9 @@ from ..raw.journal import Journal
 from . import apply
 from .suggestions import CARD_KINDS, STATUSES, SuggestionStore
 
+LINKED_KINDS = {"similar_to": "SIMILAR_TO", "contradicts": "CONTRADICTS"}
+"""Suggestion kinds whose approval links the two cards, and the relation it links them with."""
+
 if TYPE_CHECKING:
     from ..store_parts import StoreParts
     from .apply import MergedText
@@ -80,10 +83,11 @@ def review_decide(store: StoreParts, suggestion_ids: list[str], approve: bool) -
             with store.step() as graph:
                 if suggestion.kind == "merge_cards":
                     outcome = merge_cards(store, suggestion.subjects[0], suggestion.subjects[1])
-                elif suggestion.kind == "similar_to":
-                    outcome = apply.link_similar(first=suggestion.subjects[0], second=suggestion.subjects[1],
-                                                 similarity=suggestion.evidence["similarity"], graph=graph,
-                                                 journal=journal, now=now)
+                elif suggestion.kind in LINKED_KINDS:
+                    outcome = apply.link_cards(first=suggestion.subjects[0], second=suggestion.subjects[1],
+                                               relation=LINKED_KINDS[suggestion.kind],
+                                               similarity=suggestion.evidence["similarity"], graph=graph,
+                                               journal=journal, now=now)
                 elif suggestion.kind == "merge_relations":
                     outcome = apply.merge_relations(keep=suggestion.subjects[0], drop=suggestion.subjects[1],
                                                     graph=graph, journal=journal, now=now)
@@ -108,10 +112,10 @@ def explain(item: dict, subjects: list[str]) -> dict:
         return {"changed": f"{item['merged']} merged into {item['kept']} ({item['edges_repointed']} edges re-pointed; "
                            "the old id still leads to it)",
                 "next": f"see the merged card: alaya trace {item['kept']}"}
-    if kind == "similar_to":
-        first, second = subjects
-        return {"changed": f"{first} and {second} are linked SIMILAR_TO, both ways",
-                "next": f"recall follows it: alaya recall --from-nodes {first} --rel SIMILAR_TO --depth 1"}
+    if kind in LINKED_KINDS:
+        first, second, relation = *subjects, LINKED_KINDS[kind]
+        return {"changed": f"{first} and {second} are linked {relation}, both ways",
+                "next": f"recall follows it: alaya recall --from-nodes {first} --rel {relation} --depth 1"}
     if kind == "merge_relations":
         return {"changed": f"{item['edges_renamed']} {item['merged']} edges renamed {item['kept']}",
                 "next": f"its uses now: alaya schema --relations ({item['kept']})"}

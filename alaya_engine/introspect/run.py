@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_json
+from ..foundations.domain import millis_now
 from ..foundations.errors import AlayaError
 from ..raw.journal import Journal
 from ..recall.access import AccessLog
@@ -14,12 +16,13 @@ from .consolidate import consolidate
 from .cooldown import cool_down
 from .forget import forget
 from .suggestions import SuggestionStore
+from .supersede import supersede
 
 if TYPE_CHECKING:
     from ..store_parts import StoreParts
     from .confirm import MergeConfirmation
 
-INTROSPECT_STEPS = ("distill", "consolidate", "cooldown", "forget")
+INTROSPECT_STEPS = ("distill", "consolidate", "supersede", "cooldown", "forget")
 
 
 def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation: MergeConfirmation | None,
@@ -31,6 +34,8 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
         raise AlayaError("bad_step", f"unknown introspect step '{unknown[0]}'; available: "
                                      f"{', '.join(INTROSPECT_STEPS)}")
     started = time.perf_counter()
+    previous = _previous_run(store)
+    compared_at = millis_now()
     report: dict = {"dry_run": dry_run, "steps": {}, "step_seconds": {}}
     with store.hold() as graph:
         runs = {
@@ -39,6 +44,10 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
                 vectors=store.vectors(), graph=graph, store=SuggestionStore(store.layout.review),
                 settings=store.config["introspect"], now=now, dry_run=dry_run, step=store.step,
                 confirmation=confirmation).to_json(),
+            "supersede": lambda: supersede(
+                vectors=store.vectors(), graph=graph, store=SuggestionStore(store.layout.review),
+                journal=Journal(store.layout.journal), since=previous.get("compared_through", 0), now=now,
+                dry_run=dry_run, step=store.step).to_json(),
             "cooldown": lambda: cool_down(
                 vectors=store.vectors(), graph=graph, embedder=store.embedder(),
                 access_log=AccessLog(store.layout.access_log), settings=store.config["temperature"],
@@ -62,10 +71,22 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
             report["step_seconds"]["full_text_index"] = round(time.perf_counter() - step_started, 2)
     report["elapsed_s"] = round(time.perf_counter() - started, 2)
     if not dry_run:
+        compared = compared_at if "supersede" in chosen else previous.get("compared_through", 0)
         atomic_write_json(store.layout.last_introspect, {"at": now, "steps": [name for name in INTROSPECT_STEPS
                                                                                if name in chosen],
-                                                         "elapsed_s": report["elapsed_s"]})
+                                                         "elapsed_s": report["elapsed_s"],
+                                                         "compared_through": compared})
     return report
+
+
+def _previous_run(store: StoreParts) -> dict:
+    """The last run's record; ``compared_through`` is the wall clock its supersede step started at: cards created
+    after it have not been compared yet (the run's ``now`` may be any clock a caller chose)."""
+    try:
+        record = json.loads(store.layout.last_introspect.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return record if isinstance(record, dict) else {}
 
 
 def merge_confirmation(store: StoreParts, merge: Callable[..., dict],

@@ -17,9 +17,9 @@ from pathlib import Path
 from ..foundations.atomic import atomic_write_text
 from ..foundations.errors import AlayaError
 
-KINDS = ("merge_cards", "similar_to", "merge_relations", "promote_relation", "split_relation")
+KINDS = ("merge_cards", "similar_to", "contradicts", "merge_relations", "promote_relation", "split_relation")
 STATUSES = ("pending", "approved", "rejected")
-CARD_KINDS = frozenset({"merge_cards", "similar_to"})
+CARD_KINDS = frozenset({"merge_cards", "similar_to", "contradicts"})
 """Kinds whose subjects are card ids; the others name relations."""
 
 
@@ -28,7 +28,8 @@ class Suggestion:
     id: str
     kind: str
     subjects: list[str]
-    """Card ids (merge_cards, similar_to) or relation names (the relation kinds), in a stable order."""
+    """Card ids (merge_cards, similar_to; contradicts: the later card first) or relation names (the relation
+    kinds), in a stable order."""
     evidence: dict = field(default_factory=dict)
     status: str = "pending"
     created_at: int = 0

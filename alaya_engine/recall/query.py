@@ -27,7 +27,7 @@ MAX_TEXT_CHARS = 4000
 MAX_ITEMS = {"concepts": 32, "relations": 32, "from_nodes": 200, "types": len(CARD_TYPES), "scope": 32}
 _SPLIT = re.compile(r"[,，、;；。?？!！/\n]+")
 _KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text", "include_sessions",
-         "include_memex", "scope"}
+         "include_memex", "scope", "as_of"}
 
 
 @dataclass
@@ -49,6 +49,9 @@ class RecallQuery:
     scope: list[str] = field(default_factory=list)
     """Only cards and raw turns of the sessions these rules match (``agent=X``, ``project=Y``; see
     ``foundations/scope.py``); empty: every session."""
+    as_of: int | None = None
+    """Answer as the memory stood at this moment (ms; a date means its end, UTC): nothing said later, and no
+    replacement said later. None: now."""
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -114,7 +117,31 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
         include_sessions=include_sessions,
         include_memex=include_memex,
         scope=scope,
+        as_of=_moment(document.get("as_of")),
     )
+
+
+def _moment(value: Any) -> int | None:
+    """``as_of``: an ISO date (its last millisecond, UTC) or date-time (UTC unless it names a zone), or ms since
+    the epoch (what a result's ``query`` and ``next_request`` carry), as ms."""
+    from datetime import datetime, time, timezone
+
+    if value is None:
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        return value
+    if not isinstance(value, str):
+        raise bad_query("'as_of' must be an ISO date or date-time, e.g. 2026-02-01 or 2026-02-01T09:30")
+    try:
+        if len(value.strip()) == 10:
+            moment = datetime.combine(datetime.fromisoformat(value.strip()).date(), time.max)
+        else:
+            moment = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise bad_query(f"'as_of' is {value!r}; give an ISO date or date-time, e.g. 2026-02-01") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=timezone.utc)
+    return int(moment.timestamp() * 1000)
 
 
 def _strings(document: dict, key: str) -> list[str]:

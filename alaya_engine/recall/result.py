@@ -52,6 +52,11 @@ class RecallNode:
     (None when the graph has no time for it)."""
     facts: list[Fact] = field(default_factory=list)
     """What a card states as data (subject, attribute, value, valid_from); empty for windows."""
+    superseded_by: list[str] = field(default_factory=list)
+    """The cards that replaced what this unit says, current first (empty: nothing replaced it). A superseded
+    unit ranks right after its replacement."""
+    valid_to: int | None = None
+    """When what this unit says stopped being current (the first replacement was said), ms; None: still current."""
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -131,7 +136,7 @@ class RecallResult:
             request["text"] = self.query["text"]
         elif self.query.get("concepts"):
             request["concepts"] = self.query["concepts"]
-        for kept in ("types", "scope"):
+        for kept in ("types", "scope", "as_of"):
             if self.query.get(kept):
                 request[kept] = self.query[kept]
         return request

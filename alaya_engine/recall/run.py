@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..foundations.errors import AlayaError
 from ..graph.store import facts_from_graph
 from ..raw.windows import parse_window_id, window_id
+from .currency import first_said, put_current_first
 from .lexical import LexicalFusion
 from .navigate import Reach, expand, h_distance
 from .query import RecallQuery, whole_text
@@ -29,6 +30,7 @@ on the introspected 100k synthetic store, 750 COLD cards' true similarity was 0.
 least squares 0.54, correlation 0.44), so COLD cards enter results about as often as their true distances say."""
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from concurrent.futures import Future
 
     import numpy as np
@@ -42,14 +44,16 @@ if TYPE_CHECKING:
 def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader",
                index: "ResidentIndex", space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
                full_text: "Future[dict[str, float]] | None" = None,
-               turns: TurnSearch | None = None, in_scope: set[str] | None = None) -> RecallResult:
+               turns: TurnSearch | None = None, in_scope: set[str] | None = None,
+               context_turns: "Callable[[str, str], set[int]]" = lambda card_id, session_id: set()) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
     the store's step lock, so a cold model or a reload of the vectors never holds up another client's step.
     ``graph`` is the database or its resident snapshot: both answer ``cards``, ``card_types``, ``neighbours`` and
     ``card_count`` alike. ``full_text`` is the full-text search of the free text, started by the caller on another
     thread (None when there is no free text or ``recall.hybrid`` is off). ``turns`` searches the windows of raw
     turns when the request includes sessions (see :mod:`.turns`). ``in_scope``: the sessions a scoped request may
-    return cards and turns of (None: all)."""
+    return cards and turns of (None: all). ``context_turns(card, session)``: the turns of that session a card was
+    distilled from, which tell the windows holding superseded knowledge (:mod:`.currency`)."""
     clock = _Clock()
     space.check_known(query.relations)
     goal = query.text or ("; ".join(query.concepts) if query.concepts else None)
@@ -74,6 +78,8 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     if in_scope is not None:
         window_distances = {window_id: distance for window_id, distance in window_distances.items()
                             if parse_window_id(window_id)[0] in in_scope}
+    if query.as_of is not None:
+        window_distances = _said_by(window_distances, query.as_of, graph)
     clock.lap("search")
     reached = expand(graph, starts, query.depth, query.relations, space, settings["min_rel_similarity"])
     distances = _concept_distances(reached, queries, graph, index, embedder)
@@ -93,13 +99,28 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
         cards = graph.cards([reach.card_id for reach in candidates])
         candidates = [reach for reach in candidates
                       if in_scope.intersection(cards.get(reach.card_id, {}).get("source_sessions") or ())]
+    if query.as_of is not None:
+        said = first_said(graph, [reach.card_id for reach in candidates])
+        candidates = [reach for reach in candidates if said.get(reach.card_id, 0) <= query.as_of]
     clock.lap("graph")
-    nodes = _merge(_rank(candidates, distances, settings), window_distances, settings, query.max_results, graph,
-                   turns)
+    ranked = _rank(candidates, distances, settings)
+    nodes = _merge(ranked, window_distances, settings, query.max_results, graph, turns)
+    found = {item.reach.card_id: item for item in ranked}
+    nodes = put_current_first(nodes, graph, limit=query.max_results, as_of=query.as_of, context_turns=context_turns,
+                              current_node=lambda card_id: _nodes([found[card_id]], graph)[0]
+                              if card_id in found else None)
     explorable = _explorable(graph, [node for node in nodes if node.kind == "card"], query, space, queries)
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
     return RecallResult(nodes, explorable, query.to_json(), reason=reason, goal=goal, timings_ms=clock.laps)
+
+
+def _said_by(window_distances: dict[str, float], as_of: int, graph: "GraphReader") -> dict[str, float]:
+    """The windows of sessions held by ``as_of``."""
+    sessions = {window_id: parse_window_id(window_id)[0] for window_id in window_distances}
+    said = graph.session_times(sorted(set(sessions.values())))
+    return {window_id: distance for window_id, distance in window_distances.items()
+            if said.get(sessions[window_id], 0) <= as_of}
 
 
 def _window_queries(query: RecallQuery, queries: "np.ndarray") -> "np.ndarray":

@@ -32,3 +32,13 @@ def read_context(path: Path) -> list[dict]:
     if not path.exists():
         return []
     return json.loads(path.read_text(encoding="utf-8"))["turns"]
+
+
+def read_context_of(path: Path) -> dict:
+    """A card's whole context document (``card_id``, ``session_id``, ``turns``); empty when it is missing or
+    unreadable (recall reads it to place windows, and must not fail on one damaged file: verify reports those)."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return document if isinstance(document, dict) else {}

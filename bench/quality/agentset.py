@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..distill_speed import LOCOMO
@@ -50,11 +50,22 @@ class Update:
     stale: frozenset[TurnKey]
 
 
+@dataclass(frozen=True)
+class Relation:
+    """A labelled pair: ``newer`` supersedes (replaces) or contradicts (disagrees with) ``older``."""
+
+    kind: str
+    """``supersedes`` or ``contradicts``."""
+    newer: Item
+    older: Item
+
+
 @dataclass
 class Agentset:
     haystack: Haystack
     items: list[Item]
     updates: list[Update]
+    relations: list[Relation] = field(default_factory=list)
 
     @property
     def session_ids(self) -> list[str]:
@@ -70,12 +81,14 @@ def load(limit: int | None = None, root: Path = AGENTSET) -> Agentset:
     paths = sorted(paths, key=lambda path: json.loads(path.read_text(encoding="utf-8"))["timestamp"])[:limit]
     turns = read_turns(paths)
     known = {turn.key for turn in turns}
-    items = {}
+    items, pairs = {}, []
     for record in read_jsonl(root / "labels.jsonl"):
         keys = frozenset((record["session_id"], index) for index in record["turns"])
         if keys <= known:
             items[record["kid"]] = Item(record["kid"], record["session_id"], keys, record["kind"],
                                         record["statement"])
+            pairs.extend((kind, record["kid"], record[kind]) for kind in ("supersedes", "contradicts")
+                         if record.get(kind))
     questions, updates = [], []
     for record in read_jsonl(root / "questions.jsonl"):
         evidence = frozenset((turn["session_id"], turn["turn"]) for turn in record["evidence"])
@@ -85,4 +98,6 @@ def load(limit: int | None = None, root: Path = AGENTSET) -> Agentset:
         if record.get("current_kid") and record.get("stale_kid"):
             updates.append(Update(record["qid"], items[record["current_kid"]].turns, items[record["stale_kid"]].turns))
     name = "agentset" if limit is None else f"agentset, first {len(paths)} sessions"
-    return Agentset(Haystack(name, paths, turns, questions), list(items.values()), updates)
+    relations = [Relation(kind, items[newer], items[older]) for kind, newer, older in pairs
+                 if newer in items and older in items]
+    return Agentset(Haystack(name, paths, turns, questions), list(items.values()), updates, relations)

@@ -1,0 +1,127 @@
+"""What a card's sentences say changed or disagrees: cues of a replaced value, and the names and quantities said.
+
+An update is said in ordinary words: "moved from Redis to Postgres", "3:15 instead of 3:20", "no more pin",
+"从今天起改成每天 2000 IU", "不再…", "之前是…". A sentence with such a cue that names something an earlier card names
+(or gives, in a unit the earlier card used, another number) says the earlier card's value is no longer current.
+A bare "now" / "现在" is weaker: it counts only with another number in the same unit. A disagreement ("contrary
+to the docs", "跟 wiki 上写的对不上") is said as plainly, and is a contradiction to show a person, not an update.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..distill.offline.text.chinese import CJK, chinese_names
+from ..distill.offline.text.tags import identifiers, named_things
+
+REPLACES = re.compile(
+    r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
+    r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
+    r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
+    r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
+    r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?))\b"
+    r"|改成|改为|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
+    re.IGNORECASE)
+"""Cues that a value was replaced: the sentence says what it is now, or what it no longer is."""
+NOW = re.compile(r"\b(?:now|from now on|starting|as of|since|(?:rais|lower|increas|decreas|bump|chang|updat)"
+                 r"(?:ed|es|ing))\b|现在|从今天起|从今天（[^）]*）起|起改|从\S{1,12}起", re.IGNORECASE)
+"""Weaker cues of a current value: they count only with a number that differs from the earlier card's."""
+CONFLICT = re.compile(
+    r"\b(?:contradict\w*|conflicts? with|(?:does ?n[o']?t|do ?n[o']?t|does not|do not) match|contrary to|"
+    r"inconsistent with|disagrees?)\b|对不上|矛盾|不一致|不成立|反例|跟\S{1,12}不一样", re.IGNORECASE)
+"""Cues that two sources disagree, neither replacing the other."""
+
+CARD_LABEL = re.compile(r"\*\*[^*\n]{1,40}[:：]\*\*|^\s*>\s?|（[^（）]*说的。）|\((?:said|told|asked|noted)\b[^()]*\)",
+                        re.MULTILINE)
+"""A card's own labels (``**Decision:**``) and its closing "(said by …)" line: the card's form, not what it says."""
+ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
+LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
+"""In Chinese text a Latin word is nearly always a name: a product, a host, a person's English name."""
+SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
+QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?([A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2})"
+                      r"(?![A-Za-z])"
+                      r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
+DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+                        "st", "nd", "rd", "th", "am", "pm", "x"})
+"""Units a number takes in a date or a list ("23 Mar", "2nd"): another number there is another day, not a new value."""
+CALENDAR = re.compile(r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?|"
+                      r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+                      r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|today|tomorrow|yesterday|tonight", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Said:
+    """The names (identifiers, proper names; casefolded) and quantities (unit, number) a text says."""
+
+    names: frozenset[str]
+    quantities: frozenset[tuple[str, str]]
+
+
+def plain(title: str, content: str) -> str:
+    """A card's title and content without its labels and attribution line."""
+    return CARD_LABEL.sub(" ", f"{title}\n{content}")
+
+
+def said(text: str) -> Said:
+    names = {name.casefold() for name in [*identifiers(text), *named_things(text), *ACRONYM.findall(text)]}
+    if CJK.search(text):
+        names.update(chinese_names(text))
+        names.update(word.casefold() for word in LATIN_WORD.findall(text))
+    return Said(frozenset(name for name in names if len(name) > 1 and not CALENDAR.fullmatch(name)),
+                frozenset(_quantities(text)))
+
+
+def sentences(text: str) -> list[str]:
+    return [piece.strip() for piece in SENTENCE_END.split(text) if piece and piece.strip()]
+
+
+def replacement(sentence: str, earlier: Said, close: bool) -> tuple[int, str | None]:
+    """How strongly ``sentence`` says it replaces a value ``earlier`` stated (0: not at all), and what shows it.
+
+    - another number in a unit ``earlier`` used, after any change cue: 1, or 2 when the sentence also gives the
+      earlier number ("3:15 instead of 3:20", "从 1000 IU 改成 2000 IU"); a clock time alone is too common in
+      plans to count without a name both say;
+    - a name both say, after a replacing cue ("moving her from Elmwood"): 1;
+    - a name both say after a bare "now", only when the two cards are ``close`` in meaning: 1.
+    """
+    strong, weak = REPLACES.search(sentence), NOW.search(sentence)
+    if not (strong or weak):
+        return 0, None
+    mine = said(sentence)
+    shared = sorted(mine.names & earlier.names)
+    earlier_units = {unit for unit, _ in earlier.quantities}
+    changed = sorted((unit, number) for unit, number in mine.quantities
+                     if unit in earlier_units and (unit, number) not in earlier.quantities
+                     and (unit != "clock" or shared))
+    if changed:
+        unit, number = changed[0]
+        repeated = any(quantity in earlier.quantities for quantity in mine.quantities if quantity[0] == unit)
+        return 1 + repeated, f"{number} {unit}" if unit != "clock" else number
+    if shared and (strong or close):
+        return 1, shared[0]
+    return 0, None
+
+
+def conflict_anchor(sentence: str, earlier: Said) -> str | None:
+    """When ``sentence`` says two sources disagree: a name or a quantity it shares with ``earlier`` (or another
+    number in a unit ``earlier`` used); else None."""
+    if not CONFLICT.search(sentence):
+        return None
+    mine = said(sentence)
+    shared = sorted(mine.names & earlier.names)
+    if shared:
+        return shared[0]
+    units = {unit for unit, _ in earlier.quantities}
+    quantity = next((f"{number} {unit}" for unit, number in sorted(mine.quantities) if unit in units), None)
+    return quantity
+
+
+def _quantities(text: str) -> set[tuple[str, str]]:
+    found = set()
+    for match in QUANTITY.finditer(text):
+        if match.group(3):
+            found.add(("clock", f"{int(match.group(3))}:{match.group(4)}"))
+        elif match.group(2).casefold() not in DATE_UNITS:
+            found.add((match.group(2).casefold(), match.group(1).replace(",", "")))
+    return found

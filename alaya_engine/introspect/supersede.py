@@ -1,0 +1,164 @@
+"""Supersede: link a card that states a new value to the earlier card it replaces, and show disagreements.
+
+For each card distilled since the last run, the earlier cards close to it (cosine at least
+:data:`SUPERSEDE_FLOOR`, from an earlier session) are read against its sentences (:mod:`.change_text`), the
+closest first. The first that one of its sentences replaces, or whose fact (subject and attribute) it gives
+another value, is superseded: ``SUPERSEDES`` new → old and ``SUPERSEDED_BY`` back, journaled so a rebuild replays
+them. The old card stays (it was true until then: ``alaya recall --as-of``); recall puts the current card first
+and marks the old one. A sentence that says two sources disagree becomes a ``contradicts`` suggestion instead,
+with both sides: a person decides which holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
+
+from ..foundations.domain import Link
+from ..foundations.relations import directed
+from ..graph.store import facts_from_graph
+from .change_text import Said, conflict_anchor, plain, replacement, said, sentences
+
+if TYPE_CHECKING:
+    from ..graph.store import GraphStore
+    from ..raw.journal import Journal
+    from ..vectors.store import VectorStore
+    from .suggestions import SuggestionStore
+
+SUPERSEDE_FLOOR = 0.45
+"""Cosine from which an earlier card is read as one a new card may replace. On agentset's labelled updates the
+replaced card's cosine to its replacement ran from 0.47 to 0.68, while pairs of unrelated cards that share a name
+start near 0.45 (docs/benchmarks.md)."""
+CLOSE = 0.6
+"""Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`)."""
+MAX_REPLACED = 3
+CANDIDATES = 8
+"""Earlier cards read per new card, closest first."""
+BLOCK = 1024
+
+
+@dataclass
+class SupersedeReport:
+    examined: int = 0
+    """Cards distilled since the last run that were compared with earlier ones."""
+    superseded: int = 0
+    contradictions: int = 0
+    """New ``contradicts`` suggestions."""
+    dry_run: bool = False
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Replacement:
+    new: str
+    old: str
+    similarity: float
+    anchor: str
+    sentence: str
+
+
+def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "SuggestionStore", journal: "Journal",
+              since: int, now: int, dry_run: bool, step: Callable[[], AbstractContextManager]) -> SupersedeReport:
+    """Compares outside the step lock, as consolidate does; reads and writes under it."""
+    import numpy as np
+
+    report = SupersedeReport(dry_run=dry_run)
+    with step():
+        ids, matrix = vectors.active_vectors()
+        recent = set(graph.cards_created_since(since))
+        session_of = graph.card_sessions()
+        said_at = graph.session_times(sorted(set(session_of.values())))
+        already = {(new, old) for new, old in graph.query("MATCH (a:Card)-[:SUPERSEDES]->(b:Card) RETURN a.id, b.id")}
+    rows = [row for row, card_id in enumerate(ids) if card_id in recent and card_id in session_of]
+    report.examined = len(rows)
+    if not rows:
+        return report
+    times = np.array([said_at.get(session_of.get(card_id, ""), -1) for card_id in ids], dtype=np.int64)
+    sessions = [session_of.get(card_id) for card_id in ids]
+    pairs: dict[str, list[tuple[float, str]]] = {}
+    for start in range(0, len(rows), BLOCK):
+        block = rows[start:start + BLOCK]
+        scores = matrix[block] @ matrix.T
+        for position, row in enumerate(block):
+            earlier = (scores[position] >= SUPERSEDE_FLOOR) & (times >= 0) & (times < times[row])
+            found = [(float(scores[position, column]), ids[column]) for column in np.nonzero(earlier)[0]
+                     if sessions[column] != sessions[row]]
+            if found:
+                pairs[ids[row]] = sorted(found, reverse=True)[:CANDIDATES]
+    del matrix
+    with step():
+        cards = graph.cards(sorted(set(pairs) | {old for found in pairs.values() for _, old in found}))
+    replacements, contradictions = _judge(pairs, cards)
+    replacements = [found for found in replacements if (found.new, found.old) not in already]
+    report.superseded = len(replacements)
+    for found in contradictions:
+        evidence = {"similarity": round(found.similarity, 4), "anchor": found.anchor, "sentence": found.sentence,
+                    "sides": [_side(cards[card_id], session_of, said_at) for card_id in (found.new, found.old)]}
+        report.contradictions += store.propose("contradicts", [found.new, found.old], evidence, now)[1]
+    if dry_run:
+        return report
+    links = [link for found in replacements for link in directed(Link(
+        found.new, found.old, "SUPERSEDES", round(found.similarity, 4), f"introspect: {found.anchor}", now))]
+    if links:
+        with step():
+            journal.append("link.add", now, links=[link.to_json() for link in links])
+            graph.merge_links(links)
+    store.save()
+    return report
+
+
+def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) -> tuple[list[Replacement],
+                                                                                      list[Replacement]]:
+    """Per new card, the earlier cards it replaces (the closest :data:`MAX_REPLACED`: one piece of knowledge is
+    often on more than one card), else the closest it disagrees with."""
+    known: dict[str, Said] = {}
+
+    def said_by(card_id: str) -> Said:
+        if card_id not in known:
+            known[card_id] = said(plain(cards[card_id]["title"], cards[card_id]["content"]))
+        return known[card_id]
+
+    replacements, contradictions = [], []
+    for new, found in pairs.items():
+        if new not in cards:
+            continue
+        own = sentences(plain(cards[new]["title"], cards[new]["content"]))
+        facts = {fact.key(): fact.value for fact in facts_from_graph(cards[new]["facts"])}
+        replaced: list[Replacement] = []
+        conflict = None
+        for similarity, old in found:
+            if old not in cards:
+                continue
+            strength, anchor, sentence = _replaced(own, facts, cards[old], said_by(old), similarity)
+            if strength:
+                replaced.append(Replacement(new, old, similarity, anchor, sentence))
+            elif conflict is None:
+                conflict = next((Replacement(new, old, similarity, anchor, line) for line in own
+                                 if (anchor := conflict_anchor(line, said_by(old)))), None)
+        replacements.extend(replaced[:MAX_REPLACED])
+        if not replaced and conflict is not None:
+            contradictions.append(conflict)
+    return replacements, contradictions
+
+
+def _replaced(own: list[str], facts: dict, old: dict, earlier: Said, similarity: float) -> tuple[int, str, str]:
+    """How plainly the new card's facts or sentences replace ``old`` (0: not), what shows it, and where."""
+    for fact in facts_from_graph(old["facts"]):
+        if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
+            return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
+    best = (0, "", "")
+    for line in own:
+        strength, anchor = replacement(line, earlier, similarity >= CLOSE)
+        if strength > best[0]:
+            best = (strength, anchor, line)
+    return best
+
+
+def _side(card: dict, session_of: dict[str, str], said_at: dict[str, int]) -> dict:
+    """One side of a disagreement as a person judges it: the card, its source and when it was said."""
+    session = session_of.get(card["id"])
+    return {"card": card["id"], "title": card["title"], "session": session, "said_at": said_at.get(session)}

@@ -1,0 +1,101 @@
+"""Current knowledge first: what a later card replaced ranks right after its replacement, marked as replaced.
+
+Introspect links ``SUPERSEDES`` (new → old) with ``SUPERSEDED_BY`` back (:mod:`..introspect.supersede`). A
+returned card that is superseded, or a window of raw turns holding what such a card was distilled from, is
+*stale*: it gets ``superseded_by`` (the current cards) and ``valid_to`` (when the first of them was said), and
+moves to just after its current card, which is brought into the result at the stale unit's place when search
+ranked it below the cut. Stale units are kept, not dropped: what held before is part of the answer ("it used to
+be 120 s"), and a question may be about the past. ``as_of`` answers as the memory stood then: a replacement
+said later does not count.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..graph.reader import GraphReader
+    from .result import RecallNode
+
+
+def put_current_first(nodes: list["RecallNode"], graph: "GraphReader", *, limit: int, as_of: int | None,
+                      context_turns: Callable[[str, str], set[int]],
+                      current_node: Callable[[str], "RecallNode | None"]) -> list["RecallNode"]:
+    """``context_turns(card_id, session_id)``: the turns of that session the card was distilled from;
+    ``current_node(card_id)``: the current card as a result node, when the search ranked it at all (below the cut);
+    None when it did not: a replacement the question does not reach is not brought in."""
+    supersessions = graph.supersessions()
+    if not supersessions or not nodes:
+        return nodes
+    said = first_said(graph, sorted({new for _, news in supersessions.values() for new in news}))
+    current = {old: sorted((new for new in news if new in said and (as_of is None or said[new] <= as_of)),
+                           key=said.__getitem__)
+               for old, (_, news) in supersessions.items()}
+    current = {old: news for old, news in current.items() if news}
+    if not current:
+        return nodes
+    for node in nodes:
+        replacing = _replacing(node, current, supersessions, context_turns)
+        if replacing:
+            node.superseded_by = replacing
+            node.valid_to = said[replacing[0]]
+    return _reorder(nodes, limit, current_node)
+
+
+def _replacing(node: "RecallNode", current: dict[str, list[str]], supersessions: dict[str, tuple[tuple[str, ...],
+               list[str]]], context_turns: Callable[[str, str], set[int]]) -> list[str]:
+    """The current cards that replace what ``node`` says: its own, for a card; for a window, those of the
+    superseded cards distilled from its turns."""
+    if node.kind == "card":
+        return current.get(node.card_id, [])
+    if node.session_id is None or node.turn_range is None:
+        return []
+    first, last = node.turn_range
+    replacing: list[str] = []
+    for old, news in current.items():
+        if node.session_id in supersessions[old][0] and any(
+                first <= turn <= last for turn in context_turns(old, node.session_id)):
+            replacing.extend(new for new in news if new not in replacing)
+    return replacing
+
+
+def _reorder(nodes: list["RecallNode"], limit: int,
+             current_node: Callable[[str], "RecallNode | None"]) -> list["RecallNode"]:
+    """Each stale unit after its current card: held back until that card comes, or the card brought in."""
+    present = {node.card_id for node in nodes if node.kind == "card"}
+    ordered: list[RecallNode] = []
+    waiting: dict[str, list[RecallNode]] = {}
+    placed: set[str] = set()
+    for node in nodes:
+        replacing = node.superseded_by
+        if replacing and not placed.intersection(replacing):
+            later = next((card_id for card_id in replacing if card_id in present), None)
+            if later is not None:
+                waiting.setdefault(later, []).append(node)
+                continue
+            brought = next((found for found in map(current_node, replacing) if found is not None), None)
+            if brought is not None:
+                ordered.append(brought)
+                placed.add(brought.card_id)
+                present.add(brought.card_id)
+        ordered.append(node)
+        if node.kind == "card":
+            placed.add(node.card_id)
+            ordered.extend(waiting.pop(node.card_id, []))
+    for held in waiting.values():  # a current card that was itself held back behind its own replacement
+        ordered.extend(held)
+    return ordered[:limit]
+
+
+def first_said(graph: "GraphReader", card_ids: list[str]) -> dict[str, int]:
+    """When each card was first said: its earliest dated session (cards with none left out)."""
+    cards = graph.cards(card_ids)
+    times = graph.session_times(sorted({session for card in cards.values() for session in card["source_sessions"]
+                                        or ()}))
+    said = {}
+    for card_id, card in cards.items():
+        moments = [times[session] for session in card["source_sessions"] or () if session in times]
+        if moments:
+            said[card_id] = min(moments)
+    return said

@@ -1,0 +1,148 @@
+"""Knowledge that stays current: introspect links a later card that replaces an earlier one, recall puts the current
+card first and marks the stale one, ``--as-of`` answers as the memory stood then, and two sources that disagree
+become a contradiction for a person to decide. Real stores, real offline distiller and embedder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from alaya_engine.engine import Engine
+from alaya_engine.introspect.change_text import conflict_anchor, plain, replacement, said
+
+JAN, FEB = 1767312000000, 1769904000000  # 2026-01-02, 2026-02-01
+
+
+def _session(folder: Path, session_id: str, timestamp: int, turns: list[tuple[str, str]]) -> Path:
+    path = folder / f"{session_id}.json"
+    path.write_text(json.dumps({"id": session_id, "timestamp": timestamp, "channel": "cli", "agent": "main",
+                                "turns": [{"role": role, "content": content, "timestamp": timestamp + step * 60_000}
+                                          for step, (role, content) in enumerate(turns)]}), encoding="utf-8")
+    return path
+
+
+def _sessions(folder: Path) -> list[str]:
+    return [str(path) for path in (
+        _session(folder, "s-timeout-old", JAN, [
+            ("user", "Big CSV exports fail with a 504 after one minute on the report-export ingress."),
+            ("assistant", "The ingress default proxy-read-timeout is 60 s. Set proxy-read-timeout to 120 s on the "
+                          "report-export ingress."),
+            ("user", "OK, I decided to set the report-export proxy-read-timeout to 120 s.")]),
+        _session(folder, "s-timeout-new", FEB, [
+            ("user", "The 504s on report-export are back: the largest export now takes 3.5 minutes."),
+            ("assistant", "Then raise it: set proxy-read-timeout on the report-export ingress from 120 s to 300 s."),
+            ("user", "Done, I decided to raise the report-export proxy-read-timeout from 120 s to 300 s.")]),
+        _session(folder, "s-wiki", JAN + 3_600_000, [
+            ("user", "Do we have backups of the search index?"),
+            ("assistant", "Yes: ES takes a snapshot to S3 every day. The wiki says ES snapshots are kept for 30 days."),
+            ("user", "Good, remember that: ES snapshots in S3 are kept for 30 days according to the wiki.")]),
+        _session(folder, "s-lifecycle", FEB + 3_600_000, [
+            ("user", "Turns out the S3 lifecycle rule deletes ES snapshots after 7 days, which contradicts the "
+                     "wiki's 30 days."),
+            ("assistant", "Noted: the S3 lifecycle rule deletes ES snapshots after 7 days; the wiki says 30 days.")]),
+    )]
+
+
+@pytest.fixture
+def introspected(home: Path, tmp_path: Path) -> Engine:
+    engine = Engine.open(home)
+    engine.ingest(_sessions(tmp_path))
+    engine.distill()
+    engine.introspect(steps=["supersede"])
+    return engine
+
+
+def _card_of(engine: Engine, session_id: str, words: str) -> str:
+    with engine.step() as graph:
+        rows = graph.query("MATCH (c:Card)-[:EXTRACTED_FROM]->(s:Session {id: $id}) RETURN c.id, c.title, c.content",
+                           {"id": session_id})
+    matching = [card_id for card_id, title, content in rows if words in f"{title} {content}"]
+    assert matching, f"no card of {session_id} says {words!r}: {rows}"
+    return matching[0]
+
+
+def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
+    earlier = said(plain("Timeout", "Set the report-export proxy-read-timeout to 120 s."))
+    assert replacement("We raised the report-export proxy-read-timeout from 120 s to 300 s.", earlier, False)[0] == 2
+    assert replacement("The report-export proxy-read-timeout is now 300 s.", earlier, False) == (1, "300 s")
+    assert replacement("The report-export proxy-read-timeout is 120 s, as before.", earlier, False)[0] == 0
+    assert replacement("Exports of report-export are slow today.", earlier, False)[0] == 0
+    school = said(plain("Maya", "Maya's at Elmwood Primary, Year 3."))
+    assert replacement("She starts Monday 2 March, so we're moving her from Elmwood.", school, False) == (1, "elmwood")
+    dose = said(plain("维生素D", "GP 让我每天吃 1000 IU 的维生素D。"))
+    assert replacement("GP 说要加量：从今天起改成每天 2000 IU。", dose, False) == (1, "2000 iu")
+    wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))
+    assert conflict_anchor("发现 ES 快照 7 天就删除，跟 wiki 上写的 30 天对不上。", wiki) == "es"
+    assert conflict_anchor("ES 快照每天做一次。", wiki) is None
+
+
+def test_introspect_links_the_replacement_and_recall_puts_it_first(introspected: Engine):
+    new = _card_of(introspected, "s-timeout-new", "300 s")
+    old = _card_of(introspected, "s-timeout-old", "120 s")
+    with introspected.step() as graph:
+        edges = {(a, relation, b) for a, relation, b in graph.query(
+            "MATCH (a:Card)-[r:SUPERSEDES|SUPERSEDED_BY]->(b:Card) RETURN a.id, label(r), b.id")}
+    assert edges == {(new, "SUPERSEDES", old), (old, "SUPERSEDED_BY", new)}
+    nodes = introspected.recall({"text": "report-export proxy-read-timeout", "max_results": 6}).to_json()["nodes"]
+    ranks = {node["card_id"]: rank for rank, node in enumerate(nodes)}
+    assert ranks[new] < ranks[old]
+    stale = nodes[ranks[old]]
+    assert stale["superseded_by"] == [new] and stale["valid_to"] == FEB
+    assert nodes[ranks[new]]["superseded_by"] == [] and nodes[ranks[new]]["valid_to"] is None
+    old_window = next(node for node in nodes if node.get("session_id") == "s-timeout-old")
+    assert old_window["superseded_by"] == [new]  # the raw turns the stale card came from are stale too
+    assert ranks[new] < nodes.index(old_window)
+
+
+def test_as_of_answers_as_the_memory_stood_then(introspected: Engine):
+    new = _card_of(introspected, "s-timeout-new", "300 s")
+    old = _card_of(introspected, "s-timeout-old", "120 s")
+    result = introspected.recall({"text": "report-export proxy-read-timeout", "as_of": "2026-01-15"}).to_json()
+    returned = {node["card_id"]: node for node in result["nodes"]}
+    assert new not in returned and not any(node.get("session_id") == "s-timeout-new" for node in result["nodes"])
+    assert returned[old]["superseded_by"] == [] and returned[old]["valid_to"] is None
+    assert result["query"]["as_of"] == 1768521599999  # the end of that day, UTC
+
+
+def _supersede_edges(engine: Engine) -> list[int]:
+    with engine.step() as graph:
+        return [graph.query(f"MATCH ()-[r:{relation}]->() RETURN count(r)")[0][0]
+                for relation in ("SUPERSEDES", "SUPERSEDED_BY")]
+
+
+def test_introspect_and_distill_again_add_no_link_and_a_rebuild_keeps_them(introspected: Engine):
+    again = introspected.introspect(steps=["supersede"])["steps"]["supersede"]
+    assert again["examined"] == 0 and again["superseded"] == 0
+    introspected.distill(force=True)
+    assert introspected.introspect(steps=["supersede"])["steps"]["supersede"]["superseded"] == 0
+    assert _supersede_edges(introspected) == [1, 1]
+    home = introspected.layout.home
+    Engine.open(home, for_rebuild=True).rebuild({"l2"})
+    assert _supersede_edges(Engine.open(home)) == [1, 1]
+
+
+def test_sources_that_disagree_become_a_contradiction_to_decide(introspected: Engine):
+    newer = _card_of(introspected, "s-lifecycle", "7 days")
+    older = _card_of(introspected, "s-wiki", "30 days")
+    pending = introspected.review_list("pending")
+    queue = json.loads((introspected.layout.review / "suggestions.json").read_text(encoding="utf-8"))
+    found = [item for item in queue.values() if item["kind"] == "contradicts"]
+    assert [item["subjects"] for item in found] == [[newer, older]]
+    sides = found[0]["evidence"]["sides"]
+    assert [side["session"] for side in sides] == ["s-lifecycle", "s-wiki"]
+    assert sides[0]["said_at"] > sides[1]["said_at"]
+    assert found[0]["id"] in json.dumps(pending)
+    decided = introspected.review_decide([found[0]["id"]], approve=True)["decided"][0]
+    assert "CONTRADICTS" in decided["changed"]
+    with introspected.step() as graph:
+        edges = graph.query("MATCH (a:Card)-[:CONTRADICTS]->(b:Card) RETURN a.id, b.id")
+    assert sorted(edges) == sorted([[newer, older], [older, newer]])
+
+
+def test_a_bad_as_of_is_refused_in_one_line(cli):
+    result = cli("recall", "anything", "--as-of", "last tuesday", "--json")
+    assert result.exit_code == 2
+    assert result.json()["error"]["code"] == "bad_query"
+    assert "as_of" in result.stderr and len(result.stderr.strip().splitlines()) == 1
