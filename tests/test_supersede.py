@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from alaya_engine.engine import Engine
-from alaya_engine.introspect.change_text import conflict_anchor, plain, replacement, said
+from alaya_engine.introspect.change_text import conflict_anchor, plain, replacement, said, statement
 
 JAN, FEB = 1767312000000, 1769904000000  # 2026-01-02, 2026-02-01
 
@@ -64,16 +64,19 @@ def _card_of(engine: Engine, session_id: str, words: str) -> str:
 
 
 def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
-    earlier = said(plain("Timeout", "Set the report-export proxy-read-timeout to 120 s."))
+    earlier = statement(plain("Timeout", "Set the report-export proxy-read-timeout to 120 s."))
     assert replacement("We raised the report-export proxy-read-timeout from 120 s to 300 s.", earlier, False)[0] == 2
     assert replacement("The report-export proxy-read-timeout is now 300 s.", earlier, False) == (1, "300 s")
     assert replacement("The report-export proxy-read-timeout is 120 s, as before.", earlier, False)[0] == 0
     assert replacement("Exports of report-export are slow today.", earlier, False)[0] == 0
-    school = said(plain("Maya", "Maya's at Elmwood Primary, Year 3."))
+    assert replacement("The billing-api timeout is now 300 s.", earlier, False)[0] == 0  # another subject's seconds
+    school = statement(plain("Maya", "Maya's at Elmwood Primary, Year 3."))
     assert replacement("She starts Monday 2 March, so we're moving her from Elmwood.", school, False) == (1, "elmwood")
-    dose = said(plain("维生素D", "GP 让我每天吃 1000 IU 的维生素D。"))
+    assert replacement("Maya's swim club meets at the leisure centre on Tuesdays and Thursdays, and we switched to a "
+                       "new dentist.", school, False)[0] == 0  # the name is what the sentence is about, not replaced
+    dose = statement(plain("维生素D", "GP 让我每天吃 1000 IU 的维生素D。"))
     assert replacement("GP 说要加量：从今天起改成每天 2000 IU。", dose, False) == (1, "2000 iu")
-    wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))
+    wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))  # contradictions read the card as a whole
     assert conflict_anchor("发现 ES 快照 7 天就删除，跟 wiki 上写的 30 天对不上。", wiki) == "es"
     assert conflict_anchor("ES 快照每天做一次。", wiki) is None
 

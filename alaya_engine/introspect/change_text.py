@@ -50,12 +50,28 @@ CALENDAR = re.compile(r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(
                       r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|today|tomorrow|yesterday|tonight", re.IGNORECASE)
 
 
+NEAR = 40
+"""Characters between a replacing cue and the name it replaces ("moving her from Elmwood", "Marco moved to"): a
+name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
+
+
 @dataclass(frozen=True)
 class Said:
-    """The names (identifiers, proper names; casefolded) and quantities (unit, number) a text says."""
+    """What a text says: ``names`` (identifiers, proper names; casefolded), ``mentions`` (those plus acronyms and,
+    in Chinese text, any Latin word: enough to tell two sources speak of one thing, too loose to say which
+    value was replaced: ``SET``, ``PR``, ``client``) and quantities (unit, number)."""
 
     names: frozenset[str]
     quantities: frozenset[tuple[str, str]]
+    mentions: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Statement:
+    """What a card says, as a whole (for contradictions) and sentence by sentence (for replacements)."""
+
+    whole: Said
+    sentences: tuple[Said, ...]
 
 
 def plain(title: str, content: str) -> str:
@@ -64,43 +80,63 @@ def plain(title: str, content: str) -> str:
 
 
 def said(text: str) -> Said:
-    names = {name.casefold() for name in [*identifiers(text), *named_things(text), *ACRONYM.findall(text)]}
+    names = {name.casefold() for name in [*identifiers(text), *named_things(text)]}
+    mentions = {name.casefold() for name in ACRONYM.findall(text)}
     if CJK.search(text):
         names.update(chinese_names(text))
-        names.update(word.casefold() for word in LATIN_WORD.findall(text))
-    return Said(frozenset(name for name in names if len(name) > 1 and not CALENDAR.fullmatch(name)),
-                frozenset(_quantities(text)))
+        mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
+    names = {name for name in names if len(name) > 1 and not CALENDAR.fullmatch(name)}
+    return Said(frozenset(names), frozenset(_quantities(text)),
+                frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}))
+
+
+def statement(text: str) -> Statement:
+    return Statement(said(text), tuple(said(sentence) for sentence in sentences(text)))
 
 
 def sentences(text: str) -> list[str]:
     return [piece.strip() for piece in SENTENCE_END.split(text) if piece and piece.strip()]
 
 
-def replacement(sentence: str, earlier: Said, close: bool) -> tuple[int, str | None]:
+def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, str | None]:
     """How strongly ``sentence`` says it replaces a value ``earlier`` stated (0: not at all), and what shows it.
 
-    - another number in a unit ``earlier`` used, after any change cue: 1, or 2 when the sentence also gives the
-      earlier number ("3:15 instead of 3:20", "从 1000 IU 改成 2000 IU"); a clock time alone is too common in
-      plans to count without a name both say;
-    - a name both say, after a replacing cue ("moving her from Elmwood"): 1;
+    - another number in the unit a sentence of ``earlier`` gave, which also mentions something ``sentence``
+      mentions, after any change cue: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s to
+      300 s");
+    - a name ``earlier`` says, next to a replacing cue ("moving her from Elmwood", "Marco moved to"): 1;
     - a name both say after a bare "now", only when the two cards are ``close`` in meaning: 1.
     """
     strong, weak = REPLACES.search(sentence), NOW.search(sentence)
     if not (strong or weak):
         return 0, None
     mine = said(sentence)
-    shared = sorted(mine.names & earlier.names)
-    earlier_units = {unit for unit, _ in earlier.quantities}
-    changed = sorted((unit, number) for unit, number in mine.quantities
-                     if unit in earlier_units and (unit, number) not in earlier.quantities
-                     and (unit != "clock" or shared))
-    if changed:
-        unit, number = changed[0]
-        repeated = any(quantity in earlier.quantities for quantity in mine.quantities if quantity[0] == unit)
-        return 1 + repeated, f"{number} {unit}" if unit != "clock" else number
-    if shared and (strong or close):
-        return 1, shared[0]
-    return 0, None
+    for other in earlier.sentences:
+        if not mine.mentions & other.mentions:
+            continue
+        units = {unit for unit, _ in other.quantities}
+        changed = sorted((unit, number) for unit, number in mine.quantities
+                         if unit in units and (unit, number) not in other.quantities)
+        if changed:
+            unit, number = changed[0]
+            repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
+            return 1 + repeated, f"{number} {unit}" if unit != "clock" else number
+    near = {name for name in mine.names & earlier.whole.names if strong and _near(sentence, name, strong)}
+    if near:
+        return 1, sorted(near)[0]
+    shared = sorted(mine.names & earlier.whole.names)
+    return (1, shared[0]) if shared and close and weak else (0, None)
+
+
+def _near(sentence: str, name: str, cue: re.Match) -> bool:
+    """Whether ``name`` is said within :data:`NEAR` characters of the replacing cue."""
+    folded = sentence.casefold()
+    at = folded.find(name)
+    while at >= 0:
+        if at < cue.end() + NEAR and at + len(name) > cue.start() - NEAR:
+            return True
+        at = folded.find(name, at + 1)
+    return False
 
 
 def conflict_anchor(sentence: str, earlier: Said) -> str | None:
@@ -109,7 +145,7 @@ def conflict_anchor(sentence: str, earlier: Said) -> str | None:
     if not CONFLICT.search(sentence):
         return None
     mine = said(sentence)
-    shared = sorted(mine.names & earlier.names)
+    shared = sorted(mine.mentions & earlier.mentions)
     if shared:
         return shared[0]
     units = {unit for unit, _ in earlier.quantities}

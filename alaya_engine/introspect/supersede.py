@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
-from .change_text import Said, conflict_anchor, plain, replacement, said, sentences
+from .change_text import Statement, conflict_anchor, plain, replacement, sentences, statement
 
 if TYPE_CHECKING:
     from ..graph.store import GraphStore
@@ -62,8 +62,10 @@ class Replacement:
 
 
 def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "SuggestionStore", journal: "Journal",
-              since: int, now: int, dry_run: bool, step: Callable[[], AbstractContextManager]) -> SupersedeReport:
-    """Compares outside the step lock, as consolidate does; reads and writes under it."""
+              since: int, now: int, duplicate_at: float, dry_run: bool,
+              step: Callable[[], AbstractContextManager]) -> SupersedeReport:
+    """Compares outside the step lock, as consolidate does; reads and writes under it. Pairs at or above
+    ``duplicate_at`` are the same knowledge said twice (consolidate's merge candidates), not an update."""
     import numpy as np
 
     report = SupersedeReport(dry_run=dry_run)
@@ -84,7 +86,8 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
         block = rows[start:start + BLOCK]
         scores = matrix[block] @ matrix.T
         for position, row in enumerate(block):
-            earlier = (scores[position] >= SUPERSEDE_FLOOR) & (times >= 0) & (times < times[row])
+            earlier = ((scores[position] >= SUPERSEDE_FLOOR) & (scores[position] < duplicate_at) & (times >= 0)
+                       & (times < times[row]))
             found = [(float(scores[position, column]), ids[column]) for column in np.nonzero(earlier)[0]
                      if sessions[column] != sessions[row]]
             if found:
@@ -115,11 +118,11 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                                                                                       list[Replacement]]:
     """Per new card, the earlier cards it replaces (the closest :data:`MAX_REPLACED`: one piece of knowledge is
     often on more than one card), else the closest it disagrees with."""
-    known: dict[str, Said] = {}
+    known: dict[str, Statement] = {}
 
-    def said_by(card_id: str) -> Said:
+    def said_by(card_id: str) -> Statement:
         if card_id not in known:
-            known[card_id] = said(plain(cards[card_id]["title"], cards[card_id]["content"]))
+            known[card_id] = statement(plain(cards[card_id]["title"], cards[card_id]["content"]))
         return known[card_id]
 
     replacements, contradictions = [], []
@@ -138,14 +141,14 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                 replaced.append(Replacement(new, old, similarity, anchor, sentence))
             elif conflict is None:
                 conflict = next((Replacement(new, old, similarity, anchor, line) for line in own
-                                 if (anchor := conflict_anchor(line, said_by(old)))), None)
+                                 if (anchor := conflict_anchor(line, said_by(old).whole))), None)
         replacements.extend(replaced[:MAX_REPLACED])
         if not replaced and conflict is not None:
             contradictions.append(conflict)
     return replacements, contradictions
 
 
-def _replaced(own: list[str], facts: dict, old: dict, earlier: Said, similarity: float) -> tuple[int, str, str]:
+def _replaced(own: list[str], facts: dict, old: dict, earlier: Statement, similarity: float) -> tuple[int, str, str]:
     """How plainly the new card's facts or sentences replace ``old`` (0: not), what shows it, and where."""
     for fact in facts_from_graph(old["facts"]):
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
