@@ -36,13 +36,14 @@ class Memory:
                relations: list[str] | None = None, depth: int | None = None, from_nodes: list[str] | None = None,
                top_k: int | None = None, types: list[str] | None = None, max_results: int | None = None,
                include_sessions: bool | None = None, include_memex: bool | None = None,
-               scope: list[str] | None = None) -> RecallResult:
+               scope: list[str] | None = None, as_of: str | None = None) -> RecallResult:
         """Recall by navigation, as ``alaya recall --json`` (options left out take the store's defaults); ``scope``
-        keeps to the sessions its rules match (``["agent=main", "project=infra"]``)."""
+        keeps to the sessions its rules match (``["agent=main", "project=infra"]``); ``as_of`` (an ISO date or
+        date-time) answers as the memory stood then."""
         request = {key: value for key, value in {
             "text": text, "concepts": concepts, "relations": relations, "depth": depth, "from_nodes": from_nodes,
             "top_k": top_k, "types": types, "max_results": max_results, "include_sessions": include_sessions,
-            "include_memex": include_memex, "scope": scope}.items() if value is not None}
+            "include_memex": include_memex, "scope": scope, "as_of": as_of}.items() if value is not None}
         return self._recall(request)
 
     def follow(self, result: RecallResult) -> RecallResult | None:

@@ -88,12 +88,12 @@ def introspect(
     ctx: typer.Context,
     step: Annotated[Optional[list[str]], typer.Option("--step", metavar="STEP",
                                                       help="Run only this step (repeatable): distill, consolidate, "
-                                                           "cooldown, forget.")] = None,
+                                                           "supersede, cooldown, forget.")] = None,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would change; write nothing.")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Look after the memory: distill new sessions, consolidate (suggest merges and links), recompute
-    temperatures and tiers, forget long-cold cards."""
+    """Look after the memory: distill new sessions, consolidate (suggest merges and links), link what later cards
+    replaced, recompute temperatures and tiers, forget long-cold cards."""
     show(call(ctx, "introspect", {"steps": step or [], "dry_run": dry_run}, "Introspecting", as_json),
           as_json, "print_introspect")
 

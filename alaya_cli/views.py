@@ -154,6 +154,11 @@ def print_introspect(console: "Console", report: dict) -> None:
                               f"(merged); {llm['rejected']} were different, {llm['unusable']} unusable answers"
                               + (f"; stopped: {escape(llm['error'])}" if llm["error"] else ""))
             console.print(f"   {plural(result['pending'], 'suggestion')} pending: alaya review list")
+        elif name == "supersede":
+            verb = "would be linked" if dry_run else "linked SUPERSEDES"
+            console.print(f"   {plural(result['examined'], 'new card')} compared with earlier ones: "
+                          f"{plural(result['superseded'], 'replaced card')} {verb}, "
+                          f"{plural(result['contradictions'], 'contradiction')} proposed")
         elif name == "cooldown":
             tiers = result["by_tier"]
             console.print(f"   {'Would fold' if dry_run else 'Folded'} {plural(result['accesses_folded'], 'recall')} "

@@ -105,6 +105,11 @@ def recall_request_schema() -> dict:
         "scope": _strings("Only cards and raw turns of sessions these rules match: agent=NAME, channel=NAME or "
                           "project=NAME (shell patterns; any rule may match), or shared (sessions shared with other "
                           "machines, and those pulled from them), e.g. [\"agent=main\", \"shared\"]."),
+        "as_of": {"type": "string", "minLength": 1,
+                  "description": "Answer as the memory stood then: an ISO date (its end, UTC) or date-time, e.g. "
+                                 "2026-02-01. Nothing said later is returned, and knowledge replaced later counts as "
+                                 "current. Left out: now (a replaced card or window then carries superseded_by and "
+                                 "ranks right after what replaced it)."},
     })
 
 
@@ -198,7 +203,8 @@ TOOLS: tuple[ToolSpec, ...] = (
         description=(
             "Record a relation you have established between two cards, e.g. that one DEPENDS_ON the other. Use a "
             f"core relation ({CORE_NAMES}) or a custom UPPER_SNAKE_CASE name, and say why in `reason`. SIMILAR_TO "
-            "and CONTRADICTS are stored in both directions. A name the store does not know yet is refused with the "
+            "and CONTRADICTS are stored in both directions, SUPERSEDES with SUPERSEDED_BY back. A name the store does "
+            "not know yet is refused with the "
             "nearest known one (usually a typo); set new_relation=true to create it."
         ),
         input_schema=_object({

@@ -16,6 +16,7 @@ from alaya_engine.server.backend import Backend
 STEP_PURPOSES = {
     "distill": "distill the sessions not distilled yet",
     "consolidate": "propose card merges, SIMILAR_TO links and relation clean-ups",
+    "supersede": "link what later cards replaced; propose contradictions",
     "cooldown": "recompute temperatures and tiers; COLD cards lose their vector",
     "forget": "delete long-cold, unused cards (alaya restore brings one back)",
 }
@@ -52,6 +53,8 @@ def step_summary(step: str, report: dict) -> str:
         return f"distill: {report['sessions_distilled']} sessions → {report['cards_created']} cards"
     if step == "consolidate":
         return f"consolidate: {sum(report['new'].values())} new suggestions, {report['pending']} pending"
+    if step == "supersede":
+        return f"supersede: {report['superseded']} replaced, {report['contradictions']} contradictions"
     if step == "cooldown":
         tiers = report["by_tier"]
         return f"cooldown: HOT {tiers['HOT']:,} · WARM {tiers['WARM']:,} · COLD {tiers['COLD']:,}"

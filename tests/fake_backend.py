@@ -120,8 +120,8 @@ def filter_key(params: dict) -> str:
 def record_documents(home: Path, query: str) -> dict[str, Any]:
     """Ask the store at ``home`` what :func:`demo_backend` answers with, through the public API (the last
     request, ``introspect``, changes the store: record from a copy)."""
+    from alaya_engine.introspect.suggestions import CARD_KINDS
     from alaya_engine.server.backend import LocalBackend
-    from alaya_tui.widgets.suggestion_table import CARD_KINDS
 
     backend = LocalBackend(home)
     result = backend.call("recall", {"request": {"text": query}})

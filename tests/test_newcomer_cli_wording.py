@@ -95,19 +95,20 @@ def test_counts_of_one_are_singular(cli, tmp_path):
     assert "Distillation complete: 1 session, created 1 card and 0 links" in result.stdout
     second = write_problem_session(tmp_path, "second-session", 0, 1764547300000)
     other = cli("ingest", str(second), "--distill", "--json").json()["distill"]["sessions"][0]["cards"][0]
-    assert cli("link", card["id"], other["id"], "--rel", "SUPERSEDES", "--new-relation").exit_code == 0
+    assert cli("link", card["id"], other["id"], "--rel", "FIXED_BY", "--new-relation").exit_code == 0
     schema = cli("schema", "--relations").stdout
-    assert re.search(r"SUPERSEDES\s+1 use\n", schema) and re.search(r"CAUSES\s+0 uses\n", schema)
+    assert re.search(r"FIXED_BY\s+1 use\n", schema) and re.search(r"CAUSES\s+0 uses\n", schema)
 
 
 def test_every_introspect_step_is_listed_and_runs_alone(cli):
     help_text = " ".join(CliRunner().invoke(app, ["introspect", "--help"]).stdout.split())
-    steps = ("distill", "consolidate", "cooldown", "forget")
-    assert "distill, consolidate, cooldown, forget" in help_text
+    steps = ("distill", "consolidate", "supersede", "cooldown", "forget")
+    assert "distill, consolidate, supersede, cooldown, forget" in help_text
     docs = "".join((ROOT / "docs" / name).read_text(encoding="utf-8") for name in ("cli.md", "introspect.md"))
-    assert "distill\\|consolidate\\|cooldown\\|forget" in docs and "distill|consolidate|cooldown|forget" in docs
+    assert "distill\\|consolidate\\|supersede\\|cooldown\\|forget" in docs
+    assert "distill|consolidate|supersede|cooldown|forget" in docs
     for step in steps:
         result = cli("introspect", "--step", step, "--dry-run")
         assert result.exit_code == 0 and f"[1/1] {step.capitalize()}" in result.stdout, (step, result.stderr)
     wrong = cli("introspect", "--step", "cleanup")
-    assert wrong.exit_code == 2 and "distill, consolidate, cooldown, forget" in wrong.stderr
+    assert wrong.exit_code == 2 and "distill, consolidate, supersede, cooldown, forget" in wrong.stderr

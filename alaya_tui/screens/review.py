@@ -16,21 +16,23 @@ from textual.widgets import Button, DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from alaya_engine.foundations.errors import AlayaError
+from alaya_engine.introspect.suggestions import CARD_KINDS
 from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report, describe
 from ..introspect_job import IntrospectRun, run_introspect, run_summary
 from ..widgets.introspect_progress import IntrospectProgress
 from ..widgets.suggestion_evidence import SuggestionEvidence, effect
-from ..widgets.suggestion_table import CARD_KINDS, KIND_LABELS, SuggestionTable, order
+from ..widgets.suggestion_table import KIND_LABELS, SuggestionTable, order
 from .card import CardScreen
 from .dialogs import ConfirmDialog, IntrospectDialog
 
 REVIEW_HELP = """\
 # Review
 
-Introspect's **consolidate** step proposes; you decide. The list holds the pending suggestions, by kind:
-card merges, `SIMILAR_TO` links, relation merges, promotions and splits. The pane below shows the selected one's
+Introspect's **consolidate** and **supersede** steps propose; you decide. The list holds the pending suggestions,
+by kind: card merges, `SIMILAR_TO` links, contradictions (two sources that disagree), relation merges, promotions
+and splits. The pane below shows the selected one's
 evidence — both cards side by side with their similarity, or both relations with their uses — and what approving
 it does. Every decision is one `alaya review approve|reject ID`; a rejected suggestion is never proposed again.
 

@@ -46,6 +46,17 @@ def _constant(value: Callable[[dict], str]) -> Callable[[list[dict]], bool]:
     return lambda nodes: len(nodes) > 1 and len({value(node) for node in nodes}) == 1
 
 
+STALE_MARK = "↻ "
+"""Before the title of a unit a later card replaced (``superseded_by``): it is shown dimmed, after its replacement."""
+
+
+def _title(node: dict, width: int, muted) -> Text:
+    """The title cell; a replaced unit's is dimmed and marked, so the current one reads first."""
+    if node.get("superseded_by"):
+        return Text(STALE_MARK + shorten(node["title"], width - len(STALE_MARK)), style=muted)
+    return Text(shorten(node["title"], width))
+
+
 def _matched(node: dict) -> str:
     return node["matched_rel"] or FOUND_BY_SEARCH
 
@@ -123,7 +134,7 @@ class ResultsTable(DataTable):
                         for column in self.columns_shown]
             self.add_row(
                 Text(str(rank), justify="right"),
-                Text(shorten(node["title"], title_width)),
+                _title(node, title_width, muted),
                 Text(f"{number(node['h_distance'])} {h_bar(node['h_distance'], bar_width)}", style=tone),
                 *optional,
                 key=node["card_id"],

@@ -45,6 +45,9 @@ def effect(suggestion: dict) -> str:
                 "marked word by word below.")
     if kind == "similar_to":
         return "Approve: a SIMILAR_TO edge between the two cards, both ways."
+    if kind == "contradicts":
+        return ("The two sources disagree and neither replaced the other: approve records CONTRADICTS between them, "
+                "both ways; both stay current. Left: said later.")
     if kind == "merge_relations":
         return f"Approve: every {subjects[1]} edge is renamed {subjects[0]}."
     if kind == "promote_relation":

@@ -12,12 +12,11 @@ from ..formatting import shorten
 KIND_LABELS = {
     "merge_cards": "merge cards",
     "similar_to": "SIMILAR_TO",
+    "contradicts": "CONTRADICTS",
     "merge_relations": "merge relations",
     "promote_relation": "promote relation",
     "split_relation": "split relation",
 }
-CARD_KINDS = ("merge_cards", "similar_to")
-"""Kinds whose subjects are card ids (the others name relations)."""
 MIN_SUBJECTS_WIDTH = 30
 
 

@@ -26,7 +26,7 @@ export function jsonResult(payload: unknown): ToolResult {
 
 const DEFAULT_SEARCH_RESULTS = 8;
 const DEFAULT_SESSION_TURNS = 20;
-const CORE_RELATIONS = "CAUSES, CAUSED_BY, DEPENDS_ON, SIMILAR_TO, CONTRADICTS, TEMPORAL_NEXT";
+const CORE_RELATIONS = "CAUSES, CAUSED_BY, DEPENDS_ON, SIMILAR_TO, CONTRADICTS, SUPERSEDES, SUPERSEDED_BY, TEMPORAL_NEXT";
 
 const strings = (description: string) => ({ type: "array", items: { type: "string", minLength: 1 }, description });
 
@@ -54,6 +54,9 @@ export const RECALL_REQUEST_SCHEMA = {
     scope: strings('Only cards and raw turns of sessions these rules match: agent=NAME, channel=NAME or project=NAME ' +
       '(shell patterns; any rule may match), or shared (sessions shared with other machines and pulled from them), ' +
       'e.g. ["agent=main", "shared"].'),
+    as_of: { type: "string", minLength: 1, description: "Answer as the memory stood then: an ISO date (its end, UTC) or " +
+      "date-time, e.g. 2026-02-01. Left out: now (a replaced card or window then carries superseded_by and ranks right " +
+      "after what replaced it)." },
   },
 };
 
