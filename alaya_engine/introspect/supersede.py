@@ -20,6 +20,7 @@ from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
 from .change_text import Statement, conflict_anchor, plain, replacement, sentences, statement
+from .consolidate import EXACT_LIMIT, _groups, session_codes
 
 if TYPE_CHECKING:
     from ..graph.store import GraphStore
@@ -36,7 +37,8 @@ CLOSE = 0.6
 MAX_REPLACED = 3
 CANDIDATES = 8
 """Earlier cards read per new card, closest first."""
-BLOCK = 1024
+BLOCK = 256
+"""New cards per matrix product: 256 rows against 100k cards is a 100 MB product."""
 
 
 @dataclass
@@ -80,18 +82,8 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
     if not rows:
         return report
     times = np.array([said_at.get(session_of.get(card_id, ""), -1) for card_id in ids], dtype=np.int64)
-    sessions = [session_of.get(card_id) for card_id in ids]
-    pairs: dict[str, list[tuple[float, str]]] = {}
-    for start in range(0, len(rows), BLOCK):
-        block = rows[start:start + BLOCK]
-        scores = matrix[block] @ matrix.T
-        for position, row in enumerate(block):
-            earlier = ((scores[position] >= SUPERSEDE_FLOOR) & (scores[position] < duplicate_at) & (times >= 0)
-                       & (times < times[row]))
-            found = [(float(scores[position, column]), ids[column]) for column in np.nonzero(earlier)[0]
-                     if sessions[column] != sessions[row]]
-            if found:
-                pairs[ids[row]] = sorted(found, reverse=True)[:CANDIDATES]
+    sessions = session_codes(ids, session_of)
+    pairs = _close_earlier(ids, matrix, rows, times, sessions, duplicate_at)
     del matrix
     with step():
         cards = graph.cards(sorted(set(pairs) | {old for found in pairs.values() for _, old in found}))
@@ -112,6 +104,34 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
             graph.merge_links(links)
     store.save()
     return report
+
+
+def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
+                   duplicate_at: float) -> dict[str, list[tuple[float, str]]]:
+    """Per new card (``rows``), the earlier cards of other sessions at cosine from :data:`SUPERSEDE_FLOOR` to
+    below ``duplicate_at``, closest first (at most :data:`CANDIDATES`). Beyond consolidate's exact limit the cards
+    are compared within consolidate's k-means groups, as its pairs are: all pairs of 100k cards would cost ~4·10¹²
+    multiply-adds on the first run."""
+    import numpy as np
+
+    groups = [np.arange(len(ids))] if len(ids) <= EXACT_LIMIT else _groups(matrix)
+    wanted = np.zeros(len(ids), dtype=bool)
+    wanted[rows] = True
+    pairs: dict[str, list[tuple[float, str]]] = {}
+    for members in groups:
+        new = members[wanted[members]]
+        for start in range(0, len(new), BLOCK):
+            block = new[start:start + BLOCK]
+            scores = matrix[block] @ matrix[members].T
+            for position, row in enumerate(block.tolist()):
+                close = ((scores[position] >= SUPERSEDE_FLOOR) & (scores[position] < duplicate_at)
+                         & (times[members] >= 0) & (times[members] < times[row])
+                         & (sessions[members] != sessions[row]))
+                found = sorted(((float(scores[position, column]), ids[members[column]])
+                                for column in np.nonzero(close)[0]), reverse=True)[:CANDIDATES]
+                if found:
+                    pairs[ids[row]] = found
+    return pairs
 
 
 def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) -> tuple[list[Replacement],
