@@ -253,5 +253,5 @@ def test_introspect_while_other_processes_recall(served):
         out, err = process.communicate(timeout=300)
         assert process.returncode == 0, err
         outputs.append(json.loads(out))
-    assert set(outputs[0]["steps"]) == {"distill", "consolidate", "cooldown", "forget"}
+    assert set(outputs[0]["steps"]) == {"distill", "consolidate", "supersede", "cooldown", "forget"}
     assert all("nodes" in output for output in outputs[1:])
