@@ -20,6 +20,7 @@ from alaya_engine.server.backend import Backend
 from ..errors import call_or_report
 from ..formatting import number, shorten
 from ..widgets.home_view import short_time
+from .unseen import lay_out_unseen
 
 TIMELINE_HELP = """\
 # Timeline
@@ -88,6 +89,8 @@ class TimelineCards(DataTable):
 
     def show(self, cards: list[tuple[dict, dict]]) -> None:
         self.shown = cards
+        if not self.size.width:
+            return  # a screen built ahead and not shown yet has no width: drawn by ``on_resize`` when it gets one
         self._drawn_width = self.size.width
         row = self.cursor_row
         self.clear(columns=True)
@@ -168,6 +171,7 @@ class TimelineScreen(Screen):
         self.query_one("#timeline-summary", Static).update(
             f"{total:,} sessions{newest} by {document['by']} · w by {other} · Enter opens a card")
         self.select_period(ALL)
+        lay_out_unseen(self)
 
     @property
     def period(self) -> str:
