@@ -82,15 +82,17 @@ class TimelineCards(DataTable):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.shown: list[tuple[dict, dict]] = []
         self._drawn_width = 0
+        self._waiting = False
 
     def on_resize(self) -> None:
-        if self.shown and self.size.width != self._drawn_width:
+        if self._waiting or (self.shown and self.size.width != self._drawn_width):
             self.show(self.shown)
 
     def show(self, cards: list[tuple[dict, dict]]) -> None:
         self.shown = cards
-        if not self.size.width:
-            return  # a screen built ahead and not shown yet has no width: drawn by ``on_resize`` when it gets one
+        self._waiting = not self.size.width
+        if self._waiting:
+            return  # not laid out yet (a screen built ahead, unseen): drawn by ``on_resize`` once it has a width
         self._drawn_width = self.size.width
         row = self.cursor_row
         self.clear(columns=True)
