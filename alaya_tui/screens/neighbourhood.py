@@ -123,6 +123,8 @@ class NeighbourhoodScreen(Screen):
         hidden = picture.left_out
         hops = "1 hop" if picture.hops_shown == 1 else "2 hops"
         more = f" · {hidden} more need a larger terminal" if hidden else ""
+        if picture.edges_left_out:
+            more += f" · {picture.edges_left_out} {'link' if picture.edges_left_out == 1 else 'links'} not drawn"
         self.show_message(f"{shown} cards, {hops}{more} · Enter moves the centre here")
 
     @on(NeighbourhoodView.Highlighted)
