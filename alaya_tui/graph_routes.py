@@ -27,7 +27,10 @@ MAX_EXPANSIONS = 4000
 """Cells one edge's search may look at, and :data:`PICTURE_EXPANSIONS` all of a picture's: the layout runs on the
 event loop at every resize, so an edge whose search runs out (or comes after the picture's ran out) is counted as
 not drawn rather than keeping the screen waiting."""
-PICTURE_EXPANSIONS = 24000
+PICTURE_EXPANSIONS = 15000
+MARGIN = 2
+"""Cells around the cards' rectangle a path may use: on a large terminal the picture sits in a small part of it,
+and searching the rest only costs time."""
 
 
 def route_other_edges(layout: Layout, document: dict) -> None:
@@ -42,8 +45,12 @@ def route_other_edges(layout: Layout, document: dict) -> None:
             drawn.add(pair)
             wanted.append(edge)
     budget = [PICTURE_EXPANSIONS]
+    area = (min(item.x for item in layout.placed) - MARGIN, min(item.y for item in layout.placed) - MARGIN,
+            max(item.x + item.width for item in layout.placed) + MARGIN,
+            max(item.y for item in layout.placed) + MARGIN) if wanted else (0, 0, 0, 0)
     for edge in wanted:
-        route = _route(layout, labels, placed[edge["source"]], placed[edge["target"]], budget) if budget[0] else None
+        source, target = placed[edge["source"]], placed[edge["target"]]
+        route = _route(layout, labels, source, target, area, budget) if budget[0] else None
         if route is None:
             layout.edges_left_out += 1
         else:
@@ -71,9 +78,11 @@ def _crossable(layout: Layout, x: int, y: int, moving: int) -> bool:
     return directions == (UP | DOWN if moving in (LEFT, RIGHT) else LEFT | RIGHT) and (x, y) not in layout.arrows
 
 
-def _route(layout: Layout, labels: set, source: Placed, target: Placed, budget: list[int]) -> tuple[list, int] | None:
+def _route(layout: Layout, labels: set, source: Placed, target: Placed, area: tuple[int, int, int, int],
+           budget: list[int]) -> tuple[list, int] | None:
     """The cheapest path from a port of ``source`` to a port of ``target`` (its last cell the arrow's), as
-    (x, y, direction moved in) per cell, and the direction from that last cell into the target's label; or None."""
+    (x, y, direction moved in) per cell, and the direction from that last cell into the target's label; or None.
+    It stays within ``area`` (left, top, right, bottom): the cards' own rectangle and a margin around it."""
     goals = {(x, y): toward for x, y, toward in _ports(layout, labels, target)}
     if not goals:
         return None
@@ -107,7 +116,7 @@ def _route(layout: Layout, labels: set, source: Placed, target: Placed, budget: 
             if direction == OPPOSITE[moving] or (crossing and direction != moving):
                 continue  # no going back, and no turning on another edge's line
             nx, ny = x + dx, y + dy
-            if (nx, ny) in avoid:
+            if (nx, ny) in avoid or not (area[0] <= nx <= area[2] and area[1] <= ny <= area[3]):
                 continue
             if _free(layout, labels, nx, ny):
                 step = 1
