@@ -418,15 +418,25 @@ def print_status(console: "Console", report: dict) -> None:
             console.print(f"    - {relation}: {count:,}")
     console.print(f"\n[bold]L1 Embedding DB[/] ({l1['embedding']['name']}, {l1['embedding']['dimension']} dims, "
                   f"{human_bytes(l1['bytes'])})")
-    console.print(f"  Card vectors: {l1['cards']:,}")
-    where = {"HOT": f"memory: {human_bytes(l1['resident_bytes']['HOT'])}",
-             "WARM": f"memory: {human_bytes(l1['resident_bytes']['WARM'])}", "COLD": "archived, no vector"}
-    for tier, count in l1["by_tier"].items():
-        console.print(f"    - {tier}: {count:,} ({where[tier]})")
+    console.print(f"  Card vectors: {l1['cards']:,} (HOT and WARM cards; COLD cards keep none)")
+    for tier in ("HOT", "WARM"):
+        memory = human_bytes(l1["resident_bytes"][tier])
+        console.print(f"    - {tier}: {l1['by_tier'].get(tier, 0):,} (memory: {memory})")
+    console.print(f"  COLD cards: {l1['by_tier'].get('COLD', 0):,} (archived, no vector)")
+    for line in window_lines(l1.get("windows")):
+        console.print(f"  {line}")
     console.print(f"  Relation embeddings: {l1['relations']:,}")
     console.print("\n[bold]Temperature Distribution[/]")
     for band in report["temperature"]:
         console.print(f"  {band['range']}: {share_bar(band['share'])} {band['share']:.0%} ({band['count']:,})")
+    rules = tier_rule_lines(report.get("tier_rules"))
+    if rules:
+        console.print("\n[bold]Tier Rules[/] (how introspect assigns tiers)")
+        for line in rules:
+            console.print(f"  {line}", markup=False)
+    console.print()
+    for line in upkeep_lines(report):
+        console.print(line, markup=False)
     sharing = report.get("sync") or {}
     if sharing.get("remotes"):
         console.print(f"\n[bold]Sharing[/] (this machine: {escape(sharing['machine'])})")
@@ -436,6 +446,44 @@ def print_status(console: "Console", report: dict) -> None:
                           f"{remote['sessions_ahead']:,} sessions stored since the last push, {behind} pushes of "
                           f"other machines fetched and not pulled; last push {when_or_never(remote['last_push'])}, "
                           f"last pull {when_or_never(remote['last_pull'])}")
+
+
+def window_lines(windows: dict | None) -> list[str]:
+    """The windows of raw turns recall searches: those with a vector, and those still waiting for one (nothing
+    for a store whose windows were never counted)."""
+    if windows is None:
+        return []
+    embedded = windows["windows"] - windows["pending"]
+    waiting = f" ({windows['pending']:,} waiting for their vector)" if windows["pending"] else ""
+    return [f"Window vectors: {embedded:,} (windows of raw turns){waiting}"]
+
+
+def tier_rule_lines(rules: dict | None) -> list[str]:
+    """The rules introspect assigns tiers by, with this store's settings: why a card can be HOT below the
+    threshold (new or recalled often) and WARM below the other one (not untouched long enough)."""
+    if not rules:
+        return []
+    return [f"HOT: temperature >= {rules['hot_threshold']}, or created within {rules['new_card_days']} days, or "
+            f"recalled more than {rules['frequent_accesses']} times (at most {rules['hot_limit']:,} cards)",
+            f"COLD: temperature below {rules['warm_threshold']} and untouched for {rules['cold_days']} days "
+            "(no vector kept)",
+            "WARM: every other card"]
+
+
+def upkeep_lines(report: dict) -> list[str]:
+    """What waits for a person (review) and when introspect last ran, with the command for each."""
+    lines = []
+    review = report.get("review")
+    if review is not None:
+        pending = review["pending"]
+        lines.append(f"Review: {plural(pending, 'suggestion')} pending"
+                     + (" (see them: alaya review list)" if pending else ""))
+    if "introspect" in report:
+        last = report["introspect"]
+        lines.append("Last introspect: never (run: alaya introspect)" if last is None else
+                     f"Last introspect: {last['at'][:16].replace('T', ' ')} UTC ({', '.join(last['steps'])}; "
+                     f"{last['elapsed_s']:g} s)")
+    return lines
 
 
 def print_verify(console: "Console", report: dict) -> None:

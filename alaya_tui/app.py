@@ -1,16 +1,18 @@
 """AlayaApp: takes a backend (the owner server or an in-process engine), so tests can hand it a prepared store.
 
 Five modes, each with its own screen stack: ``explore`` (the home screen; cards open on top of it), ``status``,
-``tiers``, ``review`` and ``timeline``. Every screen asks the backend only through ``backend.call`` in worker
-threads, so what a person sees is rendered from the same documents ``alaya … --json`` prints, and the app holds
-no store lock while it waits for a key: an agent's ``alaya recall`` or a cron ``introspect`` runs meanwhile.
+``tiers``, ``review`` and ``timeline``. Every mode's screen is built, unseen, right after the first one shows (one
+per turn of the event loop; see ``screens/unseen.py``), so a digit key only shows a screen that already exists.
+Every screen asks the backend only through ``backend.call`` in worker threads, so what a person sees is rendered
+from the same documents ``alaya … --json`` prints, and the app holds no store lock while it waits for a key: an
+agent's ``alaya recall`` or a cron ``introspect`` runs meanwhile.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from textual import work
+from textual import events, work
 from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
@@ -20,6 +22,7 @@ from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.server.backend import Backend, LocalBackend, open_backend
 
 from .errors import describe
+from .gc_pauses import IdleCollector
 from .palette import AlayaCommands, CardCommands
 from .screens.card import CardScreen
 from .screens.explore import ExploreScreen
@@ -29,11 +32,14 @@ from .screens.session import SessionScreen
 from .screens.status import StatusScreen
 from .screens.tiers import TiersScreen
 from .screens.timeline import TimelineScreen
+from .screens.unseen import build_unseen
 
 MODE_SCREENS: dict[str, type[Screen]] = {
     "explore": ExploreScreen, "status": StatusScreen, "tiers": TiersScreen, "review": ReviewScreen,
     "timeline": TimelineScreen,
 }
+COLLECT_EVERY = 0.5
+"""Seconds between two looks at whether a full garbage collection is due (``gc_pauses``)."""
 SWITCHING = "switching"
 """A blank mode shown for a moment while the screens are rebuilt for another store."""
 
@@ -82,6 +88,10 @@ class AlayaApp(App):
         self.store_changed_signal: Signal[str] = Signal(self, "store-changed")
         """Published (with what changed it: ``introspect``, ``review``) after the app changed the store."""
         self._previous_mode = "explore"
+        self.built_modes: set[str] = set()
+        """The modes whose screen exists (built ahead by :meth:`_build_next_mode`, or by a visit)."""
+        self.collector = IdleCollector()
+        """Full garbage collections while no key is pressed, once the screens are built (see ``gc_pauses``)."""
         self._add_modes()
 
     def _add_modes(self) -> None:
@@ -89,11 +99,38 @@ class AlayaApp(App):
             self.add_mode(mode, lambda screen=screen: screen(self.backend))
 
     async def on_mount(self) -> None:
+        self.set_interval(COLLECT_EVERY, self.collector.tick)
         await self.switch_mode("explore")
+        self.built_modes.add("explore")
         if self.start_query:
             self.screen.ask(self.start_query)
         if self.start_card:
             await self.open_card(self.start_card)
+        self.call_after_refresh(self._build_next_mode)
+
+    async def _build_next_mode(self) -> None:
+        """Build the next mode's screen without showing it, then give the event loop a turn (a key pressed
+        meanwhile waits for one screen at most) before the next. A built screen loads its figures in a worker as on
+        a visit; the screen in front is never touched, so keys typed meanwhile go where they always go."""
+        waiting = [mode for mode in MODE_SCREENS if mode not in self.built_modes]
+        if not waiting or not self.is_running or self.current_mode == SWITCHING:
+            return
+        if await build_unseen(self, waiting[0]):
+            self.built_modes.add(waiting[0])
+        else:
+            waiting = waiting[:1]  # this Textual cannot build a screen unseen: each is built at its first visit
+        if len(waiting) > 1:
+            self.call_after_refresh(self._build_next_mode)
+        else:
+            self.collector.start()
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, (events.Key, events.MouseDown)):
+            self.collector.saw_input()
+        await super().on_event(event)
+
+    def on_unmount(self) -> None:
+        self.collector.restore()
 
     # Screens ------------------------------------------------------------------------------------------------------
 
@@ -102,6 +139,7 @@ class AlayaApp(App):
         if mode != self.current_mode:
             self._previous_mode = self.current_mode
             await self.switch_mode(mode)
+            self.built_modes.add(mode)
         while len(self.screen_stack) > 1 and not isinstance(self.screen, MODE_SCREENS[mode]):
             self.pop_screen()
 
@@ -164,11 +202,15 @@ class AlayaApp(App):
         """Every screen rebuilt on ``backend``, starting from Explore."""
         self.backend = backend
         self.sub_title = str(backend.home)
+        self.collector.restore()  # the old store's screens become garbage: collectable again
         self.add_mode(SWITCHING, Screen)
         await self.switch_mode(SWITCHING)
         for mode in MODE_SCREENS:
             await self.remove_mode(mode)
+        self.built_modes.clear()
         self._add_modes()
         self._previous_mode = "explore"
         await self.switch_mode("explore")
+        self.built_modes.add("explore")
         await self.remove_mode(SWITCHING)
+        self.call_after_refresh(self._build_next_mode)

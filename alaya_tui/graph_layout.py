@@ -4,12 +4,18 @@ The focused card sits in the middle; its neighbours stand in a column on each si
 alternating right and left), and with room for a second hop each neighbour's own neighbours stand further out,
 in a block of rows of their own, so no two edges share a line. Edges are box-drawing lines through a vertical
 bus per column; each keeps its relation (for its colour) and its direction (an arrow at the card it points to).
-Nodes that do not fit are left out and counted: a small terminal shows fewer nodes, never overlapping ones.
+Nodes that do not fit are left out and counted: a small terminal shows fewer nodes, never overlapping ones. The
+other edges between the nodes placed (two neighbours linked to each other, say) are routed afterwards by
+:mod:`alaya_tui.graph_routes`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+from rich.cells import cell_len
+
+from .formatting import shorten
 
 NODE_MIN = 12
 """Cells of a node's label below which a column is not drawn."""
@@ -38,6 +44,10 @@ class Placed:
     relation: str = ""
     outgoing: bool = True
     """The edge that placed it leaves the card nearer the focus (its arrow points at this node)."""
+    parent: str = ""
+    """The card id of the node nearer the focus it was placed beside ("" for the focus): their edge is drawn."""
+    label_width: int = 0
+    """Cells the label shows (its mark and title), at most ``width``."""
 
 
 @dataclass
@@ -51,6 +61,10 @@ class Layout:
     """(x, y) → (arrow character, relation)."""
     left_out: int = 0
     hops_shown: int = 1
+    other_edges: list[dict] = field(default_factory=list)
+    """The document's edges between placed nodes drawn besides the columns' (see :mod:`alaya_tui.graph_routes`)."""
+    edges_left_out: int = 0
+    """Edges between placed nodes for which no free path was found."""
 
 
 def lay_out(document: dict, width: int, height: int) -> Layout:
@@ -73,6 +87,8 @@ def lay_out(document: dict, width: int, height: int) -> Layout:
     for side, links in zip((1, -1), sides):
         shown += _place_side(layout, by_id, side, links, children, centre, node_width)
     layout.left_out = len(document["nodes"]) - shown + document.get("left_out", 0)
+    for item in layout.placed:
+        item.label_width = min(item.width, 2 + cell_len(shorten(item.node["title"], item.width - 2)))
     return layout
 
 
@@ -122,14 +138,15 @@ def _place_side(layout: Layout, by_id: dict, side: int, links: list, children: d
     for (card_id, relation, outgoing), block in zip(kept, blocks):
         size = max(1, len(block))
         row = top + (size - 1) // 2
-        parent = Placed(by_id[card_id], inner_x, row, node_width, side, relation, outgoing)
+        parent = Placed(by_id[card_id], inner_x, row, node_width, side, relation, outgoing,
+                        layout.placed[0].node["card_id"])
         layout.placed.append(parent)
         rows.append(row)
         placed += 1
         child_rows = []
         for offset, (child, child_relation, child_outgoing) in enumerate(block):
             layout.placed.append(Placed(by_id[child], outer_x, top + offset, node_width, 2 * side,
-                                        child_relation, child_outgoing))
+                                        child_relation, child_outgoing, card_id))
             child_rows.append(top + offset)
             placed += 1
         if child_rows:

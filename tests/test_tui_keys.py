@@ -8,7 +8,7 @@ from textual.widgets import Input
 from tui_store import settle
 
 from alaya_engine.demo import FIRST_QUERY
-from alaya_tui.app import AlayaApp
+from alaya_tui.app import MODE_SCREENS, AlayaApp
 from alaya_tui.screens.card import CardScreen
 from alaya_tui.screens.explore import TYPING_PAUSE, ExploreScreen
 from alaya_tui.screens.help import HelpScreen
@@ -139,3 +139,20 @@ def test_the_trail_keeps_the_current_step_and_drops_the_oldest_first():
     assert crumb_texts(labels, 1, 300) == (list(range(6)), False, False)
     shown, before, after = crumb_texts(labels, 1, 60)
     assert shown[:2] == [0, 1] and after and not before  # after going back, the steps ahead give way first
+
+
+async def test_every_screen_is_built_ahead_unseen_and_keys_typed_meanwhile_reach_the_query_bar(tmp_path):
+    """The screens are built right after the first one shows, without showing them: a digit then only shows a
+    screen that exists, and text typed at once (while they are built) all reaches the query bar."""
+    app = AlayaApp(demo_backend(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", *FIRST_QUERY)
+        while not app.built_modes >= set(MODE_SCREENS):
+            assert isinstance(app.screen, ExploreScreen)  # never another screen in front meanwhile
+            await pilot.pause()
+        assert app.screen.query_one("#query", Input).value == FIRST_QUERY
+        built = {mode: app.get_screen_stack(mode)[0] for mode in MODE_SCREENS}
+        assert all(isinstance(screen, MODE_SCREENS[mode]) and screen.is_mounted for mode, screen in built.items())
+        await pilot.press("escape", "escape", "2")
+        await settle(app, pilot)
+        assert app.screen is built["status"]  # the screen built ahead, not a new one

@@ -7,6 +7,7 @@ the figure showed.
 
 from __future__ import annotations
 
+import difflib
 from typing import TYPE_CHECKING, Any
 
 from ..foundations.domain import CARD_TYPES, TIERS
@@ -33,9 +34,12 @@ def browse(store: StoreParts, params: dict) -> dict:
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
         raise AlayaError("bad_request", f"limit must be a whole number from 1 to {MAX_LIMIT}")
     (name, value), = chosen.items()
+    if name == "relation":
+        known = set(store.vectors().relation_names())
     with store.step() as graph:
         if name == "relation":
-            return {"filter": chosen, **_edges(graph, str(value), limit)}
+            _check_relation(graph, value, known | set(CORE_RELATIONS) | graph.promoted_relations())
+            return {"filter": chosen, **_edges(graph, value, limit)}
         where, parameters = _card_filter(name, value)
         total = graph.query(f"MATCH (c:Card) WHERE {where} RETURN count(c)", parameters)[0][0]
         rows = graph.query(f"MATCH (c:Card) WHERE {where} RETURN {_CARD_COLUMNS} "
@@ -46,21 +50,41 @@ def browse(store: StoreParts, params: dict) -> dict:
 
 
 def _card_filter(name: str, value: Any) -> tuple[str, dict]:
+    """The Cypher condition for one filter; an unknown tier, type or band is refused naming the known ones (it would
+    match no card, the same answer as an empty one)."""
     if name == "tier":
-        if value not in TIERS:
-            raise AlayaError("bad_request", f"tier must be one of {', '.join(TIERS)}")
+        _check_known("tier", value, TIERS)
         return "c.tier = $value", {"value": value}
     if name == "type":
-        if value not in CARD_TYPES:
-            raise AlayaError("bad_request", f"type must be one of {', '.join(CARD_TYPES)}")
+        _check_known("type", value, CARD_TYPES)
         return "c.type = $value", {"value": value}
     bands = {f"{low:.1f}-{high:.1f}": (low, high) for low, high in TEMPERATURE_BANDS}
-    if value not in bands:
-        raise AlayaError("bad_request", f"band must be one of {', '.join(bands)}")
+    _check_known("band", value, tuple(bands))
     low, high = bands[value]
     upper = "" if high >= TEMPERATURE_BANDS[0][1] else " AND c.temperature < $high"
     lower = "c.temperature >= $low" if low > 0 else "(c.temperature IS NULL OR c.temperature >= $low)"
     return lower + upper, {"low": low, **({"high": high} if upper else {})}
+
+
+def _check_known(name: str, value: Any, known: tuple[str, ...]) -> None:
+    if not isinstance(value, str) or value not in known:
+        shown = f"'{value}'" if isinstance(value, str) else "that value"
+        raise AlayaError(f"unknown_{name}", f"unknown {name} {shown}; {name} must be one of {', '.join(known)}")
+
+
+def _check_relation(graph: GraphStore, relation: Any, known: set[str]) -> None:
+    """A relation this store knows (core, promoted, custom with its name embedded, or custom with edges), else
+    ``unknown_relation`` with the nearest names: an unknown name would list no edges, the same answer as a relation
+    never used."""
+    if not isinstance(relation, str) or not relation:
+        raise AlayaError("bad_request", "relation must be a relation name, e.g. CAUSED_BY")
+    if relation in known:
+        return
+    if not graph.query(f"MATCH (:Card)-[r:{CUSTOM_TABLE}]->(:Card) WHERE r.type = $relation RETURN r.type LIMIT 1",
+                       {"relation": relation}):
+        close = difflib.get_close_matches(relation, sorted(known), n=3, cutoff=0.4)
+        hint = f"; did you mean {', '.join(close)}?" if close else "; list them with: alaya schema --relations"
+        raise AlayaError("unknown_relation", f"unknown relation '{relation}'{hint}")
 
 
 def _edges(graph: GraphStore, relation: str, limit: int) -> dict:

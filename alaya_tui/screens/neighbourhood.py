@@ -25,8 +25,10 @@ NEIGHBOURHOOD_HELP = """\
 # Neighbourhood
 
 The card in the middle, the cards linked to it on both sides (the hottest first) and, when the terminal is wide
-enough, the cards linked to those further out. Each edge is coloured by its relation (the legend under the
-picture) and its arrow points the way the edge goes. ● HOT, ◐ WARM, ○ COLD. Cards that do not fit are counted.
+enough, the cards linked to those further out. The edges among the cards shown are drawn too (two neighbours
+linked to each other, say), around the columns; a line crossing another does so at a right angle (`┼`). Each edge
+is coloured by its relation (the legend under the picture) and its arrow points the way the edge goes. ● HOT,
+◐ WARM, ○ COLD. Cards that do not fit are counted, and so are edges no free path was left for.
 
 ## Keys
 
@@ -123,6 +125,8 @@ class NeighbourhoodScreen(Screen):
         hidden = picture.left_out
         hops = "1 hop" if picture.hops_shown == 1 else "2 hops"
         more = f" · {hidden} more need a larger terminal" if hidden else ""
+        if picture.edges_left_out:
+            more += f" · {picture.edges_left_out} {'link' if picture.edges_left_out == 1 else 'links'} not drawn"
         self.show_message(f"{shown} cards, {hops}{more} · Enter moves the centre here")
 
     @on(NeighbourhoodView.Highlighted)

@@ -26,6 +26,7 @@ from ..widgets.suggestion_evidence import SuggestionEvidence, effect
 from ..widgets.suggestion_table import KIND_LABELS, SuggestionTable, order
 from .card import CardScreen
 from .dialogs import ConfirmDialog, IntrospectDialog
+from .unseen import lay_out_unseen
 
 REVIEW_HELP = """\
 # Review
@@ -146,6 +147,7 @@ class ReviewScreen(Screen):
                     if s["kind"] in CARD_KINDS and any(subject not in self.titles for subject in s["subjects"])]
         if untitled:
             self.load_titles(untitled)
+        lay_out_unseen(self)
 
     @work(thread=True, exclusive=True, group="review-titles", exit_on_error=False)
     def load_titles(self, missing: list[dict]) -> None:
@@ -173,6 +175,7 @@ class ReviewScreen(Screen):
     def _add_titles(self, found: dict[str, str]) -> None:
         self.titles.update(found)
         self.table.set_titles(self.titles)
+        lay_out_unseen(self)
 
     # The evidence -----------------------------------------------------------------------------------------------
 
@@ -216,6 +219,7 @@ class ReviewScreen(Screen):
         if any(self.titles.get(subject) != title for subject, title in known.items()):
             self._add_titles(known)
         await self.evidence.show(suggestion, cards, merged)
+        lay_out_unseen(self)
 
     # Decisions --------------------------------------------------------------------------------------------------
 

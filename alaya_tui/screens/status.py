@@ -18,6 +18,7 @@ from alaya_engine.server.backend import Backend, RemoteBackend
 
 from ..errors import call_or_report
 from ..widgets.layer_panel import LayerPanel
+from .unseen import lay_out_unseen
 
 
 def layer_rows(report: dict) -> dict[str, list[tuple[str, str]]]:
@@ -147,3 +148,4 @@ class StatusScreen(Screen):
         self.query_one("#status-model", Static).update("\n".join([model_line(report), *sharing_lines(report)]))
         self.query_one("#status-state", Static).update("\n".join(state_lines(report, server)))
         self.query_one("#status-error", Static).update("")
+        lay_out_unseen(self)

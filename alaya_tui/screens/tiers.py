@@ -24,6 +24,7 @@ from ..widgets.bar_chart import BarChart, BarRow
 from ..widgets.relation_usage import RelationUsage
 from ..widgets.row_cursor import RowCursor
 from .browse import BrowseScreen
+from .unseen import lay_out_unseen
 
 TIERS_HELP = """\
 # Tiers
@@ -140,6 +141,7 @@ class TiersScreen(Screen):
         self.query_one("#relations", RelationUsage).show(relations)
         self.query_one("#relations-scroll").border_title = f"Relations · {relations['total_edges']:,} edges"
         self.query_one("#tier-rules", Static).update(rules_text(report))
+        lay_out_unseen(self)
 
     @on(RowCursor.Chosen)
     def _chosen(self, event: RowCursor.Chosen) -> None:

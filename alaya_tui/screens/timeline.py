@@ -20,6 +20,7 @@ from alaya_engine.server.backend import Backend
 from ..errors import call_or_report
 from ..formatting import number, shorten
 from ..widgets.home_view import short_time
+from .unseen import lay_out_unseen
 
 TIMELINE_HELP = """\
 # Timeline
@@ -81,13 +82,17 @@ class TimelineCards(DataTable):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self.shown: list[tuple[dict, dict]] = []
         self._drawn_width = 0
+        self._waiting = False
 
     def on_resize(self) -> None:
-        if self.shown and self.size.width != self._drawn_width:
+        if self._waiting or (self.shown and self.size.width != self._drawn_width):
             self.show(self.shown)
 
     def show(self, cards: list[tuple[dict, dict]]) -> None:
         self.shown = cards
+        self._waiting = not self.size.width
+        if self._waiting:
+            return  # not laid out yet (a screen built ahead, unseen): drawn by ``on_resize`` once it has a width
         self._drawn_width = self.size.width
         row = self.cursor_row
         self.clear(columns=True)
@@ -168,6 +173,7 @@ class TimelineScreen(Screen):
         self.query_one("#timeline-summary", Static).update(
             f"{total:,} sessions{newest} by {document['by']} · w by {other} · Enter opens a card")
         self.select_period(ALL)
+        lay_out_unseen(self)
 
     @property
     def period(self) -> str:

@@ -16,6 +16,7 @@ from textual.widget import Widget
 
 from ..formatting import shorten
 from ..graph_layout import BOX, Layout, Placed, lay_out
+from ..graph_routes import route_other_edges
 
 RELATION_COLOURS = {"CAUSED_BY": "red", "CAUSES": "bright_red", "DEPENDS_ON": "blue", "SIMILAR_TO": "green",
                     "CONTRADICTS": "magenta", "TEMPORAL_NEXT": "yellow"}
@@ -67,6 +68,7 @@ class NeighbourhoodView(Widget, can_focus=True):
         if self.document is None or not self.size.width:
             return
         self.picture = lay_out(self.document, self.size.width, self.size.height)
+        route_other_edges(self.picture, self.document)
         self.cursor = min(self.cursor, max(0, len(self.picture.placed) - 1))
         self.refresh()
         self.post_message(self.Highlighted(self.selected))
