@@ -227,24 +227,20 @@ def sessions_stored(home: Path) -> int:
     return json.loads(status.out)["l3"]["sessions"]
 
 
-JOB = 120
-"""Sessions of the Ctrl-C test's job: a warm server ingested and distilled 30 in about a second, before the Ctrl-C."""
-
-
 def test_ctrl_c_of_a_forwarded_write_leaves_it_to_finish_in_the_server(served, tmp_path):
     before = sessions_stored(served)
     job = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "ingest",
-                            str(long_job(tmp_path / "job", JOB)), "--distill"], stdout=subprocess.PIPE,
+                            str(long_job(tmp_path / "job")), "--distill"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=server_env(), text=True)
-    # The server is at it: its first session of the job is in L3 (seen within 0.1 s; a poll with `alaya status`, a
-    # whole process, could take longer than the job).
+    # The server is at it: its first session of the job is in L3. (Asked with `alaya status` polls, a loaded machine
+    # saw the first answer only once the whole job was done, too late for a Ctrl-C.)
     assert wait_for(lambda: any(Layout(served).sessions.glob("*/session-job-*.json")), 60)
     job.send_signal(signal.SIGINT)
     _, err = job.communicate(timeout=30)
     assert job.returncode == 130 and err.startswith("interrupted: if the server had started this command, it "
                                                     "finishes it"), err
     assert "Traceback" not in err
-    assert wait_for(lambda: sessions_stored(served) == before + JOB, 120)
+    assert wait_for(lambda: sessions_stored(served) == before + 30, 120)
 
 
 def test_a_request_whose_client_gave_up_is_not_run_later(served, tmp_path):
