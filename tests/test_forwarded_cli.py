@@ -232,9 +232,7 @@ def test_ctrl_c_of_a_forwarded_write_leaves_it_to_finish_in_the_server(served, t
     job = subprocess.Popen([sys.executable, "-m", "alaya_cli", "--home", str(served), "ingest",
                             str(long_job(tmp_path / "job")), "--distill"], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, env=server_env(), text=True)
-    # The server is at it: its first session of the job is in L3. (Asked with `alaya status` polls, a loaded machine
-    # saw the first answer only once the whole job was done, too late for a Ctrl-C.)
-    assert wait_for(lambda: any(Layout(served).sessions.glob("*/session-job-*.json")), 60)
+    assert wait_for(lambda: sessions_stored(served) > before, 60)  # the server is at it
     job.send_signal(signal.SIGINT)
     _, err = job.communicate(timeout=30)
     assert job.returncode == 130 and err.startswith("interrupted: if the server had started this command, it "
