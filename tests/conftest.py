@@ -26,6 +26,15 @@ from alaya_engine.engine import Engine
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
+if os.environ.pop("PYTHONDONTWRITEBYTECODE", None):
+    # Where the environment asks Python not to cache bytecode, every test process and each of the many commands
+    # and servers the tests start would compile the project's modules (and pytest re-rewrite the test modules)
+    # from source, again and again. An installed Alaya has its bytecode; the tests run with theirs cached too.
+    # Set here, before the xdist workers start: they and every child inherit it.
+    import sys
+
+    sys.dont_write_bytecode = False
+
 
 @pytest.fixture(autouse=True, scope="session")
 def in_process_by_default():
