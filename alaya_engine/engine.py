@@ -220,8 +220,13 @@ class Engine:
 
     def _open_graph(self) -> GraphStore:
         """The graph, with the columns an older Alaya did not have added (see ``add_missing_columns``)."""
+        from .entities.read import read_card
+
         graph = GraphStore(self.layout.graph_db, self.manifest["graph_engine"], self.config["graph"]["buffer_pool_mb"])
+        graph.read_entities_with(read_card)
         try:
+            if graph.add_missing_tables():
+                self._read_entities_of_every_card(graph)
             for column in graph.add_missing_columns():
                 log.info("added the column %s to the graph of %s", column, self.layout.home)
                 if column == "Session.share":
@@ -236,6 +241,15 @@ class Engine:
             graph.close()
             raise
         return graph
+
+    def _read_entities_of_every_card(self, graph: GraphStore) -> None:
+        """An older store just got the ``Entity`` table: its cards' entities, read from their text, as distill would
+        have written them (a thousand cards a transaction)."""
+        cards = graph.all_cards()
+        for start in range(0, len(cards), 1000):
+            with graph.transaction():
+                graph.write_entities(cards[start:start + 1000])
+        log.info("read the entities of %d cards of %s", len(cards), self.layout.home)
 
     def keep_resident(self, wait_seconds: float = 0.0) -> bool:
         """Keep a snapshot of the graph in memory, fresh after every write, and the windows' rows beside their
