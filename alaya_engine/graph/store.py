@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from ..foundations.domain import CARD_TYPES, Card, Fact, Link, Session
-from ..foundations.entities import entity_id, entity_key
+from ..foundations.entities import ENTITY_KINDS, entity_id, entity_key
 from ..foundations.errors import RUNTIME, AlayaError
 from ..foundations.relations import (
     CARD_TO_SESSION,
@@ -618,6 +618,14 @@ class GraphStore:
 
     def entity_count(self) -> int:
         return self.query("MATCH (e:Entity) RETURN count(e)")[0][0]
+
+    def entity_counts(self) -> dict[str, Any]:
+        """Entities per kind (every kind listed) and ``MENTIONS`` edges: what ``alaya schema`` shows."""
+        by_kind = dict.fromkeys(ENTITY_KINDS, 0)
+        for kind, count in self.query("MATCH (e:Entity) RETURN e.kind, count(*)"):
+            by_kind[kind if kind in by_kind else "other"] += count
+        mentions = self.query(f"MATCH (:Card)-[m:{MENTIONS_TABLE}]->(:Entity) RETURN count(m)")[0][0]
+        return {"by_kind": by_kind, "mentions": mentions}
 
     def card_types(self, card_ids: list[str]) -> dict[str, str]:
         """The type of each card with one of these ids (unknown ids absent): what recall filters on before it
