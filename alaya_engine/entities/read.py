@@ -25,10 +25,16 @@ from .kinds import CHINESE_KINDS, KNOWN_SERVICES, PATH, PERSON_AFTER, REPOSITORY
 CAPITALISED_RUN = re.compile(r"(?<![\w.'’-])[A-Z][a-z'’]+(?:[ ][A-Z][a-z'’]+){0,2}(?![\w'’-])")
 SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*>]|\d+[.)])?\s*|\*\*\s*|[（(“\"]\s*)$")
 CAPS_WORD = re.compile(r"[A-Z]+")
+INSTALLED = re.compile(r"\b(?:pip3?|uv pip|poetry|npm|pnpm|yarn|cargo|gem|go get|brew) (?:install|add)\s+"
+                       r"(?:-\S+\s+)*([A-Za-z@][\w.@/-]*\w)")
+"""A package being installed: ``pip install requests``, ``npm install @scope/pkg``."""
 GIT_HOST = re.compile(r"^(?:https?://)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)/", re.IGNORECASE)
 WORD = re.compile(r"(?<![\w./-])[A-Za-z]\w*(?![\w/-]|\.\w)")
 NOT_NAMES = frozenset({"a.k.a", "e.g", "i.e", "etc", "vs", "n/a"})
 ROLE_NAMES = frozenset({"user", "assistant", "ai", "用户", "助手"})
+START_VERBS = frozenset("ask tell call check see use run add make send ping email contact thank meet remind let "
+                        "please ensure note".split())
+"""Imperatives that open a sentence before a name ("Ask Xiao Wang before…"): not part of it."""
 CONTEXT = 40
 """Characters read on each side of a name to tell its kind."""
 
@@ -52,6 +58,8 @@ def read_text(text: str, speaker: str | None = None) -> Reading:
     for match in PATH.finditer(text):
         if re.search(r"[A-Za-z]", match.group(1)) and match.group(1).count("/") >= 1 and len(match.group(1)) > 2:
             add(match.group(1), "file")
+    for match in INSTALLED.finditer(text):
+        add(match.group(1), "library")
     for match in REPOSITORY.finditer(text):
         add(GIT_HOST.sub("", match.group(1) or match.group(2)), "repository")
     for name in identifiers(text):
@@ -94,7 +102,7 @@ def _capitalised(text: str) -> list[str]:
     for match in CAPITALISED_RUN.finditer(text):
         words = match.group().split(" ")
         at_start = bool(SENTENCE_START.search(text[:match.start()]))
-        while words and _common(words[0]):
+        while words and (_common(words[0]) or at_start and len(words) > 1 and words[0].casefold() in START_VERBS):
             words, at_start = words[1:], False
         while words and _common(words[-1]):
             words = words[:-1]
