@@ -20,7 +20,7 @@ from ..distill.offline.text.words import COMMON_VERBS, FILLER_WORDS, STOPWORDS
 from ..foundations.domain import Card
 from ..foundations.entities import Mention, Reading, entity_key, stronger_kind
 from .aliases import declared, domain_aliases
-from .kinds import CHINESE_KINDS, KNOWN_SERVICES, PATH, PERSON_AFTER, REPOSITORY, kind_of
+from .kinds import CHINESE_KINDS, KNOWN_SERVICES, PATH, PERSON_AFTER, REPOSITORY, is_host, kind_of
 
 CAPITALISED_RUN = re.compile(r"(?<![\w.'’-])[A-Z][a-z'’]+(?:[ ][A-Z][a-z'’]+){0,2}(?![\w'’-])")
 SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*(?:[-*>]|\d+[.)])?\s*|\*\*\s*|[（(“\"]\s*)$")
@@ -28,6 +28,12 @@ CAPS_WORD = re.compile(r"[A-Z]+")
 INSTALLED = re.compile(r"\b(?:pip3?|uv pip|poetry|npm|pnpm|yarn|cargo|gem|go get|brew) (?:install|add)\s+"
                        r"(?:-\S+\s+)*([A-Za-z@][\w.@/-]*\w)")
 """A package being installed: ``pip install requests``, ``npm install @scope/pkg``."""
+IMAGE = re.compile(r"(?<![\w/.:-])(?P<namespace>(?:[a-z0-9][\w.-]*/)+)?(?P<name>[a-z][\w.-]*[a-z0-9]):"
+                   r"(?P<tag>\w*\d[\w.-]*\w|\d)(?![\w:/-])")
+"""A container image and its tag: ``pybase:3.11``, ``fernwood/pybase:3.11`` (one image: the longer names the
+shorter)."""
+LATIN_WORD = re.compile(r"(?<![\w.-])[A-Za-z][\w-]*[A-Za-z0-9](?![\w.-])")
+"""In Chinese text a Latin word is nearly always a name: a product, a tool, a person's English name."""
 GIT_HOST = re.compile(r"^(?:https?://)?(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)/", re.IGNORECASE)
 WORD = re.compile(r"(?<![\w./-])[A-Za-z]\w*(?![\w/-]|\.\w)")
 NOT_NAMES = frozenset({"a.k.a", "e.g", "i.e", "etc", "vs", "n/a"})
@@ -74,11 +80,25 @@ def read_text(text: str, speaker: str | None = None) -> Reading:
         if match.group().casefold() in KNOWN_SERVICES and match.group() not in found:
             before, after = _around(text, match.group())
             add(match.group(), kind_of(match.group(), before, after))
+    aliases = []
+    for match in IMAGE.finditer(text):
+        if is_host(match["name"]):
+            continue  # host:port
+        short = f"{match['name']}:{match['tag']}"
+        add(short, "other")
+        if match["namespace"]:
+            add(match.group(), "other")
+            aliases.append((match.group(), short))
     if CJK.search(text):
         for name, tag in tagged_chinese_names(text):
             add(name, CHINESE_KINDS.get(tag, "other"))
+        for match in LATIN_WORD.finditer(text):
+            word = match.group()
+            if len(word) > 2 and word.casefold() not in STOPWORDS and not CAPS_WORD.fullmatch(word) \
+                    and word not in found:
+                before, after = _around(text, match.group())
+                add(match.group(), kind_of(match.group(), before, after))
     names = list(found)
-    aliases = []
     for alias, name, kind in declared(text, speaker, names):
         add(name, kind or found.get(name, "other"))
         add(alias, kind or found.get(name, "other"))
