@@ -264,3 +264,16 @@ def validate(document: dict) -> None:
     import jsonschema
 
     jsonschema.validate(document, json_schema("recall"))
+
+
+def test_an_alias_declared_in_the_same_transaction_folds_what_an_earlier_card_of_it_mentions(home):
+    """Entities of a transaction's cards are written when it commits, together: the fold must still apply."""
+    engine = Engine.open(home)
+    with engine.step() as graph:
+        with graph.transaction():
+            graph.upsert_card(card("card-t1", "Xiao Wang owns the deploy checklist", "Ask Xiao Wang first."))
+            graph.upsert_card(card("card-t2", "Introductions", "I'm Wang Feng, you can call me Xiao Wang."))
+        entities = graph.query("MATCH (e:Entity) RETURN e.id, e.name, e.aliases")
+        assert ["ent-wangfeng", "Wang Feng", ["Xiao Wang"]] in entities
+        assert graph.card_entities(["card-t1"])["card-t1"][0]["id"] == "ent-wangfeng"
+        assert all(row[0] != "ent-xiaowang" for row in entities)

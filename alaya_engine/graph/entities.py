@@ -172,21 +172,48 @@ class EntityWriter:
             found, folded = read_edges(card.id, self.reader(card), book)
             edges.extend(found)
             folds.extend(folded)
-        touched = set(before) | {edge.entity for edge in edges}
+        shrunk = set(before)  # entities that may have lost names: recomputed from all their edges
         for folded, into in folds:
             rows = self.graph.query("MATCH (c:Card)-[m:MENTIONS]->(:Entity {id: $id}) RETURN c.id, m.name, m.kind",
                                     {"id": folded})
             edges.extend(Edge(card_id, into, name, kind) for card_id, name, kind in rows)
             self.graph.query("MATCH (e:Entity {id: $id}) DETACH DELETE e", {"id": folded})
-            touched.discard(folded)
-            touched.add(into)
+            shrunk.discard(folded)
+            shrunk.add(into)
+        redirect: dict[str, str] = {}
+        for folded, into in folds:
+            redirect = {old: (into if new == folded else new) for old, new in redirect.items()}
+            redirect[folded] = into
+        edges = list({(e.card, redirect.get(e.entity, e.entity), e.name):
+                      Edge(e.card, redirect.get(e.entity, e.entity), e.name, e.kind) for e in edges}.values())
         if edges:
             self.graph.query("UNWIND $ids AS x MERGE (e:Entity {id: x})", {"ids": sorted({e.entity for e in edges})})
             self.graph.query("UNWIND $rows AS row MATCH (c:Card {id: row.card}) MATCH (e:Entity {id: row.entity}) "
                              "CREATE (c)-[:MENTIONS {name: row.name, kind: row.kind}]->(e)",
-                             {"rows": [edge.__dict__ for edge in
-                                       {(e.card, e.entity, e.name): e for e in edges}.values()]})
-        self.refresh(sorted(touched))
+                             {"rows": [edge.__dict__ for edge in edges]})
+        self.extend([edge for edge in edges if edge.entity not in shrunk])
+        self.refresh(sorted(shrunk))
+
+    def extend(self, edges: list[Edge]) -> None:
+        """Add the names and kinds of new ``edges`` to their entities: what :meth:`refresh` would make when edges
+        were only added (an entity's name and aliases are all its edges' names, its kind the strongest of theirs),
+        without reading every edge of an entity a thousand cards mention."""
+        if not edges:
+            return
+        added: dict[str, list[Edge]] = {}
+        for edge in edges:
+            added.setdefault(edge.entity, []).append(edge)
+        rows = self.graph.query("UNWIND $ids AS x MATCH (e:Entity {id: x}) RETURN e.id, e.name, e.kind, e.aliases",
+                                {"ids": sorted(added)})
+        book, updates = self.book(), []
+        for identifier, name, kind, aliases in rows:
+            names = [*([name] if name else []), *(aliases or []), *(edge.name for edge in added[identifier])]
+            kinds = [*([kind] if kind else []), *(edge.kind for edge in added[identifier])]
+            entity = summarise(identifier, names, kinds)
+            book.note(identifier, entity.aliases)
+            updates.append(entity.to_json())
+        self.graph.query("UNWIND $rows AS row MATCH (e:Entity {id: row.id}) "
+                         "SET e.name = row.name, e.kind = row.kind, e.aliases = row.aliases", {"rows": updates})
 
     def forget(self, card_ids: list[str]) -> list[str]:
         """Before these cards are deleted: the entities they mention (to :meth:`refresh` afterwards)."""

@@ -147,6 +147,10 @@ class GraphStore:
         self._promoted: frozenset[str] | None = None
         self._is_reader = False
         self._entities: EntityWriter | None = None
+        self._unread: dict[str, Card] = {}
+        """Cards written in the open transaction whose entities are written when it commits, all at once (a
+        distillation writes a few sessions' cards per transaction: one set of entity queries instead of one a card)."""
+        self._in_transaction = False
         self.generation = 0
         """Counts statements that may have written, each counted once it has finished: a reader that saw
         generation G before it started read everything those G statements wrote (see :mod:`.resident`)."""
@@ -262,6 +266,12 @@ class GraphStore:
         if self._entities is not None:
             self._entities.write(cards)
 
+    def _write_unread_entities(self) -> None:
+        """The entities of the cards this transaction wrote so far: before anything reads or deletes entities."""
+        if self._unread and self._entities is not None and not self._is_reader:
+            cards, self._unread = list(self._unread.values()), {}
+            self._entities.write(cards)
+
     def add_missing_columns(self) -> list[str]:
         """Give a store made by an older Alaya the columns added since (empty by default); returns them as
         ``Table.column``. Rebuilding is not needed: an older store's cards simply state no facts until re-distilled,
@@ -338,12 +348,16 @@ class GraphStore:
         """Statements that commit together, or not at all. Also faster: a statement outside a transaction pays a
         commit of its own (the 30 writes of a distilled session took 4× as long so)."""
         self.query("BEGIN TRANSACTION")
+        self._in_transaction = True
         try:
             yield
+            self._write_unread_entities()
         except BaseException:
+            self._in_transaction, self._unread = False, {}
             if not self.write_failed:  # a failed database takes no ROLLBACK either; the error says why
                 self.rollback()
             raise
+        self._in_transaction = False
         self.query("COMMIT")
 
     def rollback(self) -> None:
@@ -483,6 +497,7 @@ class GraphStore:
     def delete_cards(self, card_ids: list[str]) -> None:
         """Remove cards with all their edges (``UNWIND`` + keyed match: ``IN $ids`` would scan the table)."""
         if card_ids:
+            self._write_unread_entities()
             mentioned = self._entities.forget(card_ids) if self._entities is not None else []
             self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) DETACH DELETE c", {"ids": card_ids})
             if self._entities is not None:
@@ -501,7 +516,9 @@ class GraphStore:
              "facts": _facts_to_graph(card.facts)},
         )
         if self._entities is not None:
-            self._entities.write([card])
+            self._unread[card.id] = card
+            if not self._in_transaction:
+                self._write_unread_entities()
 
     def merge_link(self, link: Link) -> None:
         """Create or update one edge; the relation name picks the table (core, promoted or ``CUSTOM``)."""
@@ -587,6 +604,7 @@ class GraphStore:
         are absent. Ordered by name, so the same cards always list the same way."""
         if not card_ids:
             return {}
+        self._write_unread_entities()
         rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x})-[:MENTIONS]->(e:Entity) "
                           "RETURN DISTINCT c.id, e.id, e.name, e.kind, e.aliases", {"ids": card_ids})
         found: dict[str, list[dict[str, Any]]] = {}
@@ -598,6 +616,7 @@ class GraphStore:
     def find_entity(self, name: str) -> dict[str, Any] | None:
         """The entity ``name`` names: by id, by key (any case or spacing of one of its names) or by an alias a text
         declared; None when none does."""
+        self._write_unread_entities()
         key = entity_key(name)
         candidates = [name, entity_id(key)] if key else [name]
         rows = self.query("UNWIND $ids AS x MATCH (e:Entity {id: x}) RETURN e.id, e.name, e.kind, e.aliases",
@@ -613,6 +632,7 @@ class GraphStore:
 
     def entity_cards(self, identifier: str) -> list[str]:
         """The cards that mention an entity, by id."""
+        self._write_unread_entities()
         return [card_id for (card_id,) in self.query(
             "MATCH (c:Card)-[:MENTIONS]->(:Entity {id: $id}) RETURN DISTINCT c.id ORDER BY c.id", {"id": identifier})]
 
@@ -621,6 +641,7 @@ class GraphStore:
 
     def entity_counts(self) -> dict[str, Any]:
         """Entities per kind (every kind listed) and ``MENTIONS`` edges: what ``alaya schema`` shows."""
+        self._write_unread_entities()
         by_kind = dict.fromkeys(ENTITY_KINDS, 0)
         for kind, count in self.query("MATCH (e:Entity) RETURN e.kind, count(*)"):
             by_kind[kind if kind in by_kind else "other"] += count
