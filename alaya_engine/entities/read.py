@@ -90,7 +90,7 @@ def read_text(text: str, speaker: str | None = None) -> Reading:
             add(match.group(), "other")
             aliases.append((match.group(), short))
     if CJK.search(text):
-        for name, tag in tagged_chinese_names(text):
+        for name, tag in tagged_chinese_names(text, fast=True):
             add(name, CHINESE_KINDS.get(tag, "other"))
         for match in LATIN_WORD.finditer(text):
             word = match.group()
