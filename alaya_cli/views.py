@@ -377,6 +377,10 @@ def print_trace(console: "Console", report: dict) -> None:
         for fact in card["facts"]:
             console.print(f"- {escape(Fact.from_json(fact).describe())}")
         console.print()
+    if report.get("entities"):
+        console.print("=== Entities ===")
+        console.print(", ".join(f"{escape(entity['name'])} ({entity['kind']})" for entity in report["entities"]))
+        console.print()
     if report.get("source_file") and not report["sessions"]:
         origin = report["source_file"]
         console.print(f"=== Source File ({card['source']}) ===")
@@ -384,10 +388,6 @@ def print_trace(console: "Console", report: dict) -> None:
                     else "no longer there")
         console.print(f"{escape(origin['path'])} ({modified})")
         return
-    if report.get("entities"):
-        console.print("=== Entities ===")
-        console.print(", ".join(f"{escape(entity['name'])} ({entity['kind']})" for entity in report["entities"]))
-        console.print()
     console.print("=== Source Sessions ===")
     for session in report["sessions"]:
         console.print(f"- {session['id']} ({session['timestamp'][:16].replace('T', ' ')} UTC, {session['channel']})")
