@@ -36,14 +36,16 @@ class Memory:
                relations: list[str] | None = None, depth: int | None = None, from_nodes: list[str] | None = None,
                top_k: int | None = None, types: list[str] | None = None, max_results: int | None = None,
                include_sessions: bool | None = None, include_memex: bool | None = None,
-               scope: list[str] | None = None, as_of: str | None = None) -> RecallResult:
+               scope: list[str] | None = None, as_of: str | None = None, entity: str | None = None) -> RecallResult:
         """Recall by navigation, as ``alaya recall --json`` (options left out take the store's defaults); ``scope``
         keeps to the sessions its rules match (``["agent=main", "project=infra"]``); ``as_of`` (an ISO date or
-        date-time) answers as the memory stood then."""
+        date-time) answers as the memory stood then; ``entity`` (a name from a result's ``entities``) starts from
+        the cards that mention it, beside what ``text`` finds or, alone, with its name as the goal."""
         request = {key: value for key, value in {
             "text": text, "concepts": concepts, "relations": relations, "depth": depth, "from_nodes": from_nodes,
             "top_k": top_k, "types": types, "max_results": max_results, "include_sessions": include_sessions,
-            "include_memex": include_memex, "scope": scope, "as_of": as_of}.items() if value is not None}
+            "include_memex": include_memex, "scope": scope, "as_of": as_of, "entity": entity}.items()
+            if value is not None}
         return self._recall(request)
 
     def follow(self, result: RecallResult) -> RecallResult | None:
@@ -53,6 +55,11 @@ class Memory:
 
     def trace(self, card_id: str) -> TraceReport:
         return TraceReport.from_json(self._call("trace", {"card_id": card_id}))
+
+    def entity(self, name: str) -> dict:
+        """An entity by one of its names (``{"entity": {id, name, kind, aliases}, "cards": [...]}``, newest card
+        first); an unknown name raises ``AlayaError`` ``unknown_entity``."""
+        return self._call("entity", {"name": name})
 
     def ingest(self, *paths: str | os.PathLike, replace: bool = False, distill: bool = False) -> IngestResult:
         """Store session files or folders (JSON or OpenClaw JSONL); a refused file is reported, not raised."""

@@ -220,6 +220,10 @@ def recall(
     as_of: Annotated[Optional[str], typer.Option("--as-of", metavar="DATE", help=(
         "Answer as the memory stood then (ISO date or date-time, UTC): nothing said later, and knowledge replaced "
         "later still current."))] = None,
+    entity: Annotated[Optional[str], typer.Option("--entity", metavar="NAME", help=(
+        "Start from the cards that mention this entity (a person, service, host, file…; any case or spacing): "
+        "beside what the text finds, or alone with its name as the goal. alaya trace CARD lists a card's entities."
+        ))] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Recall by navigation: concepts → nearest cards → graph paths, ranked by h-distance.
@@ -230,7 +234,7 @@ def recall(
 
     request = request_from_options(text=text, concepts=concepts, relations=rel, depth=depth, from_nodes=from_nodes,
                                    top_k=top_k, types=types, max_results=max_results, include_sessions=sessions,
-                                   include_memex=memex, scope=scope or None, as_of=as_of)
+                                   include_memex=memex, scope=scope or None, as_of=as_of, entity=entity)
     if not request and not terminal.current().stdin_is_tty():
         request = request_from_stdin(read_stdin())
     show(call(ctx, "recall", {"request": request}), as_json, "print_recall",

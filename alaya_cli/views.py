@@ -265,6 +265,8 @@ def print_recall(console: "Console", result: dict, home: str | None = None) -> N
         parts.append(f"relations={json.dumps(query['relations'])}")
     if query["from_nodes"]:
         parts.append(f"from_nodes={json.dumps(query['from_nodes'])}")
+    if query.get("entity"):
+        parts.append(f"entity={json.dumps(query['entity'], ensure_ascii=False)}")
     parts.append(f"depth={query['depth']}")
     console.print(f"🔍 Recalling: {escape(' '.join(parts))}\n")
     if not result["nodes"]:
@@ -282,6 +284,10 @@ def print_recall(console: "Console", result: dict, home: str | None = None) -> N
         preview = " ".join(node["content"].split())
         ellipsis = "…" if len(preview) > PREVIEW_CHARS else ""
         console.print(f"    [dim]{escape(preview[:PREVIEW_CHARS])}{ellipsis}[/]\n")
+    if result.get("entities"):
+        shown = result["entities"][:ENTITIES_SHOWN]
+        console.print("Entities: " + ", ".join(f"{escape(entity['name'])} ({entity['kind']}, "
+                                                f"{plural(len(entity['cards']), 'card')})" for entity in shown))
     if result["explorable"]:
         console.print("Explorable paths:")
         for item in result["explorable"]:
@@ -291,6 +297,10 @@ def print_recall(console: "Console", result: dict, home: str | None = None) -> N
     console.print(f"\nAverage h_distance: {result['h_distance_avg']:.2f} ({mark}{result['verdict']})")
     if result["next_request"]:
         console.print(f"Next step: {escape(recall_command(result['next_request'], home))}")
+
+
+ENTITIES_SHOWN = 8
+"""Entities named under a recall's human output, the most mentioned first (``--json`` lists all)."""
 
 
 def day(millis: int | None) -> str:
@@ -347,6 +357,14 @@ def print_schema(console: "Console", document: dict) -> None:
         for kind, entry in report["cards"].items():
             console.print(f"  {kind:<10}{entry['count']:>7,} ({entry['percent']:.0f}%)")
         console.print(f"  {'Total:':<10}{report['total_cards']:>7,}\n\nSessions: {report['sessions']:,}")
+        entities = report.get("entities")
+        if entities is not None:
+            console.print("\nEntities (what cards mention):")
+            for kind, count in entities["by_kind"].items():
+                if count:
+                    console.print(f"  {kind:<10}{count:>7,}")
+            console.print(f"  {'Total:':<10}{entities['count']:>7,}\n\n"
+                          f"MENTIONS (Card → Entity): {plural(entities['mentions'], 'edge')}")
 
 
 def print_trace(console: "Console", report: dict) -> None:
@@ -358,6 +376,10 @@ def print_trace(console: "Console", report: dict) -> None:
         console.print("=== Facts ===")
         for fact in card["facts"]:
             console.print(f"- {escape(Fact.from_json(fact).describe())}")
+        console.print()
+    if report.get("entities"):
+        console.print("=== Entities ===")
+        console.print(", ".join(f"{escape(entity['name'])} ({entity['kind']})" for entity in report["entities"]))
         console.print()
     if report.get("source_file") and not report["sessions"]:
         origin = report["source_file"]

@@ -215,6 +215,11 @@ def _trace(engine: "Engine", params: dict, progress: Progress) -> dict:
     return engine.trace(_card_id(params)).to_json()
 
 
+@method("entity")
+def _entity(engine: "Engine", params: dict, progress: Progress) -> dict:
+    return engine.entity(params.get("name"))
+
+
 @method("session.turns")
 def _session_turns(engine: "Engine", params: dict, progress: Progress) -> dict:
     from .raw.turn_range import DEFAULT_COUNT, session_turns

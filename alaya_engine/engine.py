@@ -220,8 +220,13 @@ class Engine:
 
     def _open_graph(self) -> GraphStore:
         """The graph, with the columns an older Alaya did not have added (see ``add_missing_columns``)."""
+        from .entities.read import read_card
+
         graph = GraphStore(self.layout.graph_db, self.manifest["graph_engine"], self.config["graph"]["buffer_pool_mb"])
+        graph.read_entities_with(read_card)
         try:
+            if graph.add_missing_tables():
+                self._read_entities_of_every_card(graph)
             for column in graph.add_missing_columns():
                 log.info("added the column %s to the graph of %s", column, self.layout.home)
                 if column == "Session.share":
@@ -236,6 +241,15 @@ class Engine:
             graph.close()
             raise
         return graph
+
+    def _read_entities_of_every_card(self, graph: GraphStore) -> None:
+        """An older store just got the ``Entity`` table: its cards' entities, read from their text, as distill would
+        have written them (a thousand cards a transaction)."""
+        cards = graph.all_cards()
+        for start in range(0, len(cards), 1000):
+            with graph.transaction():
+                graph.write_entities(cards[start:start + 1000])
+        log.info("read the entities of %d cards of %s", len(cards), self.layout.home)
 
     def keep_resident(self, wait_seconds: float = 0.0) -> bool:
         """Keep a snapshot of the graph in memory, fresh after every write, and the windows' rows beside their
@@ -504,8 +518,9 @@ class Engine:
             raise AlayaError("bad_query", f"'{windows[0]}' is a window of raw turns, which has no relations to "
                                           "follow; navigate from a node whose kind is card")
         query.from_nodes = [self.resolve_card(card_id) for card_id in query.from_nodes]
+        entity_cards = self._entity_cards(query.entity) if query.entity is not None else None
         full_text = None
-        searching = bool(query.concepts) and not query.from_nodes
+        searching = bool(query.concepts) and not query.from_nodes and not query.entity_only
         if query.text and self.config["recall"]["hybrid"]:  # a hop's goal fuses its words into h as a search does
             full_text = self.vectors().start_full_text_search(query.text, query.top_k)
         turns = self._turn_search(query.text or " ".join(query.concepts)) if searching and query.include_sessions \
@@ -527,10 +542,35 @@ class Engine:
             result = run_recall(query, queries, graph=graph, index=index,
                                 space=RelationSpace(names, relation_vectors), embedder=embedder,
                                 settings=self.config["recall"], full_text=full_text, turns=turns, in_scope=in_scope,
-                                context_turns=self._context_turns)
+                                context_turns=self._context_turns, entity_cards=entity_cards)
+        result.entities = self._entities_of([node.card_id for node in result.nodes if node.kind == "card"])
         AccessLog(self.layout.access_log).record(
             millis_now(), [(node.card_id, 1.0 - node.concept_distance) for node in result.nodes if node.kind == "card"])
         return result
+
+    def _entity_cards(self, name: str) -> list[str]:
+        """The cards that mention the entity ``name`` names; an unknown name is the caller's mistake."""
+        with self._database_view() as graph:  # a recall never waits for a step
+            entity = graph.find_entity(name)
+            if entity is None:
+                raise AlayaError("unknown_entity", f"no entity {name[:80]!r} in this store; entity names come from "
+                                                   "a recall's entities or alaya trace CARD")
+            return graph.entity_cards(entity["id"])
+
+    def _entities_of(self, card_ids: list[str]) -> list[dict]:
+        """The entities these cards mention, each with the cards (in the given order) that mention it; the most
+        mentioned first, then by name."""
+        if not card_ids:
+            return []
+        with self._database_view() as graph:
+            by_card = graph.card_entities(card_ids)
+        found: dict[str, dict] = {}
+        for card_id in card_ids:
+            for entity in by_card.get(card_id, ()):
+                found.setdefault(entity["id"], {"id": entity["id"], "name": entity["name"], "kind": entity["kind"],
+                                                "cards": []})["cards"].append(card_id)
+        return sorted(found.values(), key=lambda entity: (-len(entity["cards"]), entity["name"].casefold(),
+                                                          entity["id"]))
 
     def _context_turns(self, card_id: str, session_id: str) -> set[int]:
         """The turns of ``session_id`` the card was distilled from (its context file in L3)."""
@@ -621,7 +661,9 @@ class Engine:
 
         with self.step() as graph:
             counts = graph.counts()
-        return NodeTypesReport(cards_by_type=counts["cards_by_type"], sessions=counts["sessions"])
+            entities = graph.entity_counts()
+        return NodeTypesReport(cards_by_type=counts["cards_by_type"], sessions=counts["sessions"],
+                               entities_by_kind=entities["by_kind"], mentions=entities["mentions"])
 
     def card(self, card_id: str) -> dict:
         """One card with its edges in both directions (what the explorer's card screen shows); a window of raw
@@ -653,6 +695,7 @@ class Engine:
             if card is None:
                 raise AlayaError("unknown_card", f"no card '{card_id}' in this store; card ids come from recall")
             sessions = graph.sessions(list(card["source_sessions"] or []))
+            entities = graph.card_entities([card_id]).get(card_id, [])
         self._name_places(sessions)
         card = card_document(card)
         context = read_context(self.layout.contexts / f"{card_id}-context.json")
@@ -662,7 +705,21 @@ class Engine:
             from .raw.journal import Journal
 
             origin = source_file(Journal(self.layout.journal), card_id)
-        return TraceReport(card=card, sessions=sessions, context_turns=context, source_file=origin)
+        return TraceReport(card=card, sessions=sessions, context_turns=context, source_file=origin, entities=entities)
+
+    def entity(self, name: str) -> dict:
+        """An entity by one of its names (any case or spacing, or an alias a text declared), with the cards that
+        mention it, newest first."""
+        with self._database_view() as graph:
+            entity = graph.find_entity(name) if isinstance(name, str) and name.strip() else None
+            if entity is None:
+                raise AlayaError("unknown_entity", f"no entity {str(name)[:80]!r} in this store; entity names come "
+                                                   "from alaya trace CARD or a recall's entities")
+            card_ids = graph.entity_cards(entity["id"])
+            cards = graph.cards(card_ids)
+        listed = sorted(cards.values(), key=lambda card: (card["updated_at"], card["id"]), reverse=True)
+        return {"entity": entity, "cards": [{"card_id": card["id"], "title": card["title"], "type": card["type"],
+                                             "tier": card["tier"]} for card in listed]}
 
     def _window(self, window_id: str) -> tuple[dict, list[dict], list[dict]]:
         """A window of raw turns read from L3, shaped like a card (card screen, trace): the card document, its

@@ -74,6 +74,13 @@ def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
 CORE_NAMES = ", ".join(name for name in CORE_RELATIONS if name != "EXTRACTED_FROM")
 
 
+ENTITY_DESCRIPTION = (
+    "Start from the cards that mention this entity (a person, service, host, file, repository...; any case or "
+    "spacing, or an alias the sessions gave it), e.g. ops-01. With text or concepts its cards join the cards search "
+    "finds; alone, its name is the goal and its cards are where recall starts. A result's entities list the names "
+    "to use.")
+
+
 def recall_request_schema() -> dict:
     """The recall request of ``alaya recall --json`` (stdin), as a JSON Schema; the engine validates it."""
     return _object({
@@ -110,6 +117,7 @@ def recall_request_schema() -> dict:
                                  "2026-02-01. Nothing said later is returned, and knowledge replaced later counts as "
                                  "current. Left out: now (a replaced card or window then carries superseded_by and "
                                  "ranks right after what replaced it)."},
+        "entity": {"type": "string", "minLength": 1, "description": ENTITY_DESCRIPTION},
     })
 
 
@@ -157,7 +165,8 @@ TOOLS: tuple[ToolSpec, ...] = (
             "beyond them. Until the verdict is 'close to target', call again with the first explorable entry's "
             "from_nodes and relations=[its rel], keeping the same `text` as the goal; stop when close or after a "
             "few rounds. A card's `facts` give the attributes it states as data (subject, attribute, value, "
-            "valid_from in ms)."
+            "valid_from in ms). `entities` lists the people, services, hosts, files... the returned cards mention; "
+            "pass one as `entity` to recall everything about it."
         ),
         input_schema=recall_request_schema(),
         method="recall",

@@ -25,7 +25,7 @@ LAYERS = (
                 "alaya_engine.prompts", "alaya_engine.schemas", "alaya_engine.skills")),
     ("capabilities", ("alaya_engine.store_parts", "alaya_engine.distill", "alaya_engine.recall",
                       "alaya_engine.introspect", "alaya_engine.maintenance", "alaya_engine.memex",
-                      "alaya_engine.export", "alaya_engine.sync")),
+                      "alaya_engine.export", "alaya_engine.sync", "alaya_engine.entities")),
     ("engine", ("alaya_engine.engine", "alaya_engine.api", "alaya_engine.demo")),
     ("server", ("alaya_engine.server",)),
     ("integrations", ("alaya_engine.integrations",)),

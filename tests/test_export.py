@@ -98,8 +98,8 @@ def store_contents(home: Path) -> tuple[dict, dict, set]:
                                            "s.summary, s.turns, s.tokens, s.content_hash, s.path, s.distilled_hash, "
                                            "s.distilled_at")}
         edges = {(a, b, custom or label, weight, reason, iso(created)) for a, label, custom, b, weight, reason, created
-                 in graph.query("MATCH (a:Card)-[r]->(b) RETURN a.id, label(r), r.type, b.id, r.weight, r.reason, "
-                                "r.created_at")}
+                 in graph.query("MATCH (a:Card)-[r]->(b) WHERE label(r) <> 'MENTIONS' RETURN a.id, label(r), r.type, "
+                                "b.id, r.weight, r.reason, r.created_at")}
     for card in cards.values():
         card["access_count"] = heat.get(card["id"], {}).get("access_count", 0)
         card["last_accessed"] = heat.get(card["id"], {}).get("last_accessed") or None
@@ -110,7 +110,8 @@ def test_graphml_round_trips_every_node_edge_and_attribute(store, exported):
     cards, sessions, edges = store_contents(store)
     graph = nx.read_graphml(exported / "graph.graphml", force_multigraph=True)
     assert isinstance(graph, nx.MultiDiGraph)
-    assert set(graph.nodes) == set(cards) | set(sessions)
+    entities = {node for node, data in graph.nodes(data=True) if data["kind"] == "entity"}
+    assert set(graph.nodes) == set(cards) | set(sessions) | entities
     for card_id, card in cards.items():
         expected = {"kind": "card", "label": xml_safe(card["title"]), "title": xml_safe(card["title"]),
                     "content": xml_safe(card["content"]), "type": card["type"], "tier": card["tier"],
@@ -132,16 +133,40 @@ def test_graphml_round_trips_every_node_edge_and_attribute(store, exported):
                          for key, value in session.items() if value is not None and key != "id"})
         assert graph.nodes[session_id] == expected
     exported_edges = {(a, b, data["relation"], data["weight"], data["reason"], data["created_at"])
-                      for a, b, data in graph.edges(data=True)}
-    assert exported_edges == edges and graph.number_of_edges() == len(LINKS)
+                      for a, b, data in graph.edges(data=True) if data["relation"] != "MENTIONS"}
+    assert exported_edges == edges and graph.number_of_edges() - len(graph_mentions(graph)) == len(LINKS)
     assert all(key == f"{a}:{data['relation']}:{b}" and set(data) == {"relation", "label", "weight", "reason",
                                                                        "created_at"}
                and data["label"] == data["relation"]
-               for a, b, key, data in graph.edges(keys=True, data=True))
+               for a, b, key, data in graph.edges(keys=True, data=True) if data["relation"] != "MENTIONS")
     assert {data["relation"] for data in graph[CARDS[0].id][CARDS[1].id].values()} == {"CAUSED_BY", "SIMILAR_TO"}
     ids = re.findall(r'<edge [^>]*id="([^"]+)"', (exported / "graph.graphml").read_text(encoding="utf-8"))
-    assert len(ids) == len(set(ids)) == len(LINKS)   # Gephi drops an edge whose id it has seen
+    assert len(ids) == len(set(ids)) == len(LINKS) + len(graph_mentions(graph))  # Gephi drops a repeated edge id
     assert graph.nodes[CARDS[0].id]["access_count"] == 7
+
+
+def graph_mentions(graph: "nx.MultiDiGraph") -> set[tuple[str, str, str]]:
+    return {(a, b, data["name"]) for a, b, data in graph.edges(data=True) if data["relation"] == "MENTIONS"}
+
+
+def test_graphml_has_the_entities_cards_mention_and_their_mentions_edges(store, exported):
+    """Entity nodes (kind entity, label its name, entity_kind, aliases as JSON) and one MENTIONS edge per card and
+    entity, the same the graph holds."""
+    graph = nx.read_graphml(exported / "graph.graphml", force_multigraph=True)
+    engine = Engine.open(store)
+    with engine.step() as live:
+        held = {tuple(row) for row in live.query("MATCH (c:Card)-[m:MENTIONS]->(e:Entity) RETURN c.id, e.id, "
+                                                 "min(m.name)")}
+        entities = {row[0]: row for row in live.query("MATCH (e:Entity) RETURN e.id, e.name, e.kind, e.aliases")}
+    assert graph_mentions(graph) == held and held
+    assert ("card-aaaa000000000001", "ent-plugins.allow", "plugins.allow") in held
+    assert ("card-aaaa000000000002", "ent-plugins.allow", "plugins.allow") in held
+    for identifier, name, kind, aliases in entities.values():
+        assert graph.nodes[identifier] == {"kind": "entity", "label": name, "name": name, "entity_kind": kind,
+                                           "aliases": json.dumps(aliases, ensure_ascii=False)}
+    assert graph.nodes["ent-telegram"]["entity_kind"] == "service"
+    assert all(key == f"{a}:MENTIONS:{b}" for a, b, key, data in graph.edges(keys=True, data=True)
+               if data["relation"] == "MENTIONS")
 
 
 def test_control_characters_are_the_only_change_in_graphml():

@@ -2,8 +2,11 @@
 
 Encoding (GraphML has no lists and no null):
 
-- nodes are cards and sessions under their own ids, with ``kind`` = ``card`` | ``session`` and ``label``
-  (a card's title, a session's id: what Gephi shows); every other field under its own name;
+- nodes are cards, sessions and entities under their own ids, with ``kind`` = ``card`` | ``session`` | ``entity``
+  and ``label`` (a card's title, a session's id, an entity's name: what Gephi shows); every other field under its
+  own name, except an entity's kind, which is ``entity_kind`` (``person``, ``service``, ``host``, …);
+- a card's ``MENTIONS`` edge to an entity has ``relation`` and ``label`` ``MENTIONS`` and ``name`` (the name
+  the card used), one per card and entity;
 - edges carry ``relation`` (a custom one under its own name, ``LED_TO``), ``label`` (the same, for Gephi),
   ``weight``, ``reason`` and ``created_at``; two cards may have several relations. Edge keys (GraphML edge ids)
   are ``<source>:<RELATION>:<target>``, unique in the file: Gephi refuses a second edge with an id it has seen;
@@ -26,7 +29,7 @@ from .snapshot import StoreSnapshot
 if TYPE_CHECKING:
     import networkx as nx
 
-LIST_FIELDS = ("tags", "source_sessions", "facts")
+LIST_FIELDS = ("tags", "source_sessions", "facts", "aliases")
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
@@ -52,10 +55,16 @@ def build_graph(snapshot: StoreSnapshot, graph_attributes: dict[str, Any]) -> "n
         graph.add_node(card["id"], **_attributes({"kind": "card", "label": card["title"], **card}))
     for session in snapshot.sessions:
         graph.add_node(session["id"], **_attributes({"kind": "session", "label": session["id"], **session}))
+    for entity in snapshot.entities:
+        graph.add_node(entity["id"], **_attributes({"kind": "entity", "label": entity["name"], "name": entity["name"],
+                                                    "entity_kind": entity["kind"], "aliases": entity["aliases"]}))
     for edge in snapshot.edges:
         graph.add_edge(edge["source"], edge["target"], key=edge_key(edge),
                        **_attributes({"relation": edge["relation"], "label": edge["relation"], "weight": edge["weight"],
                                       "reason": edge["reason"], "created_at": edge["created_at"]}))
+    for mention in snapshot.mentions:
+        graph.add_edge(mention["source"], mention["target"], key=edge_key({**mention, "relation": "MENTIONS"}),
+                       **_attributes({"relation": "MENTIONS", "label": "MENTIONS", "name": mention["name"]}))
     return graph
 
 

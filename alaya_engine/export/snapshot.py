@@ -6,7 +6,7 @@ Markdown files and the GraphML file agree to the character.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -28,6 +28,11 @@ class StoreSnapshot:
     edges: list[dict[str, Any]]
     """``source``, ``target``, ``relation`` (a custom relation by its own name), ``weight``, ``reason``,
     ``created_at``."""
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    """``id``, ``name``, ``kind``, ``aliases``, by id."""
+    mentions: list[dict[str, Any]] = field(default_factory=list)
+    """One per (card, entity): ``source`` (the card), ``target`` (the entity), ``name`` (the card's name for it,
+    the first in code-point order when it used several)."""
 
 
 def read_snapshot(graph: "GraphStore", heat_rows: list[dict]) -> StoreSnapshot:
@@ -48,7 +53,12 @@ def read_snapshot(graph: "GraphStore", heat_rows: list[dict]) -> StoreSnapshot:
         edges += [_edge(a, relation, b, weight, reason, created) for a, b, weight, reason, created in graph.query(
             f"MATCH (a:Card)-[r:{relation}]->(b:Session) RETURN a.id, b.id, r.weight, r.reason, r.created_at "
             "ORDER BY a.id, b.id")]
-    return StoreSnapshot(cards=cards, sessions=sessions, edges=edges)
+    entities = [{"id": identifier, "name": name, "kind": kind, "aliases": list(aliases or [])}
+                for identifier, name, kind, aliases in graph.query(
+                    "MATCH (e:Entity) RETURN e.id, e.name, e.kind, e.aliases ORDER BY e.id")]
+    mentions = [{"source": card, "target": entity, "name": name} for card, entity, name in graph.query(
+        "MATCH (c:Card)-[m:MENTIONS]->(e:Entity) RETURN c.id, e.id, min(m.name) ORDER BY c.id, e.id")]
+    return StoreSnapshot(cards=cards, sessions=sessions, edges=edges, entities=entities, mentions=mentions)
 
 
 def iso(moment: datetime) -> str:

@@ -51,7 +51,9 @@ INVERSE_RELATIONS = {"SUPERSEDES": "SUPERSEDED_BY", "SUPERSEDED_BY": "SUPERSEDES
 """Relations stored with their inverse beside them, so the stale card's own edges lead to the current one."""
 CARD_TO_SESSION = frozenset({"EXTRACTED_FROM"})
 CUSTOM_TABLE = "CUSTOM"
-NODE_TABLES = ("Card", "Session")
+MENTIONS_TABLE = "MENTIONS"
+"""Card → Entity: the names a card's text mentions (not a relation between cards; see ``graph.entities``)."""
+NODE_TABLES = ("Card", "Session", "Entity")
 GENERIC_NAMES = frozenset({"RELATES_TO", "RELATED_TO", "LINKED_TO", "LINKS_TO", "ASSOCIATED_WITH", "CONNECTED_TO"})
 """Vague names: introspect suggests splitting them into finer ones, never promoting them."""
 
@@ -103,7 +105,7 @@ def check_promotable(name: str) -> None:
     if not isinstance(name, str) or not PROMOTABLE_NAME.fullmatch(name):
         raise AlayaError("bad_relation", f"relation {shown} cannot become a table: a name is 2-64 characters of "
                                          "A-Z, 0-9 and _, starting with a letter")
-    reserved = {*CORE_RELATIONS, CUSTOM_TABLE, *NODE_TABLES}
+    reserved = {*CORE_RELATIONS, CUSTOM_TABLE, MENTIONS_TABLE, *NODE_TABLES}
     if name in CYPHER_KEYWORDS or name.upper() in {table.upper() for table in reserved}:
         raise AlayaError("bad_relation", f"relation {shown} cannot become a table: the name is a Cypher keyword or "
                                          "an existing table")

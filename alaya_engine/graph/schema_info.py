@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 
 from ..foundations.relations import CORE_RELATIONS, GENERIC_NAMES
 
@@ -37,12 +37,18 @@ class RelationsReport:
 class NodeTypesReport:
     cards_by_type: dict[str, int]
     sessions: int
+    entities_by_kind: dict[str, int] = field(default_factory=dict)
+    """``Entity`` nodes per kind (every kind listed)."""
+    mentions: int = 0
+    """``MENTIONS`` edges, Card → Entity."""
 
     def to_json(self) -> dict:
         total = sum(self.cards_by_type.values())
         return {"cards": {kind: {"count": count, "percent": round(100 * count / total, 1) if total else 0.0}
                           for kind, count in self.cards_by_type.items()},
-                "total_cards": total, "sessions": self.sessions}
+                "total_cards": total, "sessions": self.sessions,
+                "entities": {"count": sum(self.entities_by_kind.values()), "by_kind": self.entities_by_kind,
+                             "mentions": self.mentions}}
 
 
 def relations_report(links_by_relation: dict[str, int], known_custom: list[str],

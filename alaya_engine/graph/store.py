@@ -23,10 +23,19 @@ from pathlib import Path
 from typing import Any
 
 from ..foundations.domain import CARD_TYPES, Card, Fact, Link, Session
+from ..foundations.entities import ENTITY_KINDS, entity_id, entity_key
 from ..foundations.errors import RUNTIME, AlayaError
-from ..foundations.relations import CARD_TO_SESSION, CORE_RELATIONS, CUSTOM_TABLE, check_promotable, is_core
+from ..foundations.relations import (
+    CARD_TO_SESSION,
+    CORE_RELATIONS,
+    CUSTOM_TABLE,
+    MENTIONS_TABLE,
+    check_promotable,
+    is_core,
+)
 from ..foundations.scope import SHARED, SharePolicy, matches, share_mark
 from .engines import load_engine
+from .entities import ENTITY_DDL, MENTIONS_DDL, EntityReader, EntityWriter
 
 TEMPERATURE_BANDS = ((0.9, 1.0), (0.7, 0.9), (0.5, 0.7), (0.3, 0.5), (0.0, 0.3))
 
@@ -38,6 +47,7 @@ _NODE_TABLES = (
     "CREATE NODE TABLE IF NOT EXISTS Session(id STRING, timestamp TIMESTAMP, channel STRING, agent STRING, "
     "summary STRING, turns INT64, tokens INT64, content_hash STRING, path STRING, "
     "distilled_hash STRING, distilled_at TIMESTAMP, share STRING, PRIMARY KEY(id))",
+    ENTITY_DDL,
 )
 _ADDED_COLUMNS = {"Card": {"facts": f"{_FACTS_TYPE} DEFAULT []"}, "Session": {"share": "STRING"}}
 """Columns newer than the first store format: a store made before them gets them when it is opened."""
@@ -136,6 +146,11 @@ class GraphStore:
         self._module = module
         self._promoted: frozenset[str] | None = None
         self._is_reader = False
+        self._entities: EntityWriter | None = None
+        self._unread: dict[str, Card] = {}
+        """Cards written in the open transaction whose entities are written when it commits, all at once (a
+        distillation writes a few sessions' cards per transaction: one set of entity queries instead of one a card)."""
+        self._in_transaction = False
         self.generation = 0
         """Counts statements that may have written, each counted once it has finished: a reader that saw
         generation G before it started read everything those G statements wrote (see :mod:`.resident`)."""
@@ -223,6 +238,39 @@ class GraphStore:
             target = "Session" if relation in CARD_TO_SESSION else "Card"
             self.query(f"CREATE REL TABLE IF NOT EXISTS {relation}(FROM Card TO {target}, {_EDGE_PROPERTIES})")
         self.query(f"CREATE REL TABLE IF NOT EXISTS {CUSTOM_TABLE}(FROM Card TO Card, type STRING, {_EDGE_PROPERTIES})")
+        self.query(MENTIONS_DDL)
+
+    def add_missing_tables(self) -> list[str]:
+        """Give a store made by an older Alaya the ``Entity`` table and ``MENTIONS`` (their contents are the
+        engine's to fill, from the cards); returns the tables added."""
+        tables = {name for (name,) in self.query("CALL show_tables() RETURN name")}
+        if "Card" not in tables:
+            return []
+        added = []
+        for name, statement in (("Entity", ENTITY_DDL), (MENTIONS_TABLE, MENTIONS_DDL)):
+            if name not in tables:
+                self.query(statement)
+                added.append(name)
+        return added
+
+    def read_entities_with(self, reader: EntityReader | None) -> None:
+        """From now on, every card written gets the ``MENTIONS`` ``reader`` finds in it (see :mod:`.entities`)."""
+        self._entities = EntityWriter(self, reader) if reader is not None else None
+
+    @property
+    def entity_writer(self) -> EntityWriter | None:
+        return self._entities
+
+    def write_entities(self, cards: list[Card]) -> None:
+        """(Re)write these cards' ``MENTIONS``: for cards written before a reader was set (an upgraded store)."""
+        if self._entities is not None:
+            self._entities.write(cards)
+
+    def _write_unread_entities(self) -> None:
+        """The entities of the cards this transaction wrote so far: before anything reads or deletes entities."""
+        if self._unread and self._entities is not None and not self._is_reader:
+            cards, self._unread = list(self._unread.values()), {}
+            self._entities.write(cards)
 
     def add_missing_columns(self) -> list[str]:
         """Give a store made by an older Alaya the columns added since (empty by default); returns them as
@@ -258,7 +306,8 @@ class GraphStore:
         """
         if self._promoted is None:
             self._promoted = frozenset(name for name, kind in self.query("CALL show_tables() RETURN name, type")
-                                       if kind == "REL" and name not in CORE_RELATIONS and name != CUSTOM_TABLE)
+                                       if kind == "REL" and name not in CORE_RELATIONS
+                                       and name not in (CUSTOM_TABLE, MENTIONS_TABLE))
         return self._promoted
 
     def rel_table(self, relation: str) -> str:
@@ -299,17 +348,23 @@ class GraphStore:
         """Statements that commit together, or not at all. Also faster: a statement outside a transaction pays a
         commit of its own (the 30 writes of a distilled session took 4× as long so)."""
         self.query("BEGIN TRANSACTION")
+        self._in_transaction = True
         try:
             yield
+            self._write_unread_entities()
         except BaseException:
+            self._in_transaction, self._unread = False, {}
             if not self.write_failed:  # a failed database takes no ROLLBACK either; the error says why
                 self.rollback()
             raise
+        self._in_transaction = False
         self.query("COMMIT")
 
     def rollback(self) -> None:
         """End a failed transaction; the database may have ended it already, so a failing ROLLBACK is only logged."""
         self._promoted = None
+        if self._entities is not None:
+            self._entities.reset()
         try:
             self.query("ROLLBACK")
         except RuntimeError as exc:  # keep the original error, not the rollback's
@@ -430,8 +485,8 @@ class GraphStore:
 
     def all_links(self) -> list[Link]:
         """Every edge, custom ones under their own name."""
-        rows = self.query("MATCH (a:Card)-[r]->(b) RETURN a.id, b.id, label(r), r.type, r.weight, r.reason, "
-                          "r.created_at")
+        rows = self.query(f"MATCH (a:Card)-[r]->(b) WHERE label(r) <> '{MENTIONS_TABLE}' "
+                          "RETURN a.id, b.id, label(r), r.type, r.weight, r.reason, r.created_at")
         return [Link(source, target, custom or label, weight if weight is not None else 1.0, reason or "",
                      to_millis(created) if created else 0)
                 for source, target, label, custom, weight, reason, created in rows]
@@ -442,7 +497,11 @@ class GraphStore:
     def delete_cards(self, card_ids: list[str]) -> None:
         """Remove cards with all their edges (``UNWIND`` + keyed match: ``IN $ids`` would scan the table)."""
         if card_ids:
+            self._write_unread_entities()
+            mentioned = self._entities.forget(card_ids) if self._entities is not None else []
             self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) DETACH DELETE c", {"ids": card_ids})
+            if self._entities is not None:
+                self._entities.refresh(mentioned)
 
     def upsert_card(self, card: Card) -> None:
         self.query(
@@ -456,6 +515,10 @@ class GraphStore:
              "tier": card.tier, "importance": card.importance, "source": card.source,
              "facts": _facts_to_graph(card.facts)},
         )
+        if self._entities is not None:
+            self._unread[card.id] = card
+            if not self._in_transaction:
+                self._write_unread_entities()
 
     def merge_link(self, link: Link) -> None:
         """Create or update one edge; the relation name picks the table (core, promoted or ``CUSTOM``)."""
@@ -535,6 +598,55 @@ class GraphStore:
         rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN "
                           + ", ".join(f"c.{name}" for name in CARD_FIELDS), {"ids": card_ids})
         return {row[0]: dict(zip(CARD_FIELDS, row)) for row in rows}
+
+    def card_entities(self, card_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """The entities each of these cards mentions (id, name, kind, aliases), by card id; cards without any
+        are absent. Ordered by name, so the same cards always list the same way."""
+        if not card_ids:
+            return {}
+        self._write_unread_entities()
+        rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x})-[:MENTIONS]->(e:Entity) "
+                          "RETURN DISTINCT c.id, e.id, e.name, e.kind, e.aliases", {"ids": card_ids})
+        found: dict[str, list[dict[str, Any]]] = {}
+        for card_id, entity, name, kind, aliases in sorted(rows, key=lambda row: (row[0], row[2].casefold(), row[1])):
+            found.setdefault(card_id, []).append({"id": entity, "name": name, "kind": kind,
+                                                  "aliases": list(aliases or [])})
+        return found
+
+    def find_entity(self, name: str) -> dict[str, Any] | None:
+        """The entity ``name`` names: by id, by key (any case or spacing of one of its names) or by an alias a text
+        declared; None when none does."""
+        self._write_unread_entities()
+        key = entity_key(name)
+        candidates = [name, entity_id(key)] if key else [name]
+        rows = self.query("UNWIND $ids AS x MATCH (e:Entity {id: x}) RETURN e.id, e.name, e.kind, e.aliases",
+                          {"ids": candidates})
+        if not rows and key:
+            rows = [row for row in self.query("MATCH (e:Entity) WHERE size(e.aliases) > 0 "
+                                              "RETURN e.id, e.name, e.kind, e.aliases")
+                    if any(entity_key(alias) == key for alias in row[3])]
+        if not rows:
+            return None
+        identifier, shown, kind, aliases = min(rows, key=lambda row: row[0])
+        return {"id": identifier, "name": shown, "kind": kind, "aliases": list(aliases or [])}
+
+    def entity_cards(self, identifier: str) -> list[str]:
+        """The cards that mention an entity, by id."""
+        self._write_unread_entities()
+        return [card_id for (card_id,) in self.query(
+            "MATCH (c:Card)-[:MENTIONS]->(:Entity {id: $id}) RETURN DISTINCT c.id ORDER BY c.id", {"id": identifier})]
+
+    def entity_count(self) -> int:
+        return self.query("MATCH (e:Entity) RETURN count(e)")[0][0]
+
+    def entity_counts(self) -> dict[str, Any]:
+        """Entities per kind (every kind listed) and ``MENTIONS`` edges: what ``alaya schema`` shows."""
+        self._write_unread_entities()
+        by_kind = dict.fromkeys(ENTITY_KINDS, 0)
+        for kind, count in self.query("MATCH (e:Entity) RETURN e.kind, count(*)"):
+            by_kind[kind if kind in by_kind else "other"] += count
+        mentions = self.query(f"MATCH (:Card)-[m:{MENTIONS_TABLE}]->(:Entity) RETURN count(m)")[0][0]
+        return {"by_kind": by_kind, "mentions": mentions}
 
     def card_types(self, card_ids: list[str]) -> dict[str, str]:
         """The type of each card with one of these ids (unknown ids absent): what recall filters on before it

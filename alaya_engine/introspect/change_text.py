@@ -12,8 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..distill.offline.text.chinese import CJK, chinese_names
-from ..distill.offline.text.tags import identifiers, named_things
+from ..distill.offline.text.chinese import CJK
+from ..distill.offline.text.names import CALENDAR, plain, proper_names
+
+__all__ = ["Said", "Statement", "conflict_anchor", "plain", "replacement", "said", "sentences", "statement"]
 
 REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
@@ -32,9 +34,6 @@ CONFLICT = re.compile(
     r"inconsistent with|disagrees?)\b|对不上|矛盾|不一致|不成立|反例|跟\S{1,12}不一样", re.IGNORECASE)
 """Cues that two sources disagree, neither replacing the other."""
 
-CARD_LABEL = re.compile(r"\*\*[^*\n]{1,40}[:：]\*\*|^\s*>\s?|（[^（）]*说的。）|\((?:said|told|asked|noted)\b[^()]*\)",
-                        re.MULTILINE)
-"""A card's own labels (``**Decision:**``) and its closing "(said by …)" line: the card's form, not what it says."""
 ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
 """In Chinese text a Latin word is nearly always a name: a product, a host, a person's English name."""
@@ -45,9 +44,6 @@ QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?([A-Za-z]{1,5}(?:/[A-Za-z]
 DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
                         "st", "nd", "rd", "th", "am", "pm", "x"})
 """Units a number takes in a date or a list ("23 Mar", "2nd"): another number there is another day, not a new value."""
-CALENDAR = re.compile(r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?s?|"
-                      r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
-                      r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|today|tomorrow|yesterday|tonight", re.IGNORECASE)
 
 
 NEAR = 40
@@ -74,18 +70,11 @@ class Statement:
     sentences: tuple[Said, ...]
 
 
-def plain(title: str, content: str) -> str:
-    """A card's title and content without its labels and attribution line."""
-    return CARD_LABEL.sub(" ", f"{title}\n{content}")
-
-
 def said(text: str) -> Said:
-    names = {name.casefold() for name in [*identifiers(text), *named_things(text)]}
+    names = {name.casefold() for name in proper_names(text)}
     mentions = {name.casefold() for name in ACRONYM.findall(text)}
     if CJK.search(text):
-        names.update(chinese_names(text))
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
-    names = {name for name in names if len(name) > 1 and not CALENDAR.fullmatch(name)}
     return Said(frozenset(names), frozenset(_quantities(text)),
                 frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}))
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundations.domain import CARD_TYPES, TIERS, Card, Fact, Link
 from ..foundations.errors import RUNTIME, AlayaError
-from ..foundations.relations import CARD_TO_SESSION, CUSTOM_TABLE, is_core, relation_embedding_text
+from ..foundations.relations import CARD_TO_SESSION, CUSTOM_TABLE, MENTIONS_TABLE, is_core, relation_embedding_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -151,7 +151,28 @@ def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessi
         for table, members in by_table.items():
             _copy(graph, table, _link_columns(members, custom=table == CUSTOM_TABLE), rel=True)
         steps.lap("graph links")
+        _load_entities(graph, cards)
+        steps.lap("graph entities")
     steps.lap("graph commit")
+
+
+def _load_entities(graph: "GraphStore", cards: list[Card]) -> None:
+    """The cards' ``Entity`` nodes and ``MENTIONS``, as writing the cards one by one would leave them."""
+    from ..graph.entities import plan_entities
+
+    writer = graph.entity_writer
+    if writer is None:
+        return
+    entities, edges = plan_entities((card.id, writer.reader(card)) for card in cards)
+    _copy(graph, "Entity", {"id": _strings([entity.id for entity in entities]),
+                            "name": _strings([entity.name for entity in entities]),
+                            "kind": _strings([entity.kind for entity in entities]),
+                            "aliases": _string_lists([entity.aliases for entity in entities])})
+    _copy(graph, MENTIONS_TABLE, {"from": _strings([edge.card for edge in edges]),
+                                  "to": _strings([edge.entity for edge in edges]),
+                                  "name": _strings([edge.name for edge in edges]),
+                                  "kind": _strings([edge.kind for edge in edges])}, rel=True)
+    writer.reset()
 
 
 def _copy(graph: "GraphStore", table: str, columns: dict[str, "pa.Array"], rel: bool = False) -> None:

@@ -27,7 +27,7 @@ MAX_TEXT_CHARS = 4000
 MAX_ITEMS = {"concepts": 32, "relations": 32, "from_nodes": 200, "types": len(CARD_TYPES), "scope": 32}
 _SPLIT = re.compile(r"[,，、;；。?？!！/\n]+")
 _KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text", "include_sessions",
-         "include_memex", "scope", "as_of"}
+         "include_memex", "scope", "as_of", "entity"}
 
 
 @dataclass
@@ -52,6 +52,14 @@ class RecallQuery:
     as_of: int | None = None
     """Answer as the memory stood at this moment (ms; a date means its end, UTC): nothing said later, and no
     replacement said later. None: now."""
+    entity: str | None = None
+    """Start from the cards that mention this entity (a name, any case or spacing, or an alias). With free text
+    or concepts they join the cards search found; alone, its name is the goal and no search runs."""
+
+    @property
+    def entity_only(self) -> bool:
+        """An entity and nothing else to start from: its cards are all the starting points."""
+        return self.entity is not None and self.text is None and not self.from_nodes and self.concepts == [self.entity]
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -89,8 +97,18 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
     if text and not concepts:
         concepts = split_free_text(text)
     from_nodes = _strings(document, "from_nodes")
+    entity = document.get("entity")
+    if entity is not None:
+        if not isinstance(entity, str) or not entity.strip():
+            raise bad_query("'entity' must be a non-empty string: an entity's name")
+        _check_text(entity, "'entity'")
+        entity = " ".join(entity.split())
+        if from_nodes:
+            raise bad_query("give 'entity' or 'from_nodes', not both: each says where recall starts")
+        if not concepts:
+            concepts = [entity]
     if not concepts and not from_nodes:
-        raise bad_query("nothing to recall: give free text, 'concepts' or 'from_nodes'")
+        raise bad_query("nothing to recall: give free text, 'concepts', 'from_nodes' or 'entity'")
     types = _strings(document, "types")
     for card_type in types:
         if card_type not in CARD_TYPES:
@@ -118,6 +136,7 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
         include_memex=include_memex,
         scope=scope,
         as_of=_moment(document.get("as_of")),
+        entity=entity,
     )
 
 

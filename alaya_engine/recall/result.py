@@ -92,6 +92,9 @@ class RecallResult:
     """What distances are measured against: the free text or the concepts. None for a hop from ``from_nodes``
     without them, whose distances are to the start cards' own vectors."""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    entities: list[dict] = field(default_factory=list)
+    """The entities the returned cards mention: ``id``, ``name``, ``kind`` and ``cards`` (the returned cards that
+    mention it, in result order); the most mentioned first."""
 
     @property
     def h_distance_avg(self) -> float | None:
@@ -147,7 +150,7 @@ class RecallResult:
         return cls(nodes=[RecallNode.from_json(node) for node in document["nodes"]],
                    explorable=[from_fields(Explorable, item) for item in document["explorable"]],
                    query=document["query"], reason=document.get("reason"), goal=document.get("goal"),
-                   timings_ms=document.get("timings_ms") or {})
+                   timings_ms=document.get("timings_ms") or {}, entities=document.get("entities") or [])
 
     def to_json(self) -> dict:
         return {
@@ -161,4 +164,5 @@ class RecallResult:
             "goal": self.goal,
             "query": self.query,
             "timings_ms": self.timings_ms,
+            "entities": self.entities,
         }

@@ -45,7 +45,8 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
                index: "ResidentIndex", space: "RelationSpace", embedder: "Embedder", settings: dict[str, Any],
                full_text: "Future[dict[str, float]] | None" = None,
                turns: TurnSearch | None = None, in_scope: set[str] | None = None,
-               context_turns: "Callable[[str, str], set[int]]" = lambda card_id, session_id: set()) -> RecallResult:
+               context_turns: "Callable[[str, str], set[int]]" = lambda card_id, session_id: set(),
+               entity_cards: list[str] | None = None) -> RecallResult:
     """``queries`` are the embedded concepts and ``index`` is refreshed: both done by the caller before it takes
     the store's step lock, so a cold model or a reload of the vectors never holds up another client's step.
     ``graph`` is the database or its resident snapshot: both answer ``cards``, ``card_types``, ``neighbours`` and
@@ -53,7 +54,9 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     thread (None when there is no free text or ``recall.hybrid`` is off). ``turns`` searches the windows of raw
     turns when the request includes sessions (see :mod:`.turns`). ``in_scope``: the sessions a scoped request may
     return cards and turns of (None: all). ``context_turns(card, session)``: the turns of that session a card was
-    distilled from, which tell the windows holding superseded knowledge (:mod:`.currency`)."""
+    distilled from, which tell the windows holding superseded knowledge (:mod:`.currency`). ``entity_cards``: the
+    cards that mention the request's ``entity``; they start the recall beside the cards search found, or alone
+    (no search) when the entity is all the request gives."""
     clock = _Clock()
     space.check_known(query.relations)
     goal = query.text or ("; ".join(query.concepts) if query.concepts else None)
@@ -71,8 +74,11 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     window_queries = _window_queries(query, queries)
     if turns is not None:
         turns.start_vector_search(window_queries, query.top_k, settings["min_similarity"])
-    if not query.from_nodes:
+    if query.entity_only:
+        starts = list(entity_cards or [])
+    elif not query.from_nodes:
         starts = index.seeds(queries, full_text, query.top_k, settings["min_similarity"])
+        starts += [card_id for card_id in entity_cards or () if card_id not in set(starts)]
     fusion = LexicalFusion.for_query(query.text or " ".join(query.concepts), settings)
     window_distances = {} if turns is None else turns.distances(window_queries, fusion)
     if in_scope is not None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..foundations.domain import from_fields
@@ -18,10 +18,12 @@ class TraceReport:
     """The turns the card was distilled from, with their indices in the session."""
     source_file: dict | None = None
     """An imported card's file instead (memex): its ``path`` and ``modified_at`` (``None`` when gone)."""
+    entities: list[dict] = field(default_factory=list)
+    """What the card mentions: each entity's ``id``, ``name``, ``kind`` and ``aliases`` (none for a window)."""
 
     def to_json(self) -> dict:
         return {"card": self.card, "sessions": self.sessions, "context_turns": self.context_turns,
-                "source_file": self.source_file}
+                "source_file": self.source_file, "entities": self.entities}
 
     @classmethod
     def from_json(cls, document: dict) -> "TraceReport":

@@ -57,6 +57,10 @@ export const RECALL_REQUEST_SCHEMA = {
     as_of: { type: "string", minLength: 1, description: "Answer as the memory stood then: an ISO date (its end, UTC) or " +
       "date-time, e.g. 2026-02-01. Left out: now (a replaced card or window then carries superseded_by and ranks right " +
       "after what replaced it)." },
+    entity: { type: "string", minLength: 1, description: "Start from the cards that mention this entity (a person, " +
+      "service, host, file, repository...; any case or spacing, or an alias the sessions gave it), e.g. ops-01. With " +
+      "text or concepts its cards join the cards search finds; alone, its name is the goal and its cards are where " +
+      "recall starts. A result's entities list the names to use." },
   },
 };
 
