@@ -112,8 +112,8 @@ def test_dry_run_changes_nothing(home):
 def test_cli_introspect_output_and_errors(cli, home):
     distilled_engine(home)
     output = cli("introspect").stdout
-    assert ("🧘 Starting introspection..." in output and "[2/4] Consolidate" in output and "[3/4] Cooldown" in output
-            and "HOT:" in output and "[4/4] Forget" in output)
+    assert ("🧘 Starting introspection..." in output and "[2/5] Consolidate" in output and "[4/5] Cooldown" in output
+            and "HOT:" in output and "[5/5] Forget" in output)
     bad = cli("introspect", "--step", "meditate", "--json")
     assert bad.exit_code == 2 and bad.json()["error"]["code"] == "bad_step"
 

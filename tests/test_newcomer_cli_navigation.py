@@ -93,7 +93,7 @@ def test_on_a_terminal_a_new_relation_is_created_after_a_yes(demo_cli, demo_home
     first, second = two_cards(demo_cli)
     command = shutil.which("alaya", path=os.path.dirname(sys.executable))
     controller, terminal = pty.openpty()
-    process = subprocess.Popen([command, "--home", str(demo_home), "link", first, second, "--rel", "SUPERSEDES"],
+    process = subprocess.Popen([command, "--home", str(demo_home), "link", first, second, "--rel", "FIXED_BY"],
                                stdin=terminal, stdout=terminal, stderr=terminal, close_fds=True,
                                env={**os.environ, "ALAYA_NO_SERVER": "1"})
     os.close(terminal)
@@ -112,5 +112,5 @@ def test_on_a_terminal_a_new_relation_is_created_after_a_yes(demo_cli, demo_home
     process.wait(timeout=60)
     os.close(controller)
     text = seen.decode(errors="replace")
-    assert answered and "SUPERSEDES would be a new relation" in text, text
-    assert process.returncode == 0 and "New relation: SUPERSEDES" in text and "Created link" in text, text
+    assert answered and "FIXED_BY would be a new relation" in text, text
+    assert process.returncode == 0 and "New relation: FIXED_BY" in text and "Created link" in text, text

@@ -28,7 +28,7 @@ async def test_status_screen_matches_the_cli_json(home, tmp_path, cli):
     assert l3["Sessions"] == str(expected["l3"]["sessions"]) == "2"
     assert l3["Oldest"] == expected["l3"]["oldest"]
     assert l2["Sessions"] == str(expected["l2"]["sessions"]) and l2["Engine"] == expected["l2"]["engine"]
-    assert l1["Relation vectors"] == str(expected["l1"]["relations"]) == "7"
+    assert l1["Relation vectors"] == str(expected["l1"]["relations"]) == "9"
 
 
 async def test_refresh_picks_up_new_sessions(tmp_path):

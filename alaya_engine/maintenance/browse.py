@@ -83,7 +83,8 @@ def _check_relation(graph: GraphStore, relation: Any, known: set[str]) -> None:
     if not graph.query(f"MATCH (:Card)-[r:{CUSTOM_TABLE}]->(:Card) WHERE r.type = $relation RETURN r.type LIMIT 1",
                        {"relation": relation}):
         close = difflib.get_close_matches(relation, sorted(known), n=3, cutoff=0.4)
-        hint = f"; did you mean {', '.join(close)}?" if close else "; list them with: alaya schema --relations"
+        hint = (f"; did you mean {', '.join(close)}? All of them: alaya schema --relations" if close
+                else "; list them with: alaya schema --relations")
         raise AlayaError("unknown_relation", f"unknown relation '{relation}'{hint}")
 
 
