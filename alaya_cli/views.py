@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from alaya_engine.foundations.domain import Fact
-from alaya_engine.foundations.human import human_bytes, plural, share_bar
+from alaya_engine.foundations.human import human_bytes, last_introspect_text, plural, share_bar
 
 from . import terminal
 
@@ -503,8 +503,7 @@ def upkeep_lines(report: dict) -> list[str]:
     if "introspect" in report:
         last = report["introspect"]
         lines.append("Last introspect: never (run: alaya introspect)" if last is None else
-                     f"Last introspect: {last['at'][:16].replace('T', ' ')} UTC ({', '.join(last['steps'])}; "
-                     f"{last['elapsed_s']:g} s)")
+                     f"Last introspect: {last_introspect_text(last)}")
     return lines
 
 

@@ -22,3 +22,9 @@ def human_bytes(count: int) -> str:
             return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
         size /= 1024
     return f"{size:.1f} GB"
+
+
+def last_introspect_text(last: dict) -> str:
+    """The status document's last introspect run, as both faces print it: ``2026-12-03 23:18 UTC (distill,
+    consolidate; 1.2 s)``."""
+    return f"{last['at'][:16].replace('T', ' ')} UTC ({', '.join(last['steps'])}; {last['elapsed_s']:g} s)"

@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from alaya_engine.foundations.human import human_bytes
+from alaya_engine.foundations.human import human_bytes, last_introspect_text
 from alaya_engine.foundations.paths import Layout
 from alaya_engine.server.backend import Backend, RemoteBackend
 
@@ -62,8 +62,7 @@ def state_lines(report: dict, served_by: str) -> list[str]:
     if "introspect" in report:
         last = report["introspect"]
         lines.append("Last introspect: never (i on the Review screen runs it)" if last is None else
-                     f"Last introspect: {last['at'][:16].replace('T', ' ')} UTC ({', '.join(last['steps'])}; "
-                     f"{last['elapsed_s']:g} s)")
+                     f"Last introspect: {last_introspect_text(last)}")
     return lines
 
 
