@@ -5,7 +5,8 @@ A memory ages: introspect, run a year after the sessions with nothing recalled m
 long-cold ones (below ``forget_threshold``, untouched for ``forget_days``, recalled fewer than 3 times, nothing
 depending on them). Each store is built as in ``locomo_quality`` / ``memorybank_quality``, every question asked
 (default recall and cards only, ``max_results`` 10), then introspect runs with its clock 365 days after the
-latest session — first cool-down alone ("aged"), then every step ("aged, forget on") — and every question is asked
+store was built — the cards' own clock: they are created, and recalled, at build time, whatever the sessions'
+dates — first cool-down alone ("aged"), then every step ("aged, forget on") — and every question is asked
 again. Rows: evidence recall@10 per dataset and state, and the cards left and COLD. The target: aged within 0.02
 of fresh. ``--quick`` skips it unless named, then 2 LoCoMo conversations and 4 MemoryBank users per language.
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 import gc
 import statistics
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -61,12 +63,12 @@ def _dataset_rows(label: str, haystacks: list[Haystack]) -> list[Row]:
             home = Path(scratch) / f"store-{number}"
             engine = build(haystack, home, Run(), None, model_cache)
             mapper = UnitMapper(home, haystack.turns)
-            latest = _latest_session(engine)
             for state in STATES:
+                year_later = int(time.time() * 1000) + YEAR_MS
                 if state == "aged":
-                    engine.introspect(steps=["cooldown"], now=latest + YEAR_MS)
+                    engine.introspect(steps=["cooldown"], now=year_later)
                 elif state == "aged, forget on":
-                    engine.introspect(steps=["cooldown", "forget"], now=latest + YEAR_MS)
+                    engine.introspect(steps=["cooldown", "forget"], now=year_later)
                 tiers = _tiers(engine)
                 cards[state].append(sum(tiers.values()))
                 cold[state].append(tiers.get("COLD", 0))
@@ -92,12 +94,6 @@ def _dataset_rows(label: str, haystacks: list[Haystack]) -> list[Row]:
                         f"COLD {sum(cold[state])} ({100 * sum(cold[state]) / max(1, sum(cards[state])):.0f}%), "
                         f"{len(haystacks)} stores"))
     return rows
-
-
-def _latest_session(engine) -> int:
-    """When the store's latest session took place, ms."""
-    with engine.step() as graph:
-        return graph.query("MATCH (s:Session) RETURN max(CAST(to_epoch_ms(s.timestamp), 'INT64'))")[0][0] or 0
 
 
 def _tiers(engine) -> dict[str, int]:
