@@ -440,11 +440,12 @@ def print_status(console: "Console", report: dict) -> None:
             console.print(f"    - {relation}: {count:,}")
     console.print(f"\n[bold]L1 Embedding DB[/] ({l1['embedding']['name']}, {l1['embedding']['dimension']} dims, "
                   f"{human_bytes(l1['bytes'])})")
-    console.print(f"  Card vectors: {l1['cards']:,} (HOT and WARM cards; COLD cards keep none)")
+    console.print(f"  Card vectors: {l1['cards']:,} (HOT and WARM cards, held in memory by recall)")
     for tier in ("HOT", "WARM"):
         memory = human_bytes(l1["resident_bytes"][tier])
         console.print(f"    - {tier}: {l1['by_tier'].get(tier, 0):,} (memory: {memory})")
-    console.print(f"  COLD cards: {l1['by_tier'].get('COLD', 0):,} (archived, no vector)")
+    console.print(f"  COLD cards: {l1['by_tier'].get('COLD', 0):,} (vectors kept as 8-bit codes: "
+                  f"{l1.get('cold_vectors', 0):,})")
     for line in window_lines(l1.get("windows")):
         console.print(f"  {line}")
     console.print(f"  Relation embeddings: {l1['relations']:,}")
@@ -488,7 +489,7 @@ def tier_rule_lines(rules: dict | None) -> list[str]:
     return [f"HOT: temperature >= {rules['hot_threshold']}, or created within {rules['new_card_days']} days, or "
             f"recalled more than {rules['frequent_accesses']} times (at most {rules['hot_limit']:,} cards)",
             f"COLD: temperature below {rules['warm_threshold']} and untouched for {rules['cold_days']} days "
-            "(no vector kept)",
+            "(its vector kept as 8-bit codes)",
             "WARM: every other card"]
 
 

@@ -482,11 +482,11 @@ class Engine:
         return self._turn_index
 
     def card_index(self):
-        """The resident HOT/WARM vector matrix (reloaded only when L1 changes)."""
-        from .recall.index import ResidentIndex
+        """The cards' vectors as recall holds them: HOT/WARM floats, COLD codes (reloaded only when L1 changes)."""
+        from .recall.card_index import CardIndex
 
         if self._card_index is None:
-            self._card_index = ResidentIndex(self.vectors())
+            self._card_index = CardIndex(self.vectors())
         return self._card_index
 
     def recall(self, request: dict) -> "RecallResult":

@@ -15,7 +15,7 @@ from .stores import Stores
 BENCHMARKS = ("ingest", "cli_startup", "forwarded_commands", "sync_speed", "distill_speed", "embedding_speed",
               "store_size", "recall_speed", "explorer_keys", "search_quality", "introspect_speed", "locomo_quality",
               "memorybank_quality", "crosslingual_quality", "agentset_quality", "agentset_currency",
-              "agentset_entities", "aged_quality", "distill_coverage", "navigation_quality", "team_sync")
+              "agentset_entities", "aged_quality", "aged_stores", "distill_coverage", "navigation_quality", "team_sync")
 
 
 def main() -> None:

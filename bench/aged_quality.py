@@ -7,8 +7,10 @@ depending on them). Each store is built as in ``locomo_quality`` / ``memorybank_
 (default recall and cards only, ``max_results`` 10), then introspect runs with its clock 365 days after the
 store was built — the cards' own clock: they are created, and recalled, at build time, whatever the sessions'
 dates — first cool-down alone ("aged"), then every step ("aged, forget on") — and every question is asked
-again. Rows: evidence recall@10 per dataset and state, and the cards left and COLD. The target: aged within 0.02
-of fresh. ``--quick`` skips it unless named, then 2 LoCoMo conversations and 4 MemoryBank users per language.
+again. Rows: evidence recall@10 per dataset and state, the share of questions whose ten units are the fresh
+store's in the same order (aging should not reorder what it keeps), and the cards left and COLD. The target:
+aged within 0.02 of fresh. ``--quick`` skips it unless named, then 2 LoCoMo conversations and 4 MemoryBank users
+per language.
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def run(plan: Plan) -> list[Row]:
 
 def _dataset_rows(label: str, haystacks: list[Haystack]) -> list[Row]:
     recall: dict[tuple[str, str], list[float]] = {}
+    same: dict[tuple[str, str], list[bool]] = {}
     cards: dict[str, list[int]] = {state: [] for state in STATES}
     cold: dict[str, list[int]] = {state: [] for state in STATES}
     with tempfile.TemporaryDirectory(prefix="alaya-bench-aged-") as scratch:
@@ -62,6 +65,7 @@ def _dataset_rows(label: str, haystacks: list[Haystack]) -> list[Row]:
         for number, haystack in enumerate(haystacks):
             home = Path(scratch) / f"store-{number}"
             engine = build(haystack, home, Run(), None, model_cache)
+            fresh_units: dict[tuple[str, int], list[str]] = {}
             mapper = UnitMapper(home, haystack.turns)
             for state in STATES:
                 year_later = int(time.time() * 1000) + YEAR_MS
@@ -74,11 +78,15 @@ def _dataset_rows(label: str, haystacks: list[Haystack]) -> list[Row]:
                 cold[state].append(tiers.get("COLD", 0))
                 with engine.hold():
                     for mode, request in MODES.items():
-                        for question in haystack.questions:
+                        for number_asked, question in enumerate(haystack.questions):
                             nodes = engine.recall({"text": question.text, "max_results": TOP,
                                                    **request}).to_json()["nodes"]
                             scored = Scored(question, [mapper.unit(node) for node in nodes])
                             recall.setdefault((state, mode), []).append(scored.recall(TOP))
+                            units = [node["card_id"] for node in nodes]
+                            if state == "fresh":
+                                fresh_units[(mode, number_asked)] = units
+                            same.setdefault((state, mode), []).append(units == fresh_units[(mode, number_asked)])
             del engine
             gc.collect()
     rows = []
@@ -86,7 +94,9 @@ def _dataset_rows(label: str, haystacks: list[Haystack]) -> list[Row]:
         fresh = statistics.mean(recall[("fresh", mode)])
         for state in STATES:
             value = statistics.mean(recall[(state, mode)])
-            change = "" if state == "fresh" else f"; {value - fresh:+.3f} against fresh (target within 0.02)"
+            change = "" if state == "fresh" else (
+                f"; {value - fresh:+.3f} against fresh (target within 0.02); the same ten units in the same order "
+                f"for {statistics.mean(same[(state, mode)]):.0%} of questions")
             rows.append(Row(NAME, f"{label} {state}: evidence recall@10 — {mode}", value, "recall",
                             f"{len(recall[(state, mode)])} questions{change}"))
     for state in STATES:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 from alaya_engine.demo import sample_sessions_dir
@@ -10,6 +11,7 @@ from alaya_engine.foundations.config import DEFAULTS
 from alaya_engine.foundations.domain import millis_now
 from alaya_engine.introspect.temperature import DAY_MS, CardHeat, assign_tiers, temperature
 from alaya_engine.recall.access import AccessLog
+from alaya_engine.vectors.store import COLD_VECTORS
 
 SETTINGS = DEFAULTS["temperature"]
 NOW = 1_800_000_000_000
@@ -55,24 +57,44 @@ def tiers(engine: Engine) -> dict[str, str]:
     return {row["id"]: row["tier"] for row in engine.vectors().heat_rows()}
 
 
-def test_cold_cards_lose_their_vectors_and_get_them_back_when_recalled(home):
+def test_cold_cards_move_their_vectors_to_codes_and_get_them_back_when_recalled(home):
     engine = distilled_engine(home)
     cards = sorted(tiers(engine))
+    ids, matrix = engine.vectors().active_vectors()
+    embedded = dict(zip(ids, matrix))
     later = millis_now() + 60 * DAY_MS
     report = engine.introspect(["cooldown"], now=later)["steps"]["cooldown"]
     assert report["by_tier"] == {"HOT": 0, "WARM": 0, "COLD": len(cards)} and report["newly_archived"] == len(cards)
-    assert engine.vectors().vector_ids() == set()
+    assert engine.vectors().vector_ids() == set() and sorted(engine.vectors().cold_ids()) == cards
+    cold_ids, codes, scales = engine.vectors().cold_vectors()
+    for card_id, code, scale in zip(cold_ids, codes, scales):  # 8-bit codes keep the cosine to within 1e-3
+        assert float(embedded[card_id] @ (code * scale)) == pytest.approx(1.0, abs=1e-3)
     with engine.step() as graph:
         assert {row[0] for row in graph.query("MATCH (c:Card) RETURN c.tier")} == {"COLD"}
     AccessLog(engine.layout.access_log).record(later, [(cards[0], 0.9)])
     report = engine.introspect(["cooldown"], now=later + DAY_MS)["steps"]["cooldown"]
     assert report["restored"] == 1 and report["accesses_folded"] == 1
-    assert engine.vectors().vector_ids() == {cards[0]}
+    assert engine.vectors().vector_ids() == {cards[0]} and cards[0] not in engine.vectors().cold_ids()
+    ids, matrix = engine.vectors().active_vectors()  # moved back from the codes, not embedded again
+    assert float(matrix[0] @ embedded[cards[0]]) == pytest.approx(1.0, abs=1e-3) and not np.array_equal(
+        matrix[0], embedded[cards[0]])
     assert tiers(engine)[cards[0]] == "WARM"
     again = engine.introspect(["cooldown"], now=later + DAY_MS)["steps"]["cooldown"]
     assert again["accesses_folded"] == 0
     row = next(r for r in engine.vectors().heat_rows() if r["id"] == cards[0])
     assert row["access_count"] == 1 and row["relevance"] == pytest.approx(0.9)
+
+
+def test_a_cold_card_of_a_store_from_before_cold_codes_is_embedded_once_by_cool_down(home):
+    engine = distilled_engine(home)
+    cards = sorted(tiers(engine))
+    later = millis_now() + 60 * DAY_MS
+    engine.introspect(["cooldown"], now=later)
+    engine.vectors().table(COLD_VECTORS).delete(f"id = '{cards[0]}'")  # as such a store holds it
+    assert "missing_cold_vector" in {problem["kind"] for problem in engine.verify().to_json()["problems"]}
+    report = engine.introspect(["cooldown"], now=later + DAY_MS)["steps"]["cooldown"]
+    assert report["newly_archived"] == 0 and sorted(engine.vectors().cold_ids()) == cards
+    assert engine.verify().to_json()["ok"]
 
 
 def test_an_access_to_a_card_whose_l1_row_is_not_written_yet_waits_for_the_next_fold(home, monkeypatch):

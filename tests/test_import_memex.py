@@ -182,7 +182,7 @@ def test_forgotten_cards_stay_forgotten_until_edited_and_a_lost_graph_write_is_r
     with engine.step() as graph:
         graph.set_heat_columns([cold], [0.1], ["COLD"])
     vectors.update_heat([{**vectors.heat_row(cold), "temperature": 0.1, "tier": "COLD"}])
-    vectors.drop_vectors([cold])
+    vectors.archive_vectors([cold])
     for note in (vault / "decisions" / "use-lancedb.md", vault / "docker-memory-limit.md"):
         note.write_text(note.read_text() + "\n补充：编辑过的卡片。\n")
     statuses = {c["slug"]: c["status"] for c in cli("import-memex", str(vault), "--json").json()["cards"]}

@@ -10,7 +10,7 @@ import pytest
 from alaya_engine.engine import Engine
 from alaya_engine.foundations.domain import Card, Link
 from alaya_engine.foundations.errors import AlayaError
-from alaya_engine.recall.index import ResidentIndex
+from alaya_engine.recall.card_index import CardIndex
 from alaya_engine.recall.lexical import LexicalFusion
 from alaya_engine.recall.query import build_query
 from alaya_engine.recall.relation_space import RelationSpace
@@ -40,7 +40,8 @@ def card(card_id: str, card_type: str = "gotcha", tier: str = "HOT") -> Card:
 def memory(home):
     """A ─CAUSED_BY→ B ─DEPENDS_ON→ C ─TEMPORAL_NEXT→ E (COLD), A ─LED_TO→ D, A ─SIMILAR_TO↔ F (decision).
 
-    Vectors: A..D and F are orthogonal unit vectors; E has none (COLD). LED_TO's relation vector is built
+    Vectors: A..D and F are orthogonal unit vectors; E has none (COLD, in a store from before COLD cards kept
+    their vectors as codes). LED_TO's relation vector is built
     to have cosine 0.8 with CAUSED_BY's.
     """
     engine = Engine.open(home)
@@ -68,7 +69,7 @@ def memory(home):
 def recall(engine: Engine, queries: np.ndarray, **request) -> dict:
     query = build_query({"concepts": ["placeholder"], **request}, SETTINGS)
     names, relation_vectors = engine.vectors().relation_vectors()
-    index = ResidentIndex(engine.vectors())
+    index = CardIndex(engine.vectors())
     index.refresh()
     with engine.step() as graph:
         result = run_recall(query, queries, graph=graph, index=index,
@@ -121,21 +122,40 @@ def test_depth_limits_and_cold_cards_are_reachable(memory):
     assert set(only_seeds) == {"A"}
 
 
-def test_a_cold_card_found_by_full_text_is_ranked_by_its_title(memory):
-    """E's text is indexed for full-text search (as every card's is) and its vector gone, as cool-down leaves it."""
-    cold = card("E", tier="COLD")
+def keep_cold(engine: Engine, card_id: str, vector: np.ndarray) -> None:
+    """Give a COLD card the vector cool-down keeps for it: embedded, then moved to the COLD codes."""
+    cold = card(card_id, tier="COLD")
     cold.content = "Docker 容器内存溢出 because no memory limit was set"
-    memory.vectors().upsert_cards([cold], basis(DIM - 2)[None, :])
-    memory.vectors().drop_vectors(["E"])
+    engine.vectors().upsert_cards([cold], vector[None, :])
+    engine.vectors().archive_vectors([card_id])
+
+
+def test_a_cold_card_found_by_full_text_is_ranked_by_its_kept_vector(memory):
+    """E's text is indexed for full-text search (as every card's is) and its vector kept as 8-bit codes, as
+    cool-down leaves it: its distance is its own vector's, read from the codes, not its title embedded."""
+    direction = basis(DIM - 2) + memory.embedder().embed(["容器内存溢出"])[0]
+    keep_cold(memory, "E", direction / np.linalg.norm(direction))
+    assert "E" not in memory.vectors().vector_ids() and memory.vectors().cold_ids() == ["E"]
     memory.vectors().refresh_full_text_index()
     memory.config["recall"]["lexical_floor"] = 0.0  # the only hit then counts as exact, whatever its score
     found = by_id(memory.recall({"text": "容器内存溢出", "depth": 0}).to_json())
-    embedded = memory.embedder().embed(["title of E", "容器内存溢出"])
+    query = memory.embedder().embed_query(["容器内存溢出"])[0]
     assert found["E"]["tier"] == "COLD" and found["E"]["depth"] == 0
     # the only full-text hit: its lexical share is 1, so λ of its cosine distance is taken off
-    cosine_distance = 1.0 - float(embedded[0] @ embedded[1])
+    cosine_distance = 1.0 - float(query @ direction / np.linalg.norm(direction))
     lexical_weight = memory.config["recall"]["lexical_weight"]
-    assert found["E"]["concept_distance"] == pytest.approx(cosine_distance * (1 - lexical_weight), abs=1e-3)
+    assert found["E"]["concept_distance"] == pytest.approx(cosine_distance * (1 - lexical_weight), abs=3e-3)
+
+
+def test_cold_cards_are_found_by_meaning_and_scored_on_their_own_vectors(memory):
+    """A COLD card with kept codes is a vector-search hit like any other, and one reached through the graph
+    counts its own similarity, not a share of its via's."""
+    keep_cold(memory, "E", basis(7))
+    seeds = by_id(recall(memory, basis(7)[None, :], depth=0))
+    assert seeds["E"]["tier"] == "COLD" and seeds["E"]["concept_distance"] == pytest.approx(0.0, abs=1e-3)
+    tilted = (basis(0) + 0.5 * basis(7)) / np.linalg.norm(basis(0) + 0.5 * basis(7))
+    deep = by_id(recall(memory, tilted[None, :], depth=3, max_results=10))
+    assert deep["E"]["concept_distance"] == pytest.approx(1.0 - float(tilted[7]), abs=3e-3)
 
 
 def test_from_nodes_continues_navigation(memory):

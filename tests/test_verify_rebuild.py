@@ -15,7 +15,7 @@ from alaya_engine.engine import Engine
 from alaya_engine.foundations.domain import Card, Link, millis_now
 from alaya_engine.introspect import apply
 from alaya_engine.raw.journal import Journal
-from alaya_engine.vectors.store import CARD_META, CARD_VECTORS
+from alaya_engine.vectors.store import CARD_META, CARD_VECTORS, COLD_VECTORS
 
 QUERY = "gateway restart telegram"
 
@@ -25,7 +25,7 @@ def kinds(engine: Engine) -> set[str]:
 
 
 def some_card(engine: Engine, position: int) -> Card:
-    """A different card with a vector (COLD cards have none) for each kind of damage, so several can be combined."""
+    """A different HOT or WARM card (its vector resident) for each kind of damage, so several can be combined."""
     with_vector = set(engine.vectors().vector_ids())
     with engine.step() as graph:
         cards = [card for card in graph.all_cards() if card.id in with_vector]
@@ -99,7 +99,11 @@ def break_link_missing_from_l2(engine: Engine) -> None:
 
 
 def break_missing_vector(engine: Engine) -> None:
-    engine.vectors().drop_vectors([some_card(engine, 1).id])
+    engine.vectors().table(CARD_VECTORS).delete(f"id = '{some_card(engine, 1).id}'")
+
+
+def break_missing_cold_vector(engine: Engine) -> None:
+    engine.vectors().table(COLD_VECTORS).delete(f"id = '{sorted(engine.vectors().cold_ids())[0]}'")
 
 
 def break_duplicate_vector(engine: Engine) -> None:
@@ -159,6 +163,7 @@ BREAKS = {
     "link_without_l3": break_link_without_l3,
     "link_missing_from_l2": break_link_missing_from_l2,
     "missing_vector": break_missing_vector,
+    "missing_cold_vector": break_missing_cold_vector,
     "duplicate_vector": break_duplicate_vector,
     "wrong_dimension": break_wrong_dimension,
     "stale_vector": break_stale_vector,
@@ -195,7 +200,7 @@ def test_rebuild_after_deleting_both_databases_restores_the_same_store(demo_home
     engine.introspect(["cooldown"])      # cool-down finds the tiers as they are
     before = demo_cli("recall", QUERY, "--json").json()
     snapshot = graph_snapshot(engine)
-    vectors = len(engine.vectors().vector_ids())  # HOT and WARM cards: COLD ones keep no vector
+    vectors = len(engine.vectors().vector_ids()) + len(engine.vectors().cold_ids())  # COLD ones as codes
     shutil.rmtree(engine.layout.graph_dir)
     shutil.rmtree(engine.layout.vectors_dir)
 
@@ -250,7 +255,7 @@ def test_replay_reproduces_links_merges_forgetting_restoring_and_relation_merges
 
 def test_rebuild_l1_alone_and_its_seed_alias(demo_home, demo_cli):
     engine = Engine.open(demo_home)
-    cards = len(engine.vectors().vector_ids())
+    cards = len(engine.vectors().vector_ids()) + len(engine.vectors().cold_ids())
     shutil.rmtree(engine.layout.vectors_dir)
     result = demo_cli("rebuild-l1", "--json")
     assert result.exit_code == 0 and result.json()["layers"] == ["l1"] and result.json()["vectors"] == cards

@@ -98,7 +98,7 @@ def build_review_store(home: Path) -> None:
     vectors = engine.vectors()
     filler = unit((99, 1.0))
     vectors.upsert_cards(cards, np.vstack([vector if vector is not None else filler for *_, vector in CARDS]))
-    vectors.drop_vectors([card.id for card in cards if card.tier == "COLD"])
+    vectors.archive_vectors([card.id for card in cards if card.tier == "COLD"])
     vectors.upsert_relations(CUSTOM_RELATIONS, np.vstack([unit((100, 1.0)), unit((100, 1.0), (101, 0.3)),
                                                           unit((102, 1.0)), unit((103, 1.0))]),
                              is_core=False, examples=[[], [], [], []])

@@ -1,8 +1,9 @@
 """Cool-down: fold the access log, recompute every temperature, re-tier, move vectors.
 
-COLD cards lose their vector row in L1 (the card and its metadata stay in L2
-and ``card_meta``); a COLD card that warms up again — recalled through the
-graph or full-text search — gets its embedding back here. The access log is
+A COLD card's vector leaves the resident table for ``cold_vectors`` (8-bit
+codes, read by recall without being held as floats); a COLD card that warms up
+again — recalled through the graph or search — gets it back here. A COLD card
+of a store from before cold vectors were kept is embedded once, here. The access log is
 folded from the byte offset of the previous fold, saved last: a crash before
 that re-counts at most the accesses of one fold. The fold, the read of the
 counters and their write are one step, so two cool-downs never fold the same
@@ -34,9 +35,9 @@ class CooldownReport:
     upgraded: int = 0
     downgraded: int = 0
     newly_archived: int = 0
-    """Cards that went COLD now: their vectors were dropped."""
+    """Cards that went COLD now: their vectors moved to ``cold_vectors``."""
     restored: int = 0
-    """COLD cards that warmed up: their vectors are back."""
+    """COLD cards that warmed up: their vectors are back in the resident table."""
     accesses_folded: int = 0
     dry_run: bool = False
 
@@ -78,7 +79,11 @@ def _cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedd
     restore = [{"id": card_id, "tier": tier, "type": card_type}
                for card_id, tier, card_type in zip(ids, after["tier"], before["type"])
                if tier != "COLD" and card_id not in vector_tiers]
+    kept_cold = set(vectors.cold_ids())
     archive = [card_id for card_id, tier in zip(ids, after["tier"]) if tier == "COLD" and card_id in vector_tiers]
+    unkept = [{"id": card_id, "tier": "COLD", "type": card_type}
+              for card_id, tier, card_type in zip(ids, after["tier"], before["type"])
+              if tier == "COLD" and card_id not in vector_tiers and card_id not in kept_cold]
     retier = {card_id: tier for card_id, tier in zip(ids, after["tier"])
               if tier != "COLD" and vector_tiers.get(card_id, tier) != tier}
     report.newly_archived, report.restored = len(archive), len(restore)
@@ -89,15 +94,22 @@ def _cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedd
                if values != tuple(before[name][index] for name in computed)]
     vectors.update_meta_heat({"id": [ids[index] for index in changed],
                               **{name: [after[name][index] for index in changed] for name in computed}})
-    vectors.drop_vectors(archive)
+    _embed_into(vectors, graph, embedder, unkept)
+    vectors.archive_vectors(archive + [row["id"] for row in unkept])
     vectors.set_vector_tiers(retier)
-    if restore:
-        cards = graph.cards([row["id"] for row in restore])
-        texts = [f"{cards[row['id']]['title']}\n{cards[row['id']]['content']}" for row in restore]
-        vectors.add_vectors(restore, embedder.embed(texts))
+    _embed_into(vectors, graph, embedder, vectors.restore_vectors(restore))
     graph.set_heat_columns(ids, after["temperature"], after["tier"])
     _save_offset(offset_file, end)
     return report
+
+
+def _embed_into(vectors: "VectorStore", graph: "GraphStore", embedder: "Embedder", rows: list[dict]) -> None:
+    """Embed these cards (``rows``: id, tier, type) into ``card_vectors``."""
+    if rows:
+        cards = graph.cards([row["id"] for row in rows])
+        rows = [row for row in rows if row["id"] in cards]
+        texts = [f"{cards[row['id']]['title']}\n{cards[row['id']]['content']}" for row in rows]
+        vectors.add_vectors(rows, embedder.embed(texts))
 
 
 def _fold(access_log: AccessLog, offset: int, known: set[str], graph: "GraphStore") -> tuple[dict, int]:

@@ -287,11 +287,11 @@ def _new_custom_relations(links: list[Link], promoted: frozenset[str], store) ->
 
 
 def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[str, tuple[int, int]]) -> None:
-    """One ``add`` per table, with the on-disk schemas; COLD cards get metadata but no vector row."""
+    """One ``add`` per table, with the on-disk schemas; a COLD card's vector goes to ``cold_vectors`` as codes."""
     import numpy as np
     import pyarrow as pa
 
-    from ..vectors.store import CARD_META, CARD_VECTORS
+    from ..vectors.store import CARD_META, CARD_VECTORS, COLD_VECTORS, quantise_rows
 
     vectors_table = store.table(CARD_VECTORS)
     active = [position for position, card in enumerate(cards) if card.tier != "COLD"]
@@ -302,6 +302,14 @@ def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[s
         "tier": _strings([cards[p].tier for p in active]),
         "type": _strings([cards[p].type for p in active]),
     }, schema=vectors_table.schema))
+    cold = [position for position, card in enumerate(cards) if card.tier == "COLD"]
+    if cold:
+        codes, scales = quantise_rows(matrix[cold])
+        cold_table = store.table(COLD_VECTORS)
+        cold_table.add(pa.table({
+            "id": _strings([cards[p].id for p in cold]),
+            "code": pa.FixedSizeListArray.from_arrays(pa.array(codes.reshape(-1), pa.int8()), store.dimension),
+            "scale": scales}, schema=cold_table.schema))
     store.table(CARD_META).add(store.meta_rows(cards, access))
 
 

@@ -120,7 +120,7 @@ def rebuild(engine: "StoreParts", layers: set[str], progress: "ProgressCallback 
                           now=now, dry_run=False, step=engine.step)
             timed("cool-down")
     report.sessions, report.cards, report.links = len(sessions), len(cards), len(links)
-    report.vectors = sum(1 for card in cards if card.tier != "COLD") if "l1" in layers else 0
+    report.vectors = len(cards) if "l1" in layers else 0
     report.embedding = manifest["embedding"]["name"]
     report.seconds["total"] = round(time.perf_counter() - started, 2)
     log.info("rebuilt %s: %d cards, %d links in %.1f s", "+".join(report.layers), len(cards), len(links),
@@ -150,15 +150,14 @@ def _set_heat(engine: "StoreParts", cards: list[Card], layers: set[str], now: in
 
 def _embed(engine: "StoreParts", cards: list[Card], dimension: int,
            progress: "ProgressCallback | None") -> "np.ndarray":
-    """Embeddings of the HOT and WARM cards; COLD rows stay zero (a COLD card keeps no vector)."""
+    """Every card's embedding, COLD ones too (they are kept as 8-bit codes: a COLD card stays findable)."""
     matrix = _zeros(len(cards), dimension)
-    active = [position for position, card in enumerate(cards) if card.tier != "COLD"]
     embedder = engine.embedder()
-    for start in range(0, len(active), EMBED_BATCH):
-        batch = active[start:start + EMBED_BATCH]
-        matrix[batch] = embedder.embed([cards[position].embedding_text() for position in batch])
+    for start in range(0, len(cards), EMBED_BATCH):
+        batch = cards[start:start + EMBED_BATCH]
+        matrix[start:start + len(batch)] = embedder.embed([card.embedding_text() for card in batch])
         if progress:
-            progress(min(start + EMBED_BATCH, len(active)), len(active))
+            progress(start + len(batch), len(cards))
     return matrix
 
 

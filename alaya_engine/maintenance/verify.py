@@ -14,7 +14,10 @@ repairs it. Kinds:
 - ``session_without_l3`` / ``session_missing_from_l2`` — the same for sessions;
 - ``link_without_l3`` / ``link_missing_from_l2`` — the same for edges;
 - ``missing_vector`` — a HOT/WARM card without its embedding in L1;
-- ``duplicate_vector`` — a card with more than one embedding row;
+- ``missing_cold_vector`` — a COLD card without its 8-bit codes in L1 (a store
+  from before COLD cards kept them: the next introspect adds them);
+- ``duplicate_vector`` — a card with more than one embedding row (a float row
+  and COLD codes count as two);
 - ``wrong_dimension`` — L1 vectors narrower or wider than the store's model;
 - ``unusable_vector`` — a card, relation or window vector that is not finite
   (NaN, infinity: a damaged data file) or all zero; no search can use it;
@@ -60,6 +63,7 @@ REPAIR = {
     "link_missing_from_l2": "alaya rebuild --l2",
     "promotion_missing_from_l2": "approve the promotion again, or alaya rebuild --l2",
     "missing_vector": "alaya rebuild --l1",
+    "missing_cold_vector": "alaya introspect, or alaya rebuild --l1",
     "duplicate_vector": "alaya rebuild --l1",
     "wrong_dimension": "alaya rebuild --l1",
     "stale_vector": "alaya rebuild --l1",
@@ -114,6 +118,7 @@ def verify(engine: "StoreParts") -> VerifyReport:
         promoted = graph.promoted_relations()
     store = engine.vectors()
     vector_ids, width = store.vector_rows()
+    vector_ids += store.cold_ids()
     meta = store.meta_index()
     report.checked = {"sessions": len(expected.sessions), "cards": len(cards), "links": len(links),
                       "vectors": len(vector_ids)}
@@ -156,8 +161,9 @@ def _check_vectors(report: VerifyReport, engine: "StoreParts", cards: dict, vect
             report.add("missing_metadata", [card_id], f"card {card_id} has no card_meta row in L1")
             continue
         content_hash, tier = meta[card_id]
-        if tier != "COLD" and card_id not in counted:
-            report.add("missing_vector", [card_id], f"{tier} card {card_id} has no embedding")
+        if card_id not in counted:
+            report.add("missing_cold_vector" if tier == "COLD" else "missing_vector", [card_id],
+                       f"{tier} card {card_id} has no embedding")
         if content_hash != card.content_hash():
             report.add("stale_vector", [card_id], f"card {card_id} changed since it was embedded")
 

@@ -157,9 +157,11 @@ class ResidentVectors:
         return None if index is None else self.matrix[index]
 
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
-        """Ids of the ``top_k`` cards nearest to any query vector (at least ``min_similarity``), best first.
+        return [row_id for row_id, _ in self.scored_search(queries, top_k, min_similarity)]
 
-        Above ``EXACT_SEARCH_ROWS`` only the coarse stage's candidates are scored exactly.
+    def scored_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[tuple[str, float]]:
+        """(id, similarity) of the ``top_k`` rows nearest to any query vector (at least ``min_similarity``), best
+        first. Above ``EXACT_SEARCH_ROWS`` only the coarse stage's candidates are scored exactly.
         """
         import numpy as np
 
@@ -174,7 +176,8 @@ class ResidentVectors:
         top = np.argpartition(-best, count - 1)[:count]
         top = top[np.argsort(-best[top])]
         positions = top if rows is None else rows[top]
-        return [self.ids[position] for position, score in zip(positions, best[top]) if score >= min_similarity]
+        return [(self.ids[position], float(score)) for position, score in zip(positions, best[top])
+                if score >= min_similarity]
 
 
 class CoarseProjection:

@@ -1,9 +1,11 @@
 """VectorStore: the L1 tables in LanceDB.
 
 Layout chosen from measurements (LanceDB 0.40): vectors and counters live in
-separate tables, so a counter update never rewrites a vector; COLD cards are
-simply absent from ``card_vectors``; writes are batched (every ``add`` makes a
-version and a fragment). ``import lancedb`` costs over 2 s, so this module is
+separate tables, so a counter update never rewrites a vector; a COLD card's
+vector leaves ``card_vectors`` (what recall holds in memory as floats) for
+``cold_vectors``, as 8-bit codes with a scale per row: a quarter of the bytes,
+and the card stays findable by meaning (docs/architecture.md); writes are
+batched (every ``add`` makes a version and a fragment). ``import lancedb`` costs over 2 s, so this module is
 imported only by commands that touch vectors; the row counts ``alaya status``
 shows are kept in ``stats.json`` beside the tables, rewritten after every
 write by the store's single writer.
@@ -32,6 +34,7 @@ if TYPE_CHECKING:
 
 CARD_VECTORS = "card_vectors"
 CARD_META = "card_meta"
+COLD_VECTORS = "cold_vectors"
 RELATIONS = "relations"
 STATS_FILE = "stats.json"
 log = logging.getLogger(__name__)
@@ -51,6 +54,9 @@ def _schemas(dimension: int) -> dict[str, Any]:
             ("access_count", pa.int64()), ("created_at", pa.int64()), ("title", pa.string()),
             ("tags", pa.list_(pa.string())), ("type", pa.string()), ("text", pa.string()),
             ("relevance", pa.float64()),
+        ]),
+        COLD_VECTORS: pa.schema([
+            ("id", pa.string()), ("code", pa.list_(pa.int8(), dimension)), ("scale", pa.float32()),
         ]),
         RELATIONS: pa.schema([
             ("relation", pa.string()), ("vector", vector), ("frequency", pa.int64()), ("is_core", pa.bool_()),
@@ -95,7 +101,11 @@ class VectorStore:
         every read sees every committed write, this process's or another's)."""
         table = self._tables.get(name)
         if table is None:
-            table = self._tables[name] = self._db.open_table(name)
+            if name == COLD_VECTORS:  # stores made before COLD vectors were kept get the table on first use
+                table = self._db.create_table(name, schema=_schemas(self.dimension)[name], exist_ok=True)
+            else:
+                table = self._db.open_table(name)
+            self._tables[name] = table
         return table
 
     def create_tables(self) -> None:
@@ -172,6 +182,7 @@ class VectorStore:
             .execute(pa.table({"id": ids, "vector": [row.tolist() for row in vectors],
                                "tier": [card.tier for card in cards], "type": [card.type for card in cards]},
                               schema=schemas[CARD_VECTORS]))
+        self._delete_where(COLD_VECTORS, ids)  # a card has one vector: the one just written
         meta = self.meta_rows(cards)
         table = self.table(CARD_META)
         table.merge_insert("id").when_not_matched_insert_all().execute(meta)
@@ -257,11 +268,93 @@ class VectorStore:
                               schema=_schemas(self.dimension)[CARD_VECTORS]))
         self.write_stats()
 
-    def drop_vectors(self, card_ids: list[str]) -> None:
-        """COLD: the vector row goes, the metadata stays."""
-        if card_ids:
-            self.table(CARD_VECTORS).delete(_id_predicate(card_ids))
+    def archive_vectors(self, card_ids: list[str]) -> None:
+        """COLD: the card's vector moves from ``card_vectors`` to ``cold_vectors`` as 8-bit codes.
+
+        Written there before it is deleted here, so a crash between the two leaves the card with both rows
+        (the next cool-down archives it again; a write replaces by id), never with none."""
+        import pyarrow as pa
+
+        if not card_ids:
+            return
+        ids, matrix = self._rows_of(CARD_VECTORS, card_ids, "vector")
+        if ids:
+            codes, scales = quantise_rows(float_rows(matrix, self.dimension))
+            self.table(COLD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+                .execute(pa.table({"id": ids, "code": pa.FixedSizeListArray.from_arrays(pa.array(codes.ravel()),
+                                                                                        self.dimension),
+                                   "scale": scales}, schema=_schemas(self.dimension)[COLD_VECTORS]))
+        self._delete_where(CARD_VECTORS, card_ids)
+        self.write_stats()
+
+    def restore_vectors(self, rows: list[dict]) -> list[dict]:
+        """A COLD card warmed up: its vector moves back from ``cold_vectors`` (``rows`` carry id, tier and type).
+        Returns the rows that have no cold vector to move (a store from before they were kept), for the caller
+        to embed."""
+        import numpy as np
+
+        if not rows:
+            return []
+        ids, codes = self._rows_of(COLD_VECTORS, [row["id"] for row in rows], "code", "scale")
+        if ids:
+            found = {row["id"]: row for row in rows}
+            vectors = float_rows(codes[0], self.dimension, np.int8) * codes[1].to_numpy()[:, None]
+            self.add_vectors([found[card_id] for card_id in ids], vectors)
+            self._delete_where(COLD_VECTORS, ids)
             self.write_stats()
+        moved = set(ids)
+        return [row for row in rows if row["id"] not in moved]
+
+    def cold_vectors(self) -> tuple[list[str], "np.ndarray", "np.ndarray"]:
+        """Ids, int8 codes ``(rows, dimension)`` and float32 scales of every COLD card's vector (a vector is
+        ``code * scale``), read batch by batch into arrays allocated once."""
+        import numpy as np
+
+        table = self.table(COLD_VECTORS)
+        rows = table.count_rows()
+        codes, scales = np.empty((rows, self.dimension), np.int8), np.empty(rows, np.float32)
+        ids: list[str] = []
+        for batch in table.search().select(["id", "code", "scale"]).limit(None).to_batches():
+            end = len(ids) + batch.num_rows
+            if end > len(codes):  # a commit between the count and the scan
+                codes = np.concatenate([codes[:len(ids)], np.empty((end - len(ids), self.dimension), np.int8)])
+                scales = np.concatenate([scales[:len(ids)], np.empty(end - len(ids), np.float32)])
+            codes[len(ids):end] = float_rows(batch.column("code"), self.dimension, np.int8)
+            scales[len(ids):end] = batch.column("scale").to_numpy()
+            ids.extend(batch.column("id").to_pylist())
+        return ids, codes[:len(ids)], scales[:len(ids)]
+
+    def cold_ids(self) -> list[str]:
+        """Every ``cold_vectors`` id (repeats included, for verify)."""
+        return self._scan(COLD_VECTORS, ["id"]).column("id").to_pylist()
+
+    def cold_version(self) -> int:
+        return self.version(COLD_VECTORS)
+
+    def _rows_of(self, name: str, card_ids: list[str], *columns: str) -> tuple[list[str], Any]:
+        """The rows of ``card_ids`` in table ``name``: their ids and the wanted columns (one column: it alone).
+        A scan filtered by membership: an ``IN`` predicate of the ~90k ids a first cool-down archives at 100k
+        cards would be larger than the table's ids."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        wanted = pa.array(card_ids, pa.string())
+        batches = [batch.filter(pc.is_in(batch.column("id"), value_set=wanted))
+                   for batch in self.table(name).search().select(["id", *columns]).limit(None).to_batches()]
+        found = pa.Table.from_batches(batches) if batches else None
+        if found is None or not found.num_rows:
+            return [], None
+        values = [found.column(column).combine_chunks() for column in columns]
+        return found.column("id").to_pylist(), values[0] if len(values) == 1 else values
+
+    def _delete_where(self, name: str, card_ids: list[str]) -> None:
+        """Delete these ids' rows, if there are any: even a delete of nothing makes a new version, and every new
+        version sends recalls to reload what they hold."""
+        if card_ids:
+            predicate = _id_predicate(card_ids)
+            table = self.table(name)
+            if table.count_rows(predicate):
+                table.delete(predicate)
 
     def vector_rows(self) -> tuple[list[str], int]:
         """Every ``card_vectors`` id (repeats included, for verify) and the stored vector width."""
@@ -292,11 +385,9 @@ class VectorStore:
     def delete_cards(self, card_ids: list[str]) -> None:
         if not card_ids:
             return
-        predicate = _id_predicate(card_ids)
-        vectors = self.table(CARD_VECTORS)
-        if vectors.count_rows(predicate):  # even a delete of nothing makes a new version, and every
-            vectors.delete(predicate)      # new version sends recalls to reload the resident matrix
-        self.table(CARD_META).delete(predicate)
+        self._delete_where(CARD_VECTORS, card_ids)
+        self._delete_where(COLD_VECTORS, card_ids)
+        self.table(CARD_META).delete(_id_predicate(card_ids))
         self.write_stats()
 
     def vectors_version(self) -> int:
@@ -376,6 +467,7 @@ class VectorStore:
             "cards": self.table(CARD_VECTORS).count_rows(),
             "by_tier": {tier: meta.count_rows(f"tier = '{tier}'") for tier in TIERS},
             "relations": self.table(RELATIONS).count_rows(),
+            "cold_vectors": self.table(COLD_VECTORS).count_rows(),
         })
 
 
@@ -413,12 +505,22 @@ def unusable_mask(matrix: "np.ndarray") -> "np.ndarray":
     return ~np.isfinite(matrix).all(axis=1) | ~matrix.any(axis=1)
 
 
-def float_rows(vectors, dimension: int) -> "np.ndarray":
-    """A fixed-size-list array of vectors as a float32 ``(rows, dimension)`` array, without a Python loop."""
+def float_rows(vectors, dimension: int, dtype: Any = None) -> "np.ndarray":
+    """A fixed-size-list array of vectors as a ``(rows, dimension)`` array (float32 unless ``dtype`` says),
+    without a Python loop."""
     import numpy as np
 
     flat = vectors.flatten().to_numpy(zero_copy_only=False)
-    return flat.reshape(len(vectors), dimension).astype(np.float32, copy=False)
+    return flat.reshape(len(vectors), dimension).astype(dtype or np.float32, copy=False)
+
+
+def quantise_rows(matrix: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
+    """Each row as int8 codes and one scale (its largest magnitude / 127): a unit vector's cosine with a query
+    moves by ~1e-3 (docs/architecture.md)."""
+    import numpy as np
+
+    scales = (np.maximum(np.abs(matrix).max(axis=1), 1e-12) / 127.0).astype(np.float32)
+    return np.rint(matrix / scales[:, None]).astype(np.int8), scales
 
 
 def _id_predicate(card_ids: list[str]) -> str:

@@ -1,0 +1,92 @@
+"""Speed on a store used for a year: the synthetic store, aged by the real introspect.
+
+The synthetic store (:mod:`bench.synthetic`) spreads its cards and sessions over two years and gives its cards
+Zipf-distributed recalls up to a month after the last session. Cool-down then runs with its clock at that moment,
+as the nightly introspect of a store in daily use would: the configured rules make most cards COLD (their vectors
+leave the resident matrix for 8-bit codes) and cap HOT and WARM at ``hot_limit`` / ``warm_limit``. Rows, at 100k
+cards (``--quick --only aged_stores``: 10k):
+
+- what aging did: the cards per tier and how long the cool-down took;
+- ``Engine.recall`` of free text in-process with the store held as the owner server holds it (targets p50 ≤ 20
+  ms, p95 ≤ 40 ms at 100k), and the texts it embedded beyond the query's own concepts (target 0: a COLD card never
+  costs an embedding at query time), counted on the engine's real embedder;
+- against a warm owner server: whole-process ``alaya recall --json`` paired with ``python -c pass`` (target ≤
+  2.5×) and the server's peak RSS (target ≤ 1.2 GB at 100k).
+
+The million-card store of the same kind is not built here yet (docs/benchmarks.md says why).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from statistics import median
+
+from alaya_engine.engine import Engine
+from alaya_engine.recall.query import build_query
+
+from .plan import Plan, size_label
+from .processes import ALAYA, child_env, measure, owner_server
+from .recall_speed import _recall_rows
+from .report import Row, skipped
+from .synthetic import SPAN, START, free_text_queries
+
+NAME = "aged_stores"
+AGED_AT = START + SPAN + 30 * 86_400_000
+"""The moment of the last recalls the synthetic store records: the year's last nightly introspect."""
+
+
+def run(plan: Plan) -> list[Row]:
+    if plan.quick and NAME not in plan.named:
+        return [skipped(NAME, "skipped in --quick", f"builds and ages a 100k store; --quick --only {NAME} for 10k")]
+    size = plan.pick(10_000, 100_000)
+    label = f"aged {size_label(size)}"
+    queries, paired_runs = plan.pick(20, 50), plan.pick(5, 21)
+    texts = free_text_queries(queries)
+    with plan.stores.synthetic(size) as home:
+        engine = Engine.open(home)
+        started = time.perf_counter()
+        report = engine.introspect(["cooldown"], now=AGED_AT)["steps"]["cooldown"]
+        rows = [Row(NAME, f"{label}: cards HOT / WARM / COLD after a year's cool-down",
+                    100 * report["by_tier"]["COLD"] / max(1, report["cards"]), "% COLD",
+                    " / ".join(f"{report['by_tier'][tier]:,}" for tier in ("HOT", "WARM", "COLD"))
+                    + f"; cool-down {time.perf_counter() - started:.1f} s")]
+        with engine.hold():
+            engine.keep_resident(wait_seconds=300)
+            engine.recall({"text": "warm-up: docker container OOM kill"})
+            counted = _EmbeddedTexts(engine)
+            rows.append(_recall_rows(engine, label, "free text", [{"text": text} for text in texts]))
+            concepts = sum(len(build_query({"text": text}, engine.config["recall"]).concepts) for text in texts)
+            rows.append(Row(NAME, f"{label}: texts embedded per recall beyond the query",
+                            (counted.texts - concepts) / len(texts), "texts",
+                            f"{counted.texts} embedded for {concepts} concepts in {len(texts)} recalls (target 0)"))
+        del engine
+        with owner_server(home) as server:
+            env = child_env(server=True)
+            floor, command = [], []
+            for text in texts[:paired_runs]:
+                floor.append(measure([sys.executable, "-c", "pass"], env).ms)
+                command.append(measure(ALAYA + ["--home", str(home), "recall", text, "--json"], env).ms)
+            rows.append(Row(NAME, f"{label}: alaya recall --json ÷ python -c pass", median(command) / median(floor),
+                            "× (≤ 2.5)", f"{median(command):.0f} ms vs {median(floor):.0f} ms p50, "
+                                         f"{paired_runs} paired runs, warm owner server"))
+            peak = server.peak_mb()
+            rows.append(Row(NAME, f"{label}: owner server peak RSS", peak if peak is not None else float("nan"),
+                            "MB", "VmHWM after start, warm-up and the recalls above (target ≤ 1,200 MB at 100k)"))
+    return rows
+
+
+class _EmbeddedTexts:
+    """Counts the texts the engine's embedder is given (both calls), by wrapping the real embedder's methods."""
+
+    def __init__(self, engine: Engine):
+        self.texts = 0
+        embedder = engine.embedder()
+        for name in ("embed", "embed_query"):
+            setattr(embedder, name, self._counting(getattr(embedder, name)))
+
+    def _counting(self, call):
+        def counted(texts):
+            self.texts += len(texts)
+            return call(texts)
+        return counted
