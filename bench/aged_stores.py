@@ -27,7 +27,7 @@ from alaya_engine.recall.query import build_query
 
 from .plan import Plan, size_label
 from .processes import ALAYA, child_env, measure, owner_server
-from .recall_speed import _recall_rows
+from .recall_speed import recall_rows
 from .report import Row, skipped
 from .synthetic import SPAN, START, free_text_queries
 
@@ -55,7 +55,7 @@ def run(plan: Plan) -> list[Row]:
             engine.keep_resident(wait_seconds=300)
             engine.recall({"text": "warm-up: docker container OOM kill"})
             counted = _EmbeddedTexts(engine)
-            rows.append(_recall_rows(engine, label, "free text", [{"text": text} for text in texts]))
+            rows.append(recall_rows(engine, label, "free text", [{"text": text} for text in texts], NAME))
             concepts = sum(len(build_query({"text": text}, engine.config["recall"]).concepts) for text in texts)
             rows.append(Row(NAME, f"{label}: texts embedded per recall beyond the query",
                             (counted.texts - concepts) / len(texts), "texts",
@@ -77,16 +77,24 @@ def run(plan: Plan) -> list[Row]:
 
 
 class _EmbeddedTexts:
-    """Counts the texts the engine's embedder is given (both calls), by wrapping the real embedder's methods."""
+    """Counts the texts the engine's embedder is given, by wrapping the real embedder's two calls; a call made
+    from inside the other (``embed_query`` is ``embed`` for the default model) counts once."""
 
     def __init__(self, engine: Engine):
         self.texts = 0
+        self._inside = False
         embedder = engine.embedder()
         for name in ("embed", "embed_query"):
             setattr(embedder, name, self._counting(getattr(embedder, name)))
 
     def _counting(self, call):
         def counted(texts):
+            if self._inside:
+                return call(texts)
             self.texts += len(texts)
-            return call(texts)
+            self._inside = True
+            try:
+                return call(texts)
+            finally:
+                self._inside = False
         return counted

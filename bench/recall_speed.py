@@ -43,7 +43,7 @@ def _ms(started: float) -> float:
     return (time.perf_counter() - started) * 1000
 
 
-def _recall_rows(engine: Engine, label: str, kind: str, requests: list[dict]) -> Row:
+def recall_rows(engine: Engine, label: str, kind: str, requests: list[dict], benchmark: str = NAME) -> Row:
     samples, laps = [], {"search": [], "graph": [], "rank": [], "outside": []}
     found = 0
     for request in requests:
@@ -56,7 +56,7 @@ def _recall_rows(engine: Engine, label: str, kind: str, requests: list[dict]) ->
         laps["outside"].append(samples[-1] - result.timings_ms.get("total", 0.0))
     p50, p95 = median_p95(samples)
     inside = " / ".join(f"{name} {statistics.median(values):.0f}" for name, values in laps.items())
-    return Row(NAME, f"{label}: recall {kind} (in-process)", p50, "ms p50",
+    return Row(benchmark, f"{label}: recall {kind} (in-process)", p50, "ms p50",
                f"p95 {p95:.0f} ms over {len(samples)} queries; median ms {inside}; "
                f"{found}/{len(samples)} non-empty")
 
@@ -195,8 +195,8 @@ def measure_store(plan: Plan, size: int) -> list[Row]:
         with engine.hold():
             engine.keep_resident(wait_seconds=300)  # first, as the owner server does
             engine.recall({"text": "warm-up: docker container OOM kill"})
-            rows = [_recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]),
-                    _recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries))]
+            rows = [recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]),
+                    recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries))]
             rows.extend(_reference_rows(engine, label, texts[:queries]))
         rows.extend(_cli_rows(home, label, texts[queries:], server=None))
         rows.extend(_server_rows(home, label, texts[:queries], server_runs, job_sessions=plan.pick(5, 100)))

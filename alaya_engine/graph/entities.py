@@ -164,7 +164,7 @@ class EntityWriter:
         ids = [card.id for card in cards]
         before = self.mentioned_by(ids)
         if before:
-            self.graph.query("UNWIND $ids AS x MATCH (c:Card {id: x})-[r:MENTIONS]->(:Entity) DELETE r", {"ids": ids})
+            self.graph.query("MATCH (c:Card)-[r:MENTIONS]->(:Entity) WHERE c.id IN $ids DELETE r", {"ids": ids})
         book = self.book()
         edges: list[Edge] = []
         folds: list[tuple[str, str]] = []
@@ -222,8 +222,8 @@ class EntityWriter:
     def mentioned_by(self, card_ids: list[str]) -> list[str]:
         if not card_ids:
             return []
-        rows = self.graph.query("UNWIND $ids AS x MATCH (c:Card {id: x})-[:MENTIONS]->(e:Entity) RETURN DISTINCT e.id",
-                                {"ids": card_ids})
+        rows = self.graph.query("UNWIND $ids AS x MATCH (c:Card {id: x}) OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity) "
+                                "WITH e WHERE e IS NOT NULL RETURN DISTINCT e.id", {"ids": card_ids})
         return [identifier for (identifier,) in rows]
 
     def refresh(self, identifiers: list[str]) -> None:

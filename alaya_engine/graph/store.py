@@ -601,12 +601,15 @@ class GraphStore:
 
     def card_entities(self, card_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
         """The entities each of these cards mentions (id, name, kind, aliases), by card id; cards without any
-        are absent. Ordered by name, so the same cards always list the same way."""
+        are absent. Ordered by name, so the same cards always list the same way. Started from the indexed ids
+        (see :meth:`neighbours`): the plain pattern hash-joined every ``MENTIONS`` edge, 70 ms of every recall at
+        10k cards against 2 ms."""
         if not card_ids:
             return {}
         self._write_unread_entities()
-        rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x})-[:MENTIONS]->(e:Entity) "
-                          "RETURN DISTINCT c.id, e.id, e.name, e.kind, e.aliases", {"ids": card_ids})
+        rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity) "
+                          "WITH c, e WHERE e IS NOT NULL RETURN DISTINCT c.id, e.id, e.name, e.kind, e.aliases",
+                          {"ids": card_ids})
         found: dict[str, list[dict[str, Any]]] = {}
         for card_id, entity, name, kind, aliases in sorted(rows, key=lambda row: (row[0], row[2].casefold(), row[1])):
             found.setdefault(card_id, []).append({"id": entity, "name": name, "kind": kind,
