@@ -23,6 +23,9 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true",
                         help="the 1k store only, few repetitions, the quality benchmarks skipped: a smoke run of "
                              "well under 2 minutes")
+    parser.add_argument("--million", action="store_true",
+                        help="aged_stores also builds and ages a store of a million cards (tens of minutes, ~15 GB "
+                             "of disk)")
     parser.add_argument("--only", nargs="+", choices=BENCHMARKS, metavar="NAME",
                         help=f"run only these benchmarks: {', '.join(BENCHMARKS)}")
     parser.add_argument("--results", type=Path, default=RESULTS, metavar="DIR",
@@ -32,7 +35,7 @@ def main() -> None:
     rows, seconds = [], {}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="alaya-bench-") as scratch:
-        plan = Plan(arguments.quick, frozenset(arguments.only or ()), Stores(Path(scratch)))
+        plan = Plan(arguments.quick, frozenset(arguments.only or ()), Stores(Path(scratch)), arguments.million)
         for name in arguments.only or BENCHMARKS:
             began = time.perf_counter()
             rows.extend(importlib.import_module(f"bench.{name}").run(plan))

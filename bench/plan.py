@@ -16,6 +16,8 @@ class Plan:
     named: frozenset[str]
     """Benchmarks asked for with ``--only``: a benchmark that ``--quick`` skips still runs when named."""
     stores: Stores
+    million: bool = False
+    """``--million``: the benchmarks that can also measure a store of a million cards do."""
 
     @property
     def sizes(self) -> tuple[int, ...]:
