@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 import time
+from pathlib import Path
 from statistics import median
 
 from alaya_engine.engine import Engine
@@ -45,41 +46,50 @@ def run(plan: Plan) -> list[Row]:
 
 
 def _store_rows(plan: Plan, size: int) -> list[Row]:
-    label = f"aged {size_label(size)}"
+    """A copy of the shared synthetic store; the million-card one, which nothing else reads, aged in place (a copy
+    of it would be another ~15 GB)."""
     queries, paired_runs = plan.pick(20, 50), plan.pick(5, 21)
-    texts = free_text_queries(queries)
+    if size >= 1_000_000:
+        return aged_rows(plan.stores.built(size)[0], size, queries, paired_runs)
     with plan.stores.synthetic(size) as home:
-        engine = Engine.open(home)
-        started = time.perf_counter()
-        report = engine.introspect(["cooldown"], now=AGED_AT)["steps"]["cooldown"]
-        rows = [Row(NAME, f"{label}: cards HOT / WARM / COLD after a year's cool-down",
-                    100 * report["by_tier"]["COLD"] / max(1, report["cards"]), "% COLD",
-                    " / ".join(f"{report['by_tier'][tier]:,}" for tier in ("HOT", "WARM", "COLD"))
-                    + f"; cool-down {time.perf_counter() - started:.1f} s")]
-        with engine.hold():
-            engine.keep_resident(wait_seconds=600)
-            engine.recall({"text": "warm-up: docker container OOM kill"})
-            counted = _EmbeddedTexts(engine)
-            rows.append(recall_rows(engine, label, "free text", [{"text": text} for text in texts], NAME))
-            concepts = sum(len(build_query({"text": text}, engine.config["recall"]).concepts) for text in texts)
-            rows.append(Row(NAME, f"{label}: texts embedded per recall beyond the query",
-                            (counted.texts - concepts) / len(texts), "texts",
-                            f"{counted.texts} embedded for {concepts} concepts in {len(texts)} recalls (target 0)"))
-        del engine
-        rows.append(_first_answer_row(home, label))
-        with owner_server(home) as server:
-            env = child_env(server=True)
-            floor, command = [], []
-            for text in texts[:paired_runs]:
-                floor.append(measure([sys.executable, "-c", "pass"], env).ms)
-                command.append(measure(ALAYA + ["--home", str(home), "recall", text, "--json"], env).ms)
-            rows.append(Row(NAME, f"{label}: alaya recall --json ÷ python -c pass", median(command) / median(floor),
-                            "× (≤ 2.5)", f"{median(command):.0f} ms vs {median(floor):.0f} ms p50, "
-                                         f"{paired_runs} paired runs, warm owner server"))
-            peak = server.peak_mb()
-            target = "1,200 MB at 100k" if size < 1_000_000 else "4,000 MB at 1M"
-            rows.append(Row(NAME, f"{label}: owner server peak RSS", peak if peak is not None else float("nan"),
-                            "MB", f"VmHWM after start, warm-up and the recalls above (target ≤ {target})"))
+        return aged_rows(home, size, queries, paired_runs)
+
+
+def aged_rows(home: Path, size: int, queries: int, paired_runs: int) -> list[Row]:
+    """Age the synthetic store at ``home`` (``size`` cards) and measure it."""
+    label = f"aged {size_label(size)}"
+    texts = free_text_queries(queries)
+    engine = Engine.open(home)
+    started = time.perf_counter()
+    report = engine.introspect(["cooldown"], now=AGED_AT)["steps"]["cooldown"]
+    rows = [Row(NAME, f"{label}: cards HOT / WARM / COLD after a year's cool-down",
+                100 * report["by_tier"]["COLD"] / max(1, report["cards"]), "% COLD",
+                " / ".join(f"{report['by_tier'][tier]:,}" for tier in ("HOT", "WARM", "COLD"))
+                + f"; cool-down {time.perf_counter() - started:.1f} s")]
+    with engine.hold():
+        engine.keep_resident(wait_seconds=600)
+        engine.recall({"text": "warm-up: docker container OOM kill"})
+        counted = _EmbeddedTexts(engine)
+        rows.append(recall_rows(engine, label, "free text", [{"text": text} for text in texts], NAME))
+        concepts = sum(len(build_query({"text": text}, engine.config["recall"]).concepts) for text in texts)
+        rows.append(Row(NAME, f"{label}: texts embedded per recall beyond the query",
+                        (counted.texts - concepts) / len(texts), "texts",
+                        f"{counted.texts} embedded for {concepts} concepts in {len(texts)} recalls (target 0)"))
+    del engine
+    rows.append(_first_answer_row(home, label))
+    with owner_server(home) as server:
+        env = child_env(server=True)
+        floor, command = [], []
+        for text in texts[:paired_runs]:
+            floor.append(measure([sys.executable, "-c", "pass"], env).ms)
+            command.append(measure(ALAYA + ["--home", str(home), "recall", text, "--json"], env).ms)
+        rows.append(Row(NAME, f"{label}: alaya recall --json ÷ python -c pass", median(command) / median(floor),
+                        "× (≤ 2.5)", f"{median(command):.0f} ms vs {median(floor):.0f} ms p50, "
+                                     f"{paired_runs} paired runs, warm owner server"))
+        peak = server.peak_mb()
+        target = "1,200 MB at 100k" if size < 1_000_000 else "4,000 MB at 1M"
+        rows.append(Row(NAME, f"{label}: owner server peak RSS", peak if peak is not None else float("nan"),
+                        "MB", f"VmHWM after start, warm-up and the recalls above (target ≤ {target})"))
     return rows
 
 

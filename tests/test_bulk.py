@@ -137,4 +137,4 @@ def test_status_figures_match_a_constructed_store(home, cli):
                      "0.3-0.5": sum(1 for c in cards if 0.3 <= c.temperature < 0.5), "0.0-0.3": 0}
     assert sum(band["share"] for band in document["temperature"]) == pytest.approx(1.0, abs=1e-3)
     human = cli("status").stdout
-    assert "Temperature Distribution" in human and "0.9-1.0: █" in human and "(archived, no vector)" in human
+    assert "Temperature Distribution" in human and "0.9-1.0: █" in human and "(vectors kept as 8-bit codes: " in human

@@ -9,7 +9,7 @@ and every figure on the Tiers screen is known in advance:
   ``allow`` ~ ``plugins`` (0.8) are already linked, so nothing is proposed for them;
 - ``INSPIRED_BY`` ≈ ``INFLUENCED_BY`` (0.95): a relation merge; ``RELATES_TO`` is vague: a split;
   ``LED_TO`` is used 101 times: a promotion;
-- tiers: six HOT, two WARM, two COLD cards (COLD cards keep no vector).
+- tiers: six HOT, two WARM, two COLD cards (COLD cards keep their vectors as 8-bit codes).
 """
 
 from __future__ import annotations
