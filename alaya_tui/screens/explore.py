@@ -28,7 +28,7 @@ from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.explorable_table import ExplorableTable
 from ..widgets.home_view import HomeTable, HomeView
 from ..widgets.node_detail import NodeDetail
-from ..widgets.results_table import ResultsTable
+from ..widgets.results_table import WINDOW_KIND, ResultsTable
 from ..widgets.verdict_line import VerdictLine
 from .card import CardScreen
 from .neighbourhood import NeighbourhoodScreen
@@ -77,8 +77,6 @@ RESULTS_HINT = "Enter opens a card · t trace"
 EXPLORABLE_HINT = " · Tab → Explorable, Enter follows a relation"
 TYPING_PAUSE = 0.5
 """Seconds typing must pause before what is typed is recalled (each recall counts as an access of its cards)."""
-WINDOW_KIND = "session_turns"
-"""A recall unit that is a window of raw turns, not a card."""
 HOME = "Home"
 """The first crumb: the home view, where back ends."""
 
