@@ -4,7 +4,7 @@ query, Escape leaves the input and otherwise goes back, on every screen; the tra
 from __future__ import annotations
 
 from fake_backend import demo_backend, recorded
-from textual.widgets import Input
+from textual.widgets import DataTable, Input
 from tui_store import settle
 
 from alaya_engine.demo import FIRST_QUERY
@@ -156,3 +156,20 @@ async def test_every_screen_is_built_ahead_unseen_and_keys_typed_meanwhile_reach
         await pilot.press("escape", "escape", "2")
         await settle(app, pilot)
         assert app.screen is built["status"]  # the screen built ahead, not a new one
+
+
+async def test_at_80_columns_a_transcripts_cards_keep_their_type_whole(tmp_path):
+    """A long card title is cut to the room the Type column leaves, never pushing that column out of sight."""
+    window = next(node for node in recorded()["recall"]["nodes"] if node["kind"] == "session_turns")
+    backend = demo_backend(tmp_path)
+    session = recorded()["session.turns"][window["session_id"]]
+    session["cards"][0]["title"] = "Upgrade the plugins first, then the gateway, and restart it only once " * 2
+    backend.answer("session.turns", session)
+    app = AlayaApp(backend, card_id=window["card_id"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        cards = app.screen.query_one("#session-cards", DataTable)
+        assert isinstance(app.screen, SessionScreen) and cards.row_count == len(app.screen.document["cards"]) > 0
+        assert sum(column.get_render_width(cards) for column in cards.columns.values()) <= cards.content_size.width
+        assert [str(cards.get_row_at(row)[1]) for row in range(cards.row_count)] == [
+            card["type"] for card in app.screen.document["cards"]]

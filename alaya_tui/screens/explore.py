@@ -26,9 +26,10 @@ from ..errors import call_or_report
 from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.explorable_table import ExplorableTable
-from ..widgets.home_view import HomeTable, HomeView
+from ..widgets.home_view import HomeView
 from ..widgets.node_detail import NodeDetail
 from ..widgets.results_table import WINDOW_KIND, ResultsTable
+from ..widgets.title_table import TitleTable
 from ..widgets.verdict_line import VerdictLine
 from .card import CardScreen
 from .neighbourhood import NeighbourhoodScreen
@@ -339,7 +340,7 @@ class ExploreScreen(Screen):
             node = self.query_one("#results", ResultsTable).selected
             card_id = node["card_id"] if node and node["kind"] != WINDOW_KIND else None
         else:
-            card_id = self.query_one("#home-cards", HomeTable).selected_key
+            card_id = self.query_one("#home-cards", TitleTable).selected_key
         if card_id is None:
             self.app.bell()
             return
@@ -351,7 +352,7 @@ class ExploreScreen(Screen):
             node = self.query_one("#results", ResultsTable).selected
             identifier = node["card_id"] if node else None
         else:
-            table = self.focused if isinstance(self.focused, HomeTable) else self.query_one("#home-cards", HomeTable)
+            table = self.focused if isinstance(self.focused, TitleTable) else self.query_one("#home-cards", TitleTable)
             identifier = table.selected_key
         if identifier:
             copy_id(self, identifier)
