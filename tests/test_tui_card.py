@@ -242,3 +242,22 @@ async def test_the_heat_line_says_all_of_itself_at_80_and_120_columns(tmp_path):
             assert "recall since" in str(words.content)
             assert words.size.height * words.size.width >= cell_len(str(words.content)), size
             assert app.screen.query_one("#card-heat").size.height >= words.size.height, size
+
+
+async def test_edge_titles_take_the_width_of_the_pane(tmp_path):
+    """Whole titles where the pane has room (they were cut at 44 cells in any pane), cut to fit where it has not,
+    following a resize."""
+    backend = demo_backend(tmp_path)
+    app = AlayaApp(backend)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.push_screen(CardScreen(backend, "card-e344f586e8732007"))  # titles of up to 70 cells
+        await settle(app, pilot)
+        tree = app.screen.query_one("#edges", EdgeTree)
+        leaves = [leaf for branch in tree.root.children for relation in branch.children for leaf in relation.children]
+        for size, whole in (((120, 36), True), ((80, 24), False)):
+            await pilot.resize_terminal(*size)
+            await settle(app, pilot)
+            room = tree.scrollable_content_region.width - 2 * tree.guide_depth
+            assert leaves and all(cell_len(leaf.label.plain) < room for leaf in leaves), size
+            cut = [leaf for leaf in leaves if not leaf.label.plain.startswith(leaf.data["title"])]
+            assert not cut if whole else cut, size
