@@ -173,3 +173,15 @@ async def test_at_80_columns_a_transcripts_cards_keep_their_type_whole(tmp_path)
         assert sum(column.get_render_width(cards) for column in cards.columns.values()) <= cards.content_size.width
         assert [str(cards.get_row_at(row)[1]) for row in range(cards.row_count)] == [
             card["type"] for card in app.screen.document["cards"]]
+
+
+async def test_y_copies_the_selected_card_or_window_id(tmp_path):
+    app = AlayaApp(demo_backend(tmp_path), query=FIRST_QUERY)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        nodes = app.screen.result["nodes"]
+        window = next(position for position, node in enumerate(nodes) if node["kind"] == "session_turns")
+        await pilot.press("y")
+        assert app.clipboard == nodes[0]["card_id"]
+        await pilot.press(*["down"] * window, "y")
+        assert app.clipboard == nodes[window]["card_id"] and ":turns:" in app.clipboard
