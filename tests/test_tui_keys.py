@@ -4,7 +4,7 @@ query, Escape leaves the input and otherwise goes back, on every screen; the tra
 from __future__ import annotations
 
 from fake_backend import demo_backend, recorded
-from textual.widgets import DataTable, Input
+from textual.widgets import DataTable, Input, Static
 from tui_store import settle
 
 from alaya_engine.demo import FIRST_QUERY
@@ -128,6 +128,9 @@ async def test_a_card_id_on_the_command_line_opens_it_and_o_opens_its_source_ses
         context = recorded()["trace"][node["card_id"]]["context_turns"]
         assert app.screen.query_one("#transcript", TraceView).highlighted == sorted(t["index"] for t in context)
         assert app.screen.query_one("#card-trail", Breadcrumbs).labels[-2] == node["title"]
+        session = recorded()["session.turns"][app.screen.session_id]  # when and where it was held, on top
+        header = str(app.screen.query_one(".session-header", Static).content)
+        assert f"{session['timestamp']} · {session['channel']}" in header
 
 
 def test_the_trail_keeps_the_current_step_and_drops_the_oldest_first():

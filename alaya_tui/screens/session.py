@@ -100,7 +100,8 @@ class SessionScreen(Screen):
                                if turn.get("role") == "user" and turn.get("content", "").strip()), self.session_id)
             self.sub_title = self.label
             self._show_trail()
-        session = {"id": self.session_id, "path": document["path"], "turns": document["turns"]}
+        session = {"id": self.session_id, "timestamp": document["timestamp"], "channel": document["channel"],
+                   "path": document["path"], "turns": document["turns"]}
         cited = [{"index": index} for index in self.cited]
         transcript = self.query_one("#transcript", TraceView)
         await transcript.show([session], cited, Path(self.backend.home))
