@@ -4,6 +4,7 @@ query, Escape leaves the input and otherwise goes back, on every screen; the tra
 from __future__ import annotations
 
 from fake_backend import demo_backend, recorded
+from textual import events
 from textual.widgets import DataTable, Input, Static
 from tui_store import settle
 
@@ -188,3 +189,24 @@ async def test_y_copies_the_selected_card_or_window_id(tmp_path):
         assert app.clipboard == nodes[0]["card_id"]
         await pilot.press(*["down"] * window, "y")
         assert app.clipboard == nodes[window]["card_id"] and ":turns:" in app.clipboard
+
+
+async def test_keys_typed_right_after_the_slash_reach_the_query_bar(tmp_path):
+    """``/`` then a word typed (or pasted) at once, on Explore or on another screen: the word's keys arrive before
+    ``/`` is handled, and none may be taken for a single-letter key (``g`` opened a neighbourhood, ``e`` Explore,
+    ``s`` Status) on its way to the query bar. In the bar, ``/`` and ``:`` are text."""
+    app = AlayaApp(demo_backend(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        query = app.screen.query_one("#query", Input)
+        for start, keys, typed in (("explore", "/get", "get"), ("status", ":set", "set")):
+            await app.action_show_mode(start)
+            await settle(app, pilot)
+            for character in keys:  # a burst: no wait between the keys
+                app._driver.send_message(events.Key({"/": "slash", ":": "colon"}.get(character, character),
+                                                    character))
+            await settle(app, pilot)
+            assert isinstance(app.screen, ExploreScreen) and app.focused is query and query.value == typed, start
+            await pilot.press("slash", "colon")
+            assert query.value == typed + "/:"
+            query.value = ""

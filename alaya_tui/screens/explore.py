@@ -97,7 +97,7 @@ class Step:
 class ExploreScreen(Screen):
     HELP = EXPLORE_HELP
     BINDINGS = [
-        Binding("slash,colon", "focus_query", "Query", key_display="/"),
+        Binding("slash,colon", "focus_query", "Query", key_display="/", priority=True),
         Binding("left_square_bracket", "back", "Back"),
         Binding("right_square_bracket", "forward", "Forward"),
         Binding("alt+left", "back", "Back", show=False),
@@ -321,8 +321,15 @@ class ExploreScreen(Screen):
 
     # Actions ---------------------------------------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In the query bar ``/`` and ``:`` are text: the key goes on to it."""
+        return action != "focus_query" or not isinstance(self.focused, Input)
+
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        """Focus the query bar at once. Its key is a priority binding, handled as it arrives, and focus is set
+        right here rather than after the messages already queued (``Widget.focus``): the keys typed right after
+        ``/`` were already on their way to the results, and were taken for single-letter keys."""
+        self.set_focus(self.query_one("#query", Input))
 
     def action_escape(self) -> None:
         """Escape: out of the query bar (so single-letter keys work again), elsewhere one step back."""
