@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 DETAIL_LIMIT = 10
 """Above this many inputs, ingest and distill print a summary instead of a block per session."""
 PREVIEW_CHARS = 160
+PREVIEW_LINES = 3
+"""Lines of a recall unit's content under its title, rendered as Markdown (the card screen's rendering)."""
+PREVIEW_WIDTH = (40, 116)
+"""The narrowest and widest a preview is drawn (a wide terminal still gets lines one can read at a glance)."""
 
 
 @contextmanager
@@ -253,6 +257,30 @@ def print_review_undone(console: "Console", document: dict) -> None:
                   f"alaya review show {item['id']}")
 
 
+def print_preview(console: "Console", node: dict, indent: int = 4) -> None:
+    """The first lines of a recall unit's content, rendered as the explorer renders a card: ``**bold**`` bold and
+    not starred, list items on lines of their own (a one-line squeeze of the raw Markdown read as noise). A
+    window's turns are one paragraph each."""
+    from rich.markdown import Markdown
+    from rich.text import Text
+
+    from alaya_tui.card_markdown import card_markdown
+
+    low, high = PREVIEW_WIDTH
+    width = max(low, min(console.width - indent, high))
+    content = node["content"] if node.get("kind") != "session_turns" else node["content"].replace("\n", "\n\n")
+    rendered = console.render_lines(Markdown(card_markdown(node["title"], content)),
+                                    console.options.update(width=width), pad=False)
+    lines = [line for line in (Text.assemble(*((segment.text, segment.style) for segment in row
+                                                if not segment.control)) for row in rendered) if line.plain.strip()]
+    for number, line in enumerate(lines[:PREVIEW_LINES], start=1):
+        line.rstrip()
+        if number == PREVIEW_LINES and len(lines) > PREVIEW_LINES:
+            line.append(" …")
+        console.print(Text.assemble(" " * indent, line), style="dim")
+    console.print()
+
+
 def print_recall(console: "Console", result: dict, home: str | None = None) -> None:
     """Recall's human output: ranked cards with h, type and the relation that reached them, ending with the command
     of the next step (``home``: the store, when ``--home`` was given, repeated so the command can be pasted
@@ -281,9 +309,7 @@ def print_recall(console: "Console", result: dict, home: str | None = None) -> N
         if node.get("superseded_by"):
             console.print(f"    [yellow]superseded by {', '.join(node['superseded_by'])} "
                           f"(until {day(node['valid_to'])})[/]")
-        preview = " ".join(node["content"].split())
-        ellipsis = "…" if len(preview) > PREVIEW_CHARS else ""
-        console.print(f"    [dim]{escape(preview[:PREVIEW_CHARS])}{ellipsis}[/]\n")
+        print_preview(console, node)
     if result.get("entities"):
         shown = result["entities"][:ENTITIES_SHOWN]
         console.print("Entities: " + ", ".join(f"{escape(entity['name'])} ({entity['kind']}, "

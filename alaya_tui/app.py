@@ -17,6 +17,7 @@ from textual.app import App
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.signal import Signal
+from textual.widgets import Input
 
 from alaya_engine.raw.windows import parse_window_id
 from alaya_engine.server.backend import Backend, LocalBackend, open_backend
@@ -70,7 +71,7 @@ class AlayaApp(App):
         *_mode_keys("3", "f4", "tiers", "Tiers"),
         *_mode_keys("4", "f5", "review", "Review"),
         *_mode_keys("5", "f6", "timeline", "Timeline"),
-        Binding("slash,colon", "search", "Query (recall)", show=False, key_display="/"),
+        Binding("slash,colon", "search", "Query (recall)", show=False, key_display="/", priority=True),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
         Binding("question_mark,f1", "help", "Help", key_display="?"),
@@ -146,6 +147,13 @@ class AlayaApp(App):
     async def action_back_mode(self) -> None:
         """Escape on the tiers or review screen: back to the screen shown before it."""
         await self.action_show_mode(self._previous_mode if self._previous_mode != self.current_mode else "explore")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """``/`` and ``:`` are text while a text box has the focus (the key then goes on to it); on Explore the
+        screen's own key acts (the one its footer shows)."""
+        if action == "search":
+            return not isinstance(self.focused, Input) and not isinstance(self.screen, ExploreScreen)
+        return True
 
     async def action_search(self) -> None:
         await self.action_show_mode("explore")

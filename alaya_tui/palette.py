@@ -21,10 +21,12 @@ from .widgets.results_table import type_label
 
 SCREENS = (
     ("explore", "Explore", "recall as navigation (the home screen)"),
+    ("status", "Status", "the three layers' figures"),
     ("tiers", "Tiers", "tier counts, temperature histogram, relation usage, cards per type"),
     ("review", "Review", "introspect's pending suggestions: approve or reject"),
-    ("status", "Status", "the three layers' figures"),
+    ("timeline", "Timeline", "sessions by day or week and the cards they gave"),
 )
+"""Every mode of the app, in the order of their digit keys."""
 CARD_QUERY_MIN = 3
 CARD_SEARCH_PAUSE = 0.3
 """Seconds typing must pause before cards are searched (a new keystroke cancels the wait)."""

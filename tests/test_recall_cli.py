@@ -56,6 +56,15 @@ def test_human_output_has_the_seed_shape(demo_cli):
     assert "[1] " in output and "(h=" in output and "Average h_distance:" in output
 
 
+def test_human_output_renders_each_preview_as_markdown(demo_cli):
+    """As the explorer renders a card: no ``**`` left of bold, a list item on a line of its own."""
+    output = demo_cli("recall", "nginx 502 upstream keepalive").stdout
+    previews = [block.splitlines()[1:] for block in output.split("\n\n") if block.startswith("[")]
+    assert previews and all(1 <= len(lines) <= 3 for lines in previews)
+    assert not any("**" in line for lines in previews for line in lines)
+    assert any(line.strip().startswith("1 ") for lines in previews for line in lines)
+
+
 @pytest.mark.parametrize(("args", "stdin", "code"), [
     (["--depth", "7", "x"], None, "bad_query"),
     (["--rel", "CAUSES_BYY", "x"], None, "unknown_relation"),

@@ -29,6 +29,7 @@ from tui_store import SIZE, review_fixtures, settle
 from alaya_engine.demo import FIRST_QUERY
 from alaya_engine.server.backend import LocalBackend
 from alaya_tui.app import MODE_SCREENS, AlayaApp
+from alaya_tui.palette import SCREENS
 from alaya_tui.screens.card import CardScreen
 from alaya_tui.screens.explore import ExploreScreen
 from alaya_tui.screens.help import HelpScreen
@@ -100,6 +101,10 @@ async def test_palette_opens_screens_cards_by_title_and_other_stores(review_home
         await pilot.press("escape", "4")
         await settle(app, pilot)
         assert isinstance(app.screen, ReviewScreen) and app.screen.suggestions == []
+
+
+def test_the_palette_goes_to_every_screen_in_the_order_of_their_digits():
+    assert [mode for mode, _label, _purpose in SCREENS] == list(MODE_SCREENS)
 
 
 @pytest.mark.slow

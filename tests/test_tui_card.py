@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from fake_backend import demo_backend, recorded
+from rich.cells import cell_len
 from textual.widgets import Input, Markdown, Static
 
 from alaya_engine.memex.importer import memex_card_id
@@ -226,3 +227,37 @@ async def test_trace_mode_keeps_content_and_edges_readable_at_80_by_24(tmp_path)
         for pane in ("#card-content-scroll", "#edges", "#trace"):
             assert screen.query_one(pane).scrollable_content_region.height >= 4, pane
         assert screen.query_one("#trace", TraceView).highlighted
+
+
+async def test_the_heat_line_says_all_of_itself_at_80_and_120_columns(tmp_path):
+    """The words beside the sparkline wrap under themselves when the line is short, rather than being cut."""
+    card_id = next(card_id for card_id, heat in recorded()["card.heat"].items() if heat["since"])
+    for size in ((80, 24), (120, 36)):
+        backend = demo_backend(tmp_path)
+        app = AlayaApp(backend)
+        async with app.run_test(size=size) as pilot:
+            await app.push_screen(CardScreen(backend, card_id))
+            await settle(app, pilot)
+            words = app.screen.query_one("#card-heat-text", Static)
+            assert "recall since" in str(words.content)
+            assert words.size.height * words.size.width >= cell_len(str(words.content)), size
+            assert app.screen.query_one("#card-heat").size.height >= words.size.height, size
+
+
+async def test_edge_titles_take_the_width_of_the_pane(tmp_path):
+    """Whole titles where the pane has room (they were cut at 44 cells in any pane), cut to fit where it has not,
+    following a resize."""
+    backend = demo_backend(tmp_path)
+    app = AlayaApp(backend)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await app.push_screen(CardScreen(backend, "card-e344f586e8732007"))  # titles of up to 70 cells
+        await settle(app, pilot)
+        tree = app.screen.query_one("#edges", EdgeTree)
+        leaves = [leaf for branch in tree.root.children for relation in branch.children for leaf in relation.children]
+        for size, whole in (((120, 36), True), ((80, 24), False)):
+            await pilot.resize_terminal(*size)
+            await settle(app, pilot)
+            room = tree.scrollable_content_region.width - 2 * tree.guide_depth
+            assert leaves and all(cell_len(leaf.label.plain) < room for leaf in leaves), size
+            cut = [leaf for leaf in leaves if not leaf.label.plain.startswith(leaf.data["title"])]
+            assert not cut if whole else cut, size

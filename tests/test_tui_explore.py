@@ -235,6 +235,11 @@ async def test_at_80_by_24_five_results_show_and_the_hint_leads_to_explorable(tm
         table = screen.query_one("#results", ResultsTable)
         assert len(table.nodes) >= 5
         assert table.scrollable_content_region.height - table.header_height >= 5
+        # A window's title is cut in its first line, so the time that tells it apart stays.
+        titles = {node["card_id"]: node["title"] for node in table.nodes if node["kind"] == "session_turns"}
+        shown = {card_id: cells[1] for card_id, cells in shown_rows(screen) if card_id in titles}
+        assert shown and all("…" in shown[card_id] and shown[card_id].endswith(" · " + title.rpartition(" · ")[2])
+                             for card_id, title in titles.items())
         message = str(screen.query_one("#explore-message", Static).content)
         assert "Tab → Explorable" in message and "Enter follows a relation" in message
         assert screen.query_one("#explore-message", Static).size.height == 1

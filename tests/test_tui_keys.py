@@ -4,7 +4,8 @@ query, Escape leaves the input and otherwise goes back, on every screen; the tra
 from __future__ import annotations
 
 from fake_backend import demo_backend, recorded
-from textual.widgets import Input
+from textual import events
+from textual.widgets import DataTable, Input, Static
 from tui_store import settle
 
 from alaya_engine.demo import FIRST_QUERY
@@ -128,6 +129,9 @@ async def test_a_card_id_on_the_command_line_opens_it_and_o_opens_its_source_ses
         context = recorded()["trace"][node["card_id"]]["context_turns"]
         assert app.screen.query_one("#transcript", TraceView).highlighted == sorted(t["index"] for t in context)
         assert app.screen.query_one("#card-trail", Breadcrumbs).labels[-2] == node["title"]
+        session = recorded()["session.turns"][app.screen.session_id]  # when and where it was held, on top
+        header = str(app.screen.query_one(".session-header", Static).content)
+        assert f"{session['timestamp']} · {session['channel']}" in header
 
 
 def test_the_trail_keeps_the_current_step_and_drops_the_oldest_first():
@@ -156,3 +160,53 @@ async def test_every_screen_is_built_ahead_unseen_and_keys_typed_meanwhile_reach
         await pilot.press("escape", "escape", "2")
         await settle(app, pilot)
         assert app.screen is built["status"]  # the screen built ahead, not a new one
+
+
+async def test_at_80_columns_a_transcripts_cards_keep_their_type_whole(tmp_path):
+    """A long card title is cut to the room the Type column leaves, never pushing that column out of sight."""
+    window = next(node for node in recorded()["recall"]["nodes"] if node["kind"] == "session_turns")
+    backend = demo_backend(tmp_path)
+    session = recorded()["session.turns"][window["session_id"]]
+    session["cards"][0]["title"] = "Upgrade the plugins first, then the gateway, and restart it only once " * 2
+    backend.answer("session.turns", session)
+    app = AlayaApp(backend, card_id=window["card_id"])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        cards = app.screen.query_one("#session-cards", DataTable)
+        assert isinstance(app.screen, SessionScreen) and cards.row_count == len(app.screen.document["cards"]) > 0
+        assert sum(column.get_render_width(cards) for column in cards.columns.values()) <= cards.content_size.width
+        assert [str(cards.get_row_at(row)[1]) for row in range(cards.row_count)] == [
+            card["type"] for card in app.screen.document["cards"]]
+
+
+async def test_y_copies_the_selected_card_or_window_id(tmp_path):
+    app = AlayaApp(demo_backend(tmp_path), query=FIRST_QUERY)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        nodes = app.screen.result["nodes"]
+        window = next(position for position, node in enumerate(nodes) if node["kind"] == "session_turns")
+        await pilot.press("y")
+        assert app.clipboard == nodes[0]["card_id"]
+        await pilot.press(*["down"] * window, "y")
+        assert app.clipboard == nodes[window]["card_id"] and ":turns:" in app.clipboard
+
+
+async def test_keys_typed_right_after_the_slash_reach_the_query_bar(tmp_path):
+    """``/`` then a word typed (or pasted) at once, on Explore or on another screen: the word's keys arrive before
+    ``/`` is handled, and none may be taken for a single-letter key (``g`` opened a neighbourhood, ``e`` Explore,
+    ``s`` Status) on its way to the query bar. In the bar, ``/`` and ``:`` are text."""
+    app = AlayaApp(demo_backend(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        query = app.screen.query_one("#query", Input)
+        for start, keys, typed in (("explore", "/get", "get"), ("status", ":set", "set")):
+            await app.action_show_mode(start)
+            await settle(app, pilot)
+            for character in keys:  # a burst: no wait between the keys
+                app._driver.send_message(events.Key({"/": "slash", ":": "colon"}.get(character, character),
+                                                    character))
+            await settle(app, pilot)
+            assert isinstance(app.screen, ExploreScreen) and app.focused is query and query.value == typed, start
+            await pilot.press("slash", "colon")
+            assert query.value == typed + "/:"
+            query.value = ""

@@ -7,6 +7,7 @@ from importlib.metadata import version
 
 import pytest
 from fake_backend import demo_backend, recorded
+from rich.cells import cell_len
 from textual.widgets import SelectionList
 from tui_store import SIZE, review_fixtures, settle
 
@@ -224,3 +225,18 @@ def snapshot_at(row: int):
 def test_review_snapshot(review_home, snap_compare, row, size):
     """The card merge shows both contents compared word by word and the merged card; at 80×24 too."""
     assert snap_compare(AlayaApp(LocalBackend(review_home)), terminal_size=size, run_before=snapshot_at(row))
+
+
+async def test_chinese_rows_are_cut_by_terminal_cells_at_80_columns(tmp_path):
+    """A CJK character takes two cells: subjects are cut by cells, so no row runs into the Evidence column."""
+    app = AlayaApp(demo_backend(tmp_path))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("4")
+        await settle(app, pilot)
+        table = app.screen.query_one("#suggestions", SuggestionTable)
+        width = table.columns["subjects"].width
+        cells = [table.get_cell(suggestion["id"], "subjects").plain for suggestion in table.suggestions]
+        assert any(cell_len(cell) > len(cell) for cell in cells)  # Chinese titles arrived
+        assert all(cell_len(cell) <= width for cell in cells)
+        assert all(cell_len(cell) >= width - 1 for cell in cells if cell.endswith("…"))

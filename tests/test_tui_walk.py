@@ -12,6 +12,7 @@ from alaya_tui.graph_routes import route_other_edges
 from alaya_tui.screens.browse import BrowseScreen, BrowseTable
 from alaya_tui.screens.card import CardScreen
 from alaya_tui.screens.neighbourhood import NeighbourhoodScreen
+from alaya_tui.screens.session import SessionScreen
 from alaya_tui.screens.tiers import TiersScreen
 from alaya_tui.screens.timeline import ALL, TimelineCards, TimelineScreen
 from alaya_tui.widgets.neighbourhood_view import NeighbourhoodView
@@ -76,12 +77,22 @@ async def test_moving_onto_a_day_filters_the_timeline_cards(tmp_path):
         assert isinstance(screen, TimelineScreen) and screen.period == ALL
         days = recorded()["timeline"]["day"]["periods"]
         cards = screen.query_one("#timeline-cards", TimelineCards)
-        assert cards.row_count == sum(day["cards"] for day in days)
-        await pilot.press("down", "down")  # the second day (the newest gave no card)
+        assert cards.row_count == sum(1 + len(session["cards"]) for day in days for session in day["sessions"])
+        await pilot.press("down")  # the newest day: its session gave no card, and is listed all the same
+        assert [(card, session["id"]) for card, session in cards.shown] == [(None, days[0]["sessions"][0]["id"])]
+        await pilot.press("down")  # the second day: its session, then the cards it gave
         day = days[1]
         assert screen.period == day["period"] and day["cards"] > 0
-        assert [card["card_id"] for card, _ in cards.shown] == [
-            card["card_id"] for session in day["sessions"] for card in session["cards"]]
+        assert [(card and card["card_id"], session["id"]) for card, session in cards.shown] == [
+            entry for session in day["sessions"]
+            for entry in [(None, session["id"]), *((card["card_id"], session["id"]) for card in session["cards"])]]
+        await pilot.press("enter", "enter")  # to the sessions and cards, then the session's transcript
+        await settle(app, pilot)
+        assert isinstance(app.screen, SessionScreen) and app.screen.session_id == day["sessions"][0]["id"]
+        await pilot.press("escape", "down", "enter")  # its first card
+        await settle(app, pilot)
+        assert isinstance(app.screen, CardScreen) and app.screen.card_id == day["sessions"][0]["cards"][0]["card_id"]
+        await pilot.press("escape")
         await pilot.press("w")
         await settle(app, pilot)
         assert backend.called("timeline")[-1] == {"by": "week"} and screen.period == ALL

@@ -2,7 +2,8 @@
 turns from L3, e.g. around a window of raw turns that recall returned (its ``session_id`` and ``turn_range``).
 
 The OpenClaw plugin's ``memory_get`` shows a session this way. Positions are zero-based, as in ``turn_range``;
-a stretch that runs past the end is cut there, and ``more`` says whether turns follow it.
+a stretch that runs past the end is cut there, and ``more`` says whether turns follow it. The session's time and
+channel come along, so a transcript can say when it was held (its turns carry only their own times, if any).
 """
 
 from __future__ import annotations
@@ -37,6 +38,8 @@ def session_turns(raw: "RawStore", session_id: object, first: object = 0, count:
         raise AlayaError("bad_request", f"session '{session_id}' has {total} turns (positions 0 to {total - 1}); "
                                         f"there is no turn {first}")
     last = min(first + count, total) - 1
-    return {"session_id": session_id, "path": str(path), "turn_count": total, "first": first, "last": last,
+    when = session.started_at.isoformat().replace("+00:00", "Z")  # as trace and timeline give a session's time
+    return {"session_id": session_id, "timestamp": when, "channel": session.channel, "path": str(path),
+            "turn_count": total, "first": first, "last": last,
             "more": last + 1 < total,
             "turns": [{"index": index, **session.turns[index].to_json()} for index in range(first, last + 1)]}

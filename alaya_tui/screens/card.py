@@ -77,8 +77,7 @@ def heat_summary(document: dict) -> str:
            f"{'day' if days == 1 else 'days'}"
     recalled = f"recalled {document['accesses']}×" if document["accesses"] else "never recalled"
     since = document["since"]
-    later = f" · {since} {'recall' if since == 1 else 'recalls'} since {document['as_of']} (next introspect)" \
-        if since else ""
+    later = f" · {since} {'recall' if since == 1 else 'recalls'} since {document['as_of']}" if since else ""
     return f"{span} · {recalled}{later}"
 
 

@@ -26,9 +26,10 @@ from ..errors import call_or_report
 from ..query import SYNTAX_HELP, QuerySyntaxError, format_query, parse_query
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.explorable_table import ExplorableTable
-from ..widgets.home_view import HomeTable, HomeView
+from ..widgets.home_view import HomeView
 from ..widgets.node_detail import NodeDetail
-from ..widgets.results_table import ResultsTable
+from ..widgets.results_table import WINDOW_KIND, ResultsTable
+from ..widgets.title_table import TitleTable
 from ..widgets.verdict_line import VerdictLine
 from .card import CardScreen
 from .neighbourhood import NeighbourhoodScreen
@@ -77,8 +78,6 @@ RESULTS_HINT = "Enter opens a card · t trace"
 EXPLORABLE_HINT = " · Tab → Explorable, Enter follows a relation"
 TYPING_PAUSE = 0.5
 """Seconds typing must pause before what is typed is recalled (each recall counts as an access of its cards)."""
-WINDOW_KIND = "session_turns"
-"""A recall unit that is a window of raw turns, not a card."""
 HOME = "Home"
 """The first crumb: the home view, where back ends."""
 
@@ -98,7 +97,7 @@ class Step:
 class ExploreScreen(Screen):
     HELP = EXPLORE_HELP
     BINDINGS = [
-        Binding("slash,colon", "focus_query", "Query", key_display="/"),
+        Binding("slash,colon", "focus_query", "Query", key_display="/", priority=True),
         Binding("left_square_bracket", "back", "Back"),
         Binding("right_square_bracket", "forward", "Forward"),
         Binding("alt+left", "back", "Back", show=False),
@@ -322,8 +321,15 @@ class ExploreScreen(Screen):
 
     # Actions ---------------------------------------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In the query bar ``/`` and ``:`` are text: the key goes on to it."""
+        return action != "focus_query" or not isinstance(self.focused, Input)
+
     def action_focus_query(self) -> None:
-        self.query_one("#query", Input).focus()
+        """Focus the query bar at once. Its key is a priority binding, handled as it arrives, and focus is set
+        right here rather than after the messages already queued (``Widget.focus``): the keys typed right after
+        ``/`` were already on their way to the results, and were taken for single-letter keys."""
+        self.set_focus(self.query_one("#query", Input))
 
     def action_escape(self) -> None:
         """Escape: out of the query bar (so single-letter keys work again), elsewhere one step back."""
@@ -341,7 +347,7 @@ class ExploreScreen(Screen):
             node = self.query_one("#results", ResultsTable).selected
             card_id = node["card_id"] if node and node["kind"] != WINDOW_KIND else None
         else:
-            card_id = self.query_one("#home-cards", HomeTable).selected_key
+            card_id = self.query_one("#home-cards", TitleTable).selected_key
         if card_id is None:
             self.app.bell()
             return
@@ -353,7 +359,7 @@ class ExploreScreen(Screen):
             node = self.query_one("#results", ResultsTable).selected
             identifier = node["card_id"] if node else None
         else:
-            table = self.focused if isinstance(self.focused, HomeTable) else self.query_one("#home-cards", HomeTable)
+            table = self.focused if isinstance(self.focused, TitleTable) else self.query_one("#home-cards", TitleTable)
             identifier = table.selected_key
         if identifier:
             copy_id(self, identifier)

@@ -23,6 +23,7 @@ from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
 from ..widgets.breadcrumbs import Breadcrumbs
+from ..widgets.title_table import TitleTable
 from ..widgets.trace_view import TraceView
 from .trail import card_trail, copy_id
 
@@ -37,22 +38,6 @@ Up to 200 turns are shown, starting a little before the first highlighted one.
 """
 CONTEXT_BEFORE = 20
 """Turns shown before the first cited one, when the session is longer than one screenful of turns can hold."""
-
-
-class SessionCards(DataTable):
-    BINDINGS = [Binding("enter", "select_cursor", "Open card")]
-
-    def __init__(self, *, id: str | None = None):
-        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-
-    def on_mount(self) -> None:
-        self.add_column("Card", key="title")
-        self.add_column("Type", key="type")
-
-    def show(self, cards: list[dict]) -> None:
-        self.clear()
-        for card in cards:
-            self.add_row(Text(card["title"]), card["type"], key=card["card_id"])
 
 
 class SessionScreen(Screen):
@@ -79,13 +64,13 @@ class SessionScreen(Screen):
         yield Breadcrumbs(id="card-trail")
         with Horizontal(id="session-body"):
             yield TraceView(id="transcript", mark=self.mark)
-            yield SessionCards(id="session-cards")
+            yield TitleTable(("Card", "Type"), id="session-cards")
         yield Static("loading…", id="session-message", markup=False)
         yield Footer()
 
     def on_mount(self) -> None:
         self.query_one("#transcript", TraceView).border_title = "Transcript"
-        self.query_one("#session-cards", SessionCards).border_title = "Cards from this session"
+        self.query_one("#session-cards", TitleTable).border_title = "Cards from this session"
         self.query_one("#transcript", TraceView).focus()
         self.query_one("#transcript", TraceView).loading = True
         self.sub_title = self.label or self.session_id
@@ -115,12 +100,14 @@ class SessionScreen(Screen):
                                if turn.get("role") == "user" and turn.get("content", "").strip()), self.session_id)
             self.sub_title = self.label
             self._show_trail()
-        session = {"id": self.session_id, "path": document["path"], "turns": document["turns"]}
+        session = {"id": self.session_id, "timestamp": document["timestamp"], "channel": document["channel"],
+                   "path": document["path"], "turns": document["turns"]}
         cited = [{"index": index} for index in self.cited]
         transcript = self.query_one("#transcript", TraceView)
         await transcript.show([session], cited, Path(self.backend.home))
         transcript.loading = False
-        self.query_one("#session-cards", SessionCards).show(document["cards"])
+        self.query_one("#session-cards", TitleTable).show(
+            [(card["card_id"], card["title"], (Text(card["type"]),)) for card in document["cards"]])
         shown = f"turns {document['first']}–{document['last']} of {document['turn_count']}"
         cards = len(document["cards"])
         self.show_message(f"{shown} · {cards} {'card' if cards == 1 else 'cards'} distilled from this session"
@@ -136,11 +123,8 @@ class SessionScreen(Screen):
             self.app.pop_screen()
 
     def action_copy_id(self) -> None:
-        card = self.query_one("#session-cards", SessionCards)
-        if self.focused is card and card.row_count:
-            copy_id(self, str(card.coordinate_to_cell_key(card.cursor_coordinate).row_key.value))
-        else:
-            copy_id(self, self.session_id)
+        cards = self.query_one("#session-cards", TitleTable)
+        copy_id(self, (cards.selected_key if self.focused is cards else None) or self.session_id)
 
     def _failed(self, message: str) -> None:
         self.query_one("#transcript", TraceView).loading = False

@@ -1,8 +1,9 @@
 """The timeline screen: sessions by day or week and the cards they gave, with each card's temperature now
 (``timeline``).
 
-The periods list on the left; the cards on the right are those of the period under the cursor (the first row,
-*All*, shows every period's). ``w`` switches between days and weeks; Enter on a card opens it.
+The periods list on the left; on the right the sessions of the period under the cursor (the first row, *All*, shows
+every period's), each followed by the cards it gave, so a session that gave none is seen too. ``w`` switches between
+days and weeks; Enter on a card opens it, on a session its transcript.
 """
 
 from __future__ import annotations
@@ -15,19 +16,22 @@ from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from alaya_engine.foundations.human import plural
 from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
 from ..formatting import number, shorten
-from ..widgets.home_view import short_time
+from ..widgets.home_view import first_line, short_time
+from .session import SessionScreen
 from .unseen import lay_out_unseen
 
 TIMELINE_HELP = """\
 # Timeline
 
 Your sessions by day (or week, `w`), newest first, and the cards each one gave with their temperature now:
-what your agents learned when, and whether it is still live. Move through the periods on the left; the cards on
-the right are those of the period under the cursor (*All*: every period shown).
+what your agents learned when, and whether it is still live. Move through the periods on the left; on the right,
+the sessions of the period under the cursor (*All*: every period shown), each with its time and first words,
+followed by the cards it gave.
 
 ## Keys
 
@@ -35,17 +39,16 @@ the right are those of the period under the cursor (*All*: every period shown).
 |---|---|
 | `j` / `k`, arrows | move; the cards follow the period under the cursor |
 | `Tab` | periods ↔ cards |
-| `Enter` on a card | open it |
+| `Enter` on a card / a session | open the card / the session's transcript |
 | `w` | days ↔ weeks |
 | `r` | reload |
 | `Escape` | back to the screen before |
 """
 ALL = "all"
 OTHER_COLUMNS = 18
-"""Cells the card table's other columns and their padding take (temperature, tier), the session's time aside."""
-WHEN_COLUMN = 13
-WHEN_FROM = 64
-"""The card table's width from which each card's session time is shown too (at 80 columns the title needs it)."""
+"""Cells the card table's other columns and their padding take (temperature, tier)."""
+CARD_INDENT = "  "
+"""Before a card's title: under the session that gave it."""
 
 
 def period_rows(document: dict) -> list[tuple[str, str, int, int]]:
@@ -55,10 +58,16 @@ def period_rows(document: dict) -> list[tuple[str, str, int, int]]:
     return rows + [(p["period"], p["period"], len(p["sessions"]), p["cards"]) for p in periods]
 
 
-def period_cards(document: dict, key: str) -> list[tuple[dict, dict]]:
-    """(card, session) for every card of the period ``key`` (every period for :data:`ALL`), newest session first."""
+def period_entries(document: dict, key: str) -> list[tuple[dict | None, dict]]:
+    """(card, session) for the period ``key`` (every period for :data:`ALL`), newest session first: each session's
+    own row (``None`` for the card), then one row per card it gave."""
     return [(card, session) for period in document["periods"] if key in (ALL, period["period"])
-            for session in period["sessions"] for card in session["cards"]]
+            for session in period["sessions"] for card in (None, *session["cards"])]
+
+
+def session_label(session: dict) -> str:
+    """``11-30 07:30 · payouts are stuck since 07:10…``: when, and the session's first words."""
+    return f"{short_time(session['timestamp'])} · {first_line(session['summary']) or session['id']}"
 
 
 class PeriodTable(DataTable):
@@ -75,12 +84,14 @@ class PeriodTable(DataTable):
 
 
 class TimelineCards(DataTable):
-    BINDINGS = [Binding("enter", "select_cursor", "Open card")]
-    COMPONENT_CLASSES = {"timeline-cards--hot", "timeline-cards--warm", "timeline-cards--cold"}
+    BINDINGS = [Binding("enter", "select_cursor", "Open")]
+    COMPONENT_CLASSES = {"timeline-cards--hot", "timeline-cards--warm", "timeline-cards--cold",
+                         "timeline-cards--session"}
 
     def __init__(self, *, id: str | None = None):
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self.shown: list[tuple[dict, dict]] = []
+        self.shown: list[tuple[dict | None, dict]] = []
+        """(card, session) per row; ``None`` for a session's own row."""
         self._drawn_width = 0
         self._waiting = False
 
@@ -88,33 +99,29 @@ class TimelineCards(DataTable):
         if self._waiting or (self.shown and self.size.width != self._drawn_width):
             self.show(self.shown)
 
-    def show(self, cards: list[tuple[dict, dict]]) -> None:
-        self.shown = cards
+    def show(self, entries: list[tuple[dict | None, dict]]) -> None:
+        self.shown = entries
         self._waiting = not self.size.width
         if self._waiting:
             return  # not laid out yet (a screen built ahead, unseen): drawn by ``on_resize`` once it has a width
         self._drawn_width = self.size.width
         row = self.cursor_row
         self.clear(columns=True)
-        with_when = self.size.width >= WHEN_FROM
-        width = max(12, self.size.width - OTHER_COLUMNS - (WHEN_COLUMN if with_when else 0))
-        self.add_column("Card", key="title", width=width)
+        width = max(12, self.size.width - OTHER_COLUMNS)
+        self.add_column("Session / card", key="title", width=width)
         self.add_column("Temp", key="temperature")
         self.add_column("Tier", key="tier")
-        if with_when:
-            self.add_column("Session", key="when")
-        for index, (card, session) in enumerate(cards):
+        heading = self.get_component_rich_style("timeline-cards--session", partial=True)
+        for index, (card, session) in enumerate(entries):  # a card of two sessions is listed under each
+            if card is None:
+                self.add_row(Text(shorten(session_label(session), width), style=heading), "", "", key=str(index))
+                continue
             tier = card["tier"] or ""
             style = self.get_component_rich_style(f"timeline-cards--{tier.lower()}", partial=True) \
                 if tier in ("HOT", "WARM", "COLD") else ""
-            cells = [Text(shorten(card["title"], width)), Text(number(card["temperature"]), justify="right"),
-                     Text(tier, style=style)]
-            self.add_row(*cells, *([short_time(session["timestamp"])] if with_when else []),
-                         key=str(index))  # a card of two sessions is listed twice
-        self.move_cursor(row=min(row, max(0, len(cards) - 1)))
-
-    def card_id(self, key: str) -> str:
-        return self.shown[int(key)][0]["card_id"]
+            self.add_row(Text(CARD_INDENT + shorten(card["title"], width - len(CARD_INDENT))),
+                         Text(number(card["temperature"]), justify="right"), Text(tier, style=style), key=str(index))
+        self.move_cursor(row=min(row, max(0, len(entries) - 1)))
 
 
 class TimelineScreen(Screen):
@@ -171,7 +178,7 @@ class TimelineScreen(Screen):
         newest = "" if shown == total else f" (the newest {shown:,} of {total:,})"
         other = "week" if document["by"] == "day" else "day"
         self.query_one("#timeline-summary", Static).update(
-            f"{total:,} sessions{newest} by {document['by']} · w by {other} · Enter opens a card")
+            f"{total:,} sessions{newest} by {document['by']} · w by {other} · Enter opens a card or a session")
         self.select_period(ALL)
         lay_out_unseen(self)
 
@@ -187,11 +194,12 @@ class TimelineScreen(Screen):
         """Filter the cards to one period (what moving the cursor onto it does)."""
         if self.document is None:
             return
-        cards = period_cards(self.document, key)
+        entries = period_entries(self.document, key)
         table = self.query_one("#timeline-cards", TimelineCards)
-        table.show(cards)
+        table.show(entries)
         label = "every period" if key == ALL else key
-        table.border_title = f"Cards · {label} · {len(cards)}"
+        cards = sum(card is not None for card, _session in entries)
+        table.border_title = f"{label} · {plural(len(entries) - cards, 'session')} · {plural(cards, 'card')}"
 
     @on(DataTable.RowHighlighted, "#periods")
     def _period_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -203,10 +211,14 @@ class TimelineScreen(Screen):
         self.query_one("#timeline-cards", TimelineCards).focus()
 
     @on(DataTable.RowSelected, "#timeline-cards")
-    def _open_card(self, event: DataTable.RowSelected) -> None:
+    def _open(self, event: DataTable.RowSelected) -> None:
+        """A card on the card screen; a session as its transcript, the cards it gave beside it."""
         event.stop()
-        table = self.query_one("#timeline-cards", TimelineCards)
-        self.app.push_card(table.card_id(str(event.row_key.value)))
+        card, session = self.query_one("#timeline-cards", TimelineCards).shown[int(str(event.row_key.value))]
+        if card is None:
+            self.app.push_screen(SessionScreen(self.backend, session["id"]))
+        else:
+            self.app.push_card(card["card_id"])
 
     def _failed(self, message: str) -> None:
         self.query_one("#timeline-body").loading = False

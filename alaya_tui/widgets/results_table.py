@@ -22,7 +22,9 @@ MIN_TITLE_WIDTH = 8
 NARROW_TABLE = 100
 """Below this many cells the h bar is shorter."""
 NARROW_BAR = 5
-TYPE_LABELS = {"session_turns": "turns"}
+WINDOW_KIND = "session_turns"
+"""A recall unit that is a window of raw turns, not a card."""
+TYPE_LABELS = {WINDOW_KIND: "turns"}
 """Shorter badges where the engine's name is long: a window of raw session turns."""
 FOUND_BY_SEARCH = "search"
 """The Matched cell of a card the query found directly (no relation led to it)."""
@@ -50,11 +52,26 @@ STALE_MARK = "↻ "
 """Before the title of a unit a later card replaced (``superseded_by``): it is shown dimmed, after its replacement."""
 
 
+TIME_SEPARATOR = " · "
+"""Between a window's first line and when it was said, in the title the engine gives it."""
+
+
+def fit_title(node: dict, width: int) -> str:
+    """The title in ``width`` cells. A window's ends with when it was said (``… · 2026-03-09 01:34``): when it is
+    cut, its first line gives way and the time stays, since two windows of one session differ mostly by it."""
+    title = node["title"]
+    head, separator, when = title.rpartition(TIME_SEPARATOR)
+    if node.get("kind") != WINDOW_KIND or not separator or cell_len(title) <= width:
+        return shorten(title, width)
+    room = width - cell_len(separator + when)
+    return shorten(head, room) + separator + when if room >= MIN_TITLE_WIDTH else shorten(title, width)
+
+
 def _title(node: dict, width: int, muted) -> Text:
     """The title cell; a replaced unit's is dimmed and marked, so the current one reads first."""
     if node.get("superseded_by"):
-        return Text(STALE_MARK + shorten(node["title"], width - len(STALE_MARK)), style=muted)
-    return Text(shorten(node["title"], width))
+        return Text(STALE_MARK + fit_title(node, width - len(STALE_MARK)), style=muted)
+    return Text(fit_title(node, width))
 
 
 def _matched(node: dict) -> str:
