@@ -43,8 +43,9 @@ def init(ctx: typer.Context, as_json: JsonFlag = False) -> None:
 def demo(
     ctx: typer.Context,
     demo_home: Annotated[Optional[Path], typer.Option("--demo-home", metavar="PATH",
-                                                      help="Where to build it (default: $ALAYA_DEMO_HOME "
-                                                           "or ~/.alaya-demo).")] = None,
+                                                      help="Where to build it (default: --home when it is "
+                                                           "new or a demo, else $ALAYA_DEMO_HOME or "
+                                                           "~/.alaya-demo).")] = None,
     fresh: Annotated[bool, typer.Option("--fresh", help="Delete an earlier demo store first.")] = False,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Do not open the explorer afterwards (it opens only on a "
                                                           "terminal, and never with --json).")] = False,
@@ -55,7 +56,8 @@ def demo(
     from alaya_engine.demo import build_demo, resolve_demo_home
     from alaya_engine.foundations.paths import Layout
 
-    target = resolve_demo_home(demo_home)
+    explicit_home = ctx.obj.get("home_option")
+    target = resolve_demo_home(demo_home, Path(explicit_home) if explicit_home else None)
     if Layout(target).is_initialised():
         from alaya_engine.server.client import stop_server
 

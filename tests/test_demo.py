@@ -103,3 +103,23 @@ def test_every_date_of_a_session_file_moves_by_whole_days():
                                  "timestamp": "2026-03-16T01:30:05.000Z"}
     assert date(2026, 3, 14).weekday() == date(2026, 3, 7).weekday()
     assert shifted_text(text, 0) == text
+
+
+def test_demo_is_built_where_home_says_when_that_is_new_or_a_demo_and_never_into_a_store_of_ones_own(tmp_path):
+    home = tmp_path / "named"
+    document = json.loads(run_demo_with("--home", str(home), "demo", "--json").stdout)
+    assert document["home"] == str(home) and document["init"]["created"] is True
+    again = json.loads(run_demo_with("--home", str(home), "demo", "--json").stdout)
+    assert again["home"] == str(home) and again["init"]["created"] is False
+    own = tmp_path / "own"
+    assert CliRunner().invoke(app, ["--home", str(own), "init", "--json"]).exit_code == 0
+    refused = CliRunner().invoke(app, ["--home", str(own), "demo", "--json"])
+    assert refused.exit_code == 2 and json.loads(refused.stdout)["error"]["code"] == "not_a_demo_store"
+    assert "--demo-home" in refused.stderr
+    assert json.loads(run_demo_with("--home", str(own), "status", "--json").stdout)["l3"]["sessions"] == 0
+
+
+def run_demo_with(*args: str):
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.stderr
+    return result

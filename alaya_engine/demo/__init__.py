@@ -31,7 +31,21 @@ def sample_sessions_dir() -> Path:
     return Path(str(files(__name__).joinpath("sessions")))
 
 
-def resolve_demo_home(explicit: Path | None) -> Path:
+def resolve_demo_home(explicit: Path | None, store_home: Path | None = None) -> Path:
+    """Where the demo is built: ``--demo-home``, else the ``--home`` given on the command line when it is new,
+    empty or an earlier demo (a store of one's own is never filled with sample sessions), else
+    ``$ALAYA_DEMO_HOME`` or ``~/.alaya-demo``."""
+    from ..foundations.errors import AlayaError
+    from ..foundations.paths import Layout
+    from .timeline import SHIFT_FILE
+
+    if explicit is None and store_home is not None:
+        home = Path(store_home).expanduser().absolute()
+        if Layout(home).is_initialised() and not (home / SHIFT_FILE).exists():
+            raise AlayaError("not_a_demo_store", f"{home} holds a store of its own; the demo builds one of its own "
+                                                 "elsewhere: leave out --home, or name an empty folder with "
+                                                 "--demo-home PATH")
+        return home
     return Path(explicit or os.environ.get(DEMO_HOME_ENV) or DEFAULT_DEMO_HOME).expanduser().absolute()
 
 
