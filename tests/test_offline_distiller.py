@@ -305,3 +305,22 @@ def test_locomo_cards_name_the_speaker_and_resolve_yesterday():
                 checked += 1
                 assert re.search(r"\d{1,2} [A-Z][a-z]+ \d{4}", card.content), card.content
     assert checked >= 1
+
+
+def test_text_results_are_remembered_within_one_distillation_only_and_lists_come_back_as_copies():
+    from alaya_engine.distill.offline.text import memo
+
+    calls = []
+
+    @memo.within_session
+    def words(text: str) -> list[str]:
+        calls.append(text)
+        return text.split()
+
+    assert words("a b") == words("a b") == ["a", "b"] and len(calls) == 2  # outside a distillation: computed
+    with memo.remembering():
+        first = words("a b")
+        first.append("c")
+        assert words("a b") == ["a", "b"] and len(calls) == 3
+    words("a b")
+    assert len(calls) == 4

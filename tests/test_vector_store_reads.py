@@ -90,3 +90,19 @@ def test_a_bulk_heat_rewrite_leaves_full_text_to_the_index_before_it_commits(tmp
     store.update_meta_heat({"id": ids, "last_accessed": [0] * 3, "access_count": [0] * 3, "relevance": [0.0] * 3,
                             "temperature": [0.1] * 3, "tier": ["COLD"] * 3})
     assert seen == [True] and store.full_text_behind
+
+
+def test_lancedb_is_imported_without_leaving_the_stand_in_for_overrides():
+    """``import_lancedb`` lends lancedb a do-nothing ``overrides`` on 3.11; another import of ``overrides`` afterwards
+    must get the real package, and lancedb must work."""
+    import subprocess
+    import sys
+
+    script = ("from alaya_engine.vectors.lancedb_import import import_lancedb; import sys, tempfile\n"
+              "lancedb = import_lancedb(); assert 'overrides' not in sys.modules or sys.version_info >= (3, 12)\n"
+              "import overrides; assert hasattr(overrides, 'EnforceOverrides') and overrides.__file__\n"
+              "db = lancedb.connect(tempfile.mkdtemp()); db.create_table('t', data=[{'a': 1}])\n"
+              "print(db.open_table('t').count_rows())\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "1"

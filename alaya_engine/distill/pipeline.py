@@ -167,15 +167,21 @@ class DistillPipeline:
         return _Distilled(record, vectors, session)
 
     def _write(self, queue: list[SessionOutcome | _Distilled], force: bool) -> list[SessionOutcome]:
-        """Write the distilled sessions of ``queue`` in one step, each in L3 then in the graph (one transaction for
-        them all, their links last) and L1, and return every outcome of ``queue`` in its order. L1 is written in
-        the same step: a backup taken between steps (on the owner server, beside an ``ingest --distill``) saw
-        cards in the graph whose vectors were still waiting, and the restored store failed ``verify``."""
+        """Write the distilled sessions of ``queue`` in one step, all in L3 (their records together) then in the
+        graph (one transaction for them all, their links last) and L1, and return every outcome of ``queue`` in its
+        order. L1 is written in the same step: a backup taken between steps (on the owner server, beside an
+        ``ingest --distill``) saw cards in the graph whose vectors were still waiting, and the restored store failed
+        ``verify``."""
         if all(isinstance(item, SessionOutcome) for item in queue):
             return queue
         with self.step():
+            distilled = [item for item in queue if isinstance(item, _Distilled) and item.session is not None]
+            previous = {item.record.session_id: self.records.read(item.record.session_id) for item in distilled}
+            self.records.write_many([(item.record, item.session) for item in distilled
+                                     if not _current(previous[item.record.session_id], item.record.session_hash,
+                                                     force)])
             with self.graph.transaction():
-                written = [(item, None) if isinstance(item, SessionOutcome) else self._write_one(item, force)
+                written = [(item, None) if isinstance(item, SessionOutcome) else self._write_one(item, previous, force)
                            for item in queue]
                 links = [link for _, record in written if record is not None for link in record.links]
                 self.graph.merge_links(links)
@@ -183,20 +189,21 @@ class DistillPipeline:
             self._flush()
         return [outcome for outcome, _ in written]
 
-    def _write_one(self, distilled: _Distilled, force: bool) -> tuple[SessionOutcome, DistilledRecord | None]:
-        """Write one session, unless another run (an ``ingest --distill`` beside an introspect on the owner server)
-        distilled it meanwhile: a second record would replace the first in L3 while the graph kept both runs'
-        ``SIMILAR_TO`` links (their similarity indexes differ). Returns the record applied, whose links are left
-        to the caller."""
+    def _write_one(self, distilled: _Distilled, previous: dict[str, DistilledRecord | None], force: bool
+                   ) -> tuple[SessionOutcome, DistilledRecord | None]:
+        """Apply one session whose L3 record the step wrote, unless another run (an ``ingest --distill`` beside an
+        introspect on the owner server) distilled it meanwhile (its ``previous`` record is current; the step left
+        it alone): a second record would replace the first in L3 while the graph kept both runs' ``SIMILAR_TO``
+        links (their similarity indexes differ). Returns the record applied, whose links are left to the
+        caller."""
         record = distilled.record
         if distilled.session is None:
             self._apply(record, distilled.vectors)
             return _outcome(record, "resumed"), record
-        previous = self.records.read(record.session_id)
-        if _current(previous, record.session_hash, force):
-            return _outcome(previous, "up_to_date"), None
-        self.records.write(record, distilled.session)
-        self._apply(record, distilled.vectors, previous)
+        before = previous[record.session_id]
+        if _current(before, record.session_hash, force):
+            return _outcome(before, "up_to_date"), None
+        self._apply(record, distilled.vectors, before)
         return _outcome(record, "distilled" if record.cards else "skipped"), record
 
     def _recorded(self, session_id: str, content_hash: str, force: bool) -> DistilledRecord | None:
@@ -244,8 +251,7 @@ class DistillPipeline:
             self.records.delete_contexts(stale)
         if previous is not None:
             self._unlink_dropped(previous, record, set(stale))
-        for card in record.cards:
-            self.graph.upsert_card(card)
+        self.graph.upsert_cards(record.cards)
         self._pending.append((record, vectors))
 
     def _unlink_dropped(self, previous: DistilledRecord, record: DistilledRecord, removed: set[str]) -> None:

@@ -8,8 +8,8 @@ waited for a core. On one BLAS thread the same recalls spent ~38 ms of CPU
 and less wall time (docs/benchmarks.md). A distilled session's few cards are
 small products too: on both threads they embedded 3-8x slower whenever the
 other core was busy, and faster when it was idle, so a distillation narrows
-the pool only on a busy machine. Batch embedding of windows (ingest) keeps the
-whole pool.
+the pool only on a busy machine. So does the embedding of windows of raw turns
+(ingest): the model's products are as small in a batch (slices of 384 tokens).
 
 The pool belongs to the process, so recalls running at once on the owner
 server share one narrowing: the first narrows the pool, the last one out

@@ -91,6 +91,15 @@ def card_document(card: dict[str, Any]) -> dict[str, Any]:
             + "Z", "facts": [fact.to_json() for fact in facts_from_graph(card.get("facts"))]}
 
 
+def _card_row(card: Card) -> dict[str, Any]:
+    """A card's columns as :meth:`GraphStore.upsert_cards` sets them (``facts`` only when it states some)."""
+    row = {"id": card.id, "title": card.title, "content": card.content, "type": card.type,
+           "created_at": from_millis(card.created_at), "updated_at": from_millis(card.updated_at),
+           "sessions": card.source_sessions, "tags": card.tags, "temperature": card.temperature, "tier": card.tier,
+           "importance": card.importance, "source": card.source}
+    return {**row, "facts": _facts_to_graph(card.facts)} if card.facts else row
+
+
 def _facts_to_graph(facts: list[Fact]) -> list[dict[str, Any]]:
     return [{"subject": fact.subject, "attribute": fact.attribute, "value": fact.value,
              "valid_from": from_millis(fact.valid_from)} for fact in facts]
@@ -504,19 +513,27 @@ class GraphStore:
                 self._entities.refresh(mentioned)
 
     def upsert_card(self, card: Card) -> None:
-        self.query(
-            "MERGE (c:Card {id: $id}) SET c.title = $title, c.content = $content, c.type = $type, "
-            "c.created_at = $created_at, c.updated_at = $updated_at, c.source_sessions = $sessions, c.tags = $tags, "
-            "c.temperature = $temperature, c.tier = $tier, c.importance = $importance, c.source = $source, "
-            "c.facts = $facts",
-            {"id": card.id, "title": card.title, "content": card.content, "type": card.type,
-             "created_at": from_millis(card.created_at), "updated_at": from_millis(card.updated_at),
-             "sessions": card.source_sessions, "tags": card.tags, "temperature": card.temperature,
-             "tier": card.tier, "importance": card.importance, "source": card.source,
-             "facts": _facts_to_graph(card.facts)},
-        )
+        self.upsert_cards([card])
+
+    def upsert_cards(self, cards: list[Card]) -> None:
+        """Create or replace cards in their order: one ``UNWIND`` per run of cards stating facts or not (a statement
+        per card was 0.9 ms each, 0.1 s of a LoCoMo conversation's distillation), the last of a repeated id winning
+        as one :meth:`upsert_card` after another. Runs, because the binder types an empty ``facts`` of a row as a
+        list of strings, which it does not cast to the column's structs (as a parameter of its own it does)."""
+        from itertools import groupby
+
+        latest = list({card.id: card for card in cards}.values())
+        for stating, run in groupby(latest, key=lambda card: bool(card.facts)):
+            rows = [_card_row(card) for card in run]
+            self.query(
+                "UNWIND $rows AS row MERGE (c:Card {id: row.id}) SET c.title = row.title, "
+                "c.content = row.content, c.type = row.type, c.created_at = row.created_at, "
+                "c.updated_at = row.updated_at, c.source_sessions = row.sessions, c.tags = row.tags, "
+                "c.temperature = row.temperature, c.tier = row.tier, c.importance = row.importance, "
+                f"c.source = row.source, c.facts = {'row.facts' if stating else '$no_facts'}",
+                {"rows": rows} if stating else {"rows": rows, "no_facts": []})
         if self._entities is not None:
-            self._unread[card.id] = card
+            self._unread.update((card.id, card) for card in cards)
             if not self._in_transaction:
                 self._write_unread_entities()
 

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..foundations.atomic import atomic_write_files, atomic_write_json, json_bytes
+from ..foundations.atomic import atomic_write_files, json_bytes
 from ..foundations.domain import Card, Link, Session
 from .store import session_file_stem
 
@@ -79,11 +79,16 @@ class DistilledStore:
         return DistilledRecord.from_json(json.loads(path.read_text(encoding="utf-8")))
 
     def write(self, record: DistilledRecord, session: Session) -> None:
-        """Contexts first (their folder flushed once for all of them), then the record: the record's presence
-        marks a complete L3 step."""
+        self.write_many([(record, session)])
+
+    def write_many(self, distilled: list[tuple[DistilledRecord, Session]]) -> None:
+        """Every context first (their folder flushed once for all of them), then the records (theirs once): a
+        record's presence marks a complete L3 step. A distill step writes its sessions together: two folder
+        flushes per step instead of two per session."""
         atomic_write_files({self.context_path(card.id): json_bytes(_context(card.id, record, session))
-                            for card in record.cards})
-        atomic_write_json(self.path_for(record.session_id), record.to_json())
+                            for record, session in distilled for card in record.cards})
+        atomic_write_files({self.path_for(record.session_id): json_bytes(record.to_json())
+                            for record, _ in distilled})
 
     def delete_contexts(self, card_ids: list[str]) -> None:
         for card_id in card_ids:

@@ -19,6 +19,7 @@ from .links import card_links
 from .opener import fold_opener
 from .stated import stated_candidates
 from .stated.sentences import specifics
+from .text.memo import remembering
 from .text.overlap import content_words, overlap, overlap_of
 from .text.tags import tags_for
 from .text.titles import shorten, title_width, without_segue
@@ -45,6 +46,10 @@ class OfflineDistiller:
         self.max_cards_per_session = max_cards_per_session
 
     def distill(self, session: Session) -> Distillation:
+        with remembering():
+            return self._distill(session)
+
+    def _distill(self, session: Session) -> Distillation:
         if _is_conversation(session):
             candidates = conversation_candidates(session)
         else:

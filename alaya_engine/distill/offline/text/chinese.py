@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .memo import within_session
+
 CJK = re.compile(r"[\u3400-\u9fff]")
 LETTER = re.compile(r"[^\W\d_]")
 """A letter of any script (counted in C: a Python loop over every character cost 4% of a distillation)."""
@@ -17,6 +19,7 @@ ZH_NAME_TAGS = ("nr", "ns", "nz", "nt", "nrt", "nrfg")
 """jieba's part-of-speech tags for names of people, places, organisations and other proper nouns."""
 
 
+@within_session
 def is_chinese(text: str, share: float = 0.3) -> bool:
     """Chinese enough (CJK share of letters) that labels and word splitting should be Chinese."""
     letters = len(LETTER.findall(text))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .memo import within_session
+
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
 STRONG = re.compile(r"\*\*(?=\S)(.+?)(?<=\S)\*\*")
 ITALIC = re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])")
@@ -27,6 +29,7 @@ def _plain_prose(prose: str) -> str:
     return ITALIC.sub(r"\1", prose)
 
 
+@within_session
 def strip_markdown(text: str) -> str:
     """Plain text for titles and matching: no emphasis, backticks, links or list marks."""
     text = LIST_MARK.sub("", HEADING.sub("", text))

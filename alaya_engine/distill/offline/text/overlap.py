@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from .chinese import CJK
 from .markdown import strip_markdown
+from .memo import within_session
 from .tags import identifiers
 from .words import WORD, is_content_word
 
 
+@within_session
 def content_words(text: str) -> set[str]:
     """Lower-case words (or CJK bigrams) for overlap tests between sentences."""
     plain = strip_markdown(text).lower()

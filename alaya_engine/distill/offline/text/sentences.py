@@ -5,11 +5,13 @@ from __future__ import annotations
 import re
 
 from .markdown import INLINE_CODE
+from .memo import within_session
 
 ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "etc.", "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "No.", "approx.")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？!?；])|\n+")
 
 
+@within_session
 def split_sentences(text: str) -> list[str]:
     """Sentences of English or Chinese text; inline code and abbreviations never split one."""
     protected: list[str] = []

@@ -7,6 +7,7 @@ from collections import Counter
 
 from .chinese import CJK, is_chinese, quiet_jieba, words_of
 from .markdown import INLINE_CODE, strip_markdown
+from .memo import within_session
 from .sentences import ABBREVIATIONS
 from .words import COMMON_VERBS, FILLER_WORDS, STOPWORDS, WORD, ZH_STOPWORDS, is_content_word, unique
 
@@ -41,6 +42,7 @@ def keywords(text: str, limit: int = 6) -> list[str]:
     return chinese_keywords(text, limit) if is_chinese(text, 0.15) else english_keywords(text, limit)
 
 
+@within_session
 def identifiers(text: str) -> list[str]:
     """Code-like names in order of appearance: backticked terms first, then bare identifiers."""
     found: list[str] = []
