@@ -148,13 +148,13 @@ async def test_trace_pane_shows_the_whole_session_and_highlights_exactly_the_con
 async def test_t_on_a_result_opens_its_card_with_the_trace_shown(demo_home):
     backend = LocalBackend(demo_home)
     first = backend.call("recall", {"request": {"text": QUERY}})
-    node = first["nodes"][1]
+    row, node = next((row, node) for row, node in enumerate(first["nodes"]) if row and node["kind"] == "card")
     expected = backend.call("trace", {"card_id": node["card_id"]})
     app = AlayaApp(backend)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("slash", *QUERY, "enter")
         await settle(app, pilot)
-        await pilot.press("down", "t")  # the card and its trace load together
+        await pilot.press(*["down"] * row, "t")  # the card and its trace load together
         await settle(app, pilot)
         screen = app.screen
         assert isinstance(screen, CardScreen) and screen.card_id == node["card_id"]
