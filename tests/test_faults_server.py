@@ -127,8 +127,11 @@ def started(home: Path) -> int:
 # 1. A server whose start-up fails exits at once, releasing lock and socket, and the client names the cause.
 
 def _truncate_card_vectors(home: Path) -> None:
-    largest = max((home / "lancedb" / "card_vectors.lance" / "data").glob("*.lance"), key=lambda p: p.stat().st_size)
-    os.truncate(largest, 100_000)
+    """Cut every data file of the table in half: which of them the current version reads depends on the writes
+    before (cool-down moves COLD cards' vectors to another table), and a fixed length is no cut once a file is
+    shorter."""
+    for data in (home / "lancedb" / "card_vectors.lance" / "data").glob("*.lance"):
+        os.truncate(data, data.stat().st_size // 2)
 
 
 def _embedding_endpoint(home: Path, base_url: str, key_env: str) -> None:
