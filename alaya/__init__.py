@@ -10,7 +10,7 @@ in-process when no server may run), whose calls return the dataclasses behind th
 See docs/python-api.md.
 """
 
-from alaya_engine.foundations.domain import Fact, IngestOutcome, IngestReport, Link, LinkReport
+from alaya_engine.foundations.domain import Fact, IngestOutcome, IngestReport, Link, LinkReport, UnlinkReport
 from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.maintenance.status import StatusReport
 from alaya_engine.recall.result import Explorable, RecallNode, RecallResult
@@ -19,4 +19,4 @@ from alaya_engine.recall.trace import TraceReport
 from .memory import IngestResult, Memory, open
 
 __all__ = ["AlayaError", "Explorable", "Fact", "IngestOutcome", "IngestReport", "IngestResult", "Link", "LinkReport",
-           "Memory", "RecallNode", "RecallResult", "StatusReport", "TraceReport", "open"]
+           "Memory", "RecallNode", "RecallResult", "StatusReport", "TraceReport", "UnlinkReport", "open"]

@@ -7,7 +7,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from alaya_engine.foundations.domain import IngestReport, LinkReport
+from alaya_engine.foundations.domain import IngestReport, LinkReport, UnlinkReport
 from alaya_engine.maintenance.status import StatusReport
 from alaya_engine.recall.result import RecallResult
 from alaya_engine.recall.trace import TraceReport
@@ -72,6 +72,11 @@ class Memory:
         return LinkReport.from_json(self._call("link", {"source": source, "target": target, "relation": relation,
                                                         "reason": reason, "weight": weight,
                                                         "new_relation": new_relation}))
+
+    def unlink(self, source: str, target: str, relation: str) -> UnlinkReport:
+        """Remove an edge and its other direction (see ``alaya unlink``)."""
+        return UnlinkReport.from_json(self._call("unlink", {"source": source, "target": target,
+                                                            "relation": relation}))
 
     def status(self) -> StatusReport:
         return StatusReport.from_json(self._call("status"))

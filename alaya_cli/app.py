@@ -30,7 +30,8 @@ for package in ("alaya_engine", "alaya_cli"):
 traceback (logging's last-resort handler would print it): the command has already shown its one line."""
 
 
-COMMAND_ORDER = ("init", "demo", "ingest", "distill", "recall", "trace", "schema", "link", "status", "introspect",
+COMMAND_ORDER = ("init", "demo", "ingest", "distill", "recall", "trace", "schema", "link", "unlink", "status",
+                 "introspect",
                  "review", "restore", "verify", "rebuild", "rebuild-l1", "backup", "export", "import-memex", "sync",
                  "remote", "push", "pull",
                  "mcp", "skill", "tui", "serve", "server", "version")

@@ -305,6 +305,19 @@ def link(
 
 
 @commands.command()
+def unlink(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Argument(help="Card id the edge starts from.")],
+    target: Annotated[str, typer.Argument(help="Card id the edge points to.")],
+    rel: Annotated[Optional[str], typer.Option("--rel", help="The relation to remove, e.g. SUPERSEDES.")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Remove a relation by hand, with its other direction: what introspect linked wrongly, say a card taken as
+    replacing another (the older card is current again). Recorded in the L3 journal, so a rebuild keeps it removed."""
+    show(call(ctx, "unlink", {"source": source, "target": target, "relation": rel}), as_json, "print_unlink")
+
+
+@commands.command()
 def export(
     ctx: typer.Context,
     out: Annotated[Optional[str], typer.Option("--out", metavar="DIR",

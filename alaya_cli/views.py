@@ -438,6 +438,15 @@ def print_link(console: "Console", document: dict) -> None:
                           "with this reason and weight)")
 
 
+def print_unlink(console: "Console", document: dict) -> None:
+    first = document["links"][0]
+    if not document["removed"]:
+        console.print(f"= Not linked: {first['source']} {first['relation']} {first['target']} (nothing changed)")
+        return
+    for item in document["links"]:
+        console.print(f"[green]✓[/] Removed link: {item['source']} {item['relation']} {item['target']}")
+
+
 def print_status(console: "Console", report: dict) -> None:
     from rich.markup import escape
 

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None] | None
 Handler = Callable[["Engine", dict, Progress], dict]
 METHODS: dict[str, Handler] = {}
-WRITES = frozenset({"ingest", "distill", "link", "introspect", "restore", "review.approve", "review.reject",
+WRITES = frozenset({"ingest", "distill", "link", "unlink", "introspect", "restore", "review.approve", "review.reject",
                     "review.undo", "backup", "import_memex", "remote.add", "remote.remove", "push", "pull"})
 """Methods that change the store (the server runs them one at a time)."""
 
@@ -241,6 +241,14 @@ def _link(engine: "Engine", params: dict, progress: Progress) -> dict:
     reason = _utf8(fields["reason"], "the reason", "bad_request", "set the terminal to UTF-8 and type it again")
     return engine.link(_card_id(params, "source"), _card_id(params, "target"), fields["relation"], reason,
                        float(weight), new_relation=params.get("new_relation") is True).to_json()
+
+
+@method("unlink")
+def _unlink(engine: "Engine", params: dict, progress: Progress) -> dict:
+    if not isinstance(params.get("relation"), str):
+        raise AlayaError("missing_relation", "say which relation to remove: --rel NAME (alaya trace CARD lists a "
+                                             "card's edges)")
+    return engine.unlink(_card_id(params, "source"), _card_id(params, "target"), params["relation"]).to_json()
 
 
 @method("export")

@@ -22,7 +22,7 @@ from .embedding import embedder_identity, make_embedder
 from .foundations.atomic import atomic_write_json, atomic_write_text
 from .foundations.config import default_config, ingest_limit, load_config
 from .foundations.disk import is_disk_full
-from .foundations.domain import IngestOutcome, IngestReport, InitReport, Link, LinkReport, millis_now
+from .foundations.domain import IngestOutcome, IngestReport, InitReport, Link, LinkReport, UnlinkReport, millis_now
 from .foundations.errors import RUNTIME, AlayaError
 from .foundations.lock import StoreLock
 from .foundations.logs import setup_logging
@@ -798,6 +798,32 @@ class Engine:
             self.vectors().upsert_relations([name], embedder.embed([relation_embedding_text(name, reason)]),
                                             is_core=False, examples=[[reason] if reason else []])
         return LinkReport(links, created=not existed, new_relation=name not in known_relations and not is_core(name))
+
+    def unlink(self, source: str, target: str, relation: str) -> UnlinkReport:
+        """Remove an edge by hand, with its other direction (a symmetric relation's, or the inverse a ``SUPERSEDES``
+        or ``CAUSES`` edge is stored with): journaled in L3 first, so a rebuild removes it again. This is how a
+        person takes back what introspect linked wrongly, a card it took as replacing another above all (the
+        older card is current again). Introspect does not compare the pair again: it compares each card with the
+        ones before it once. ``removed`` is false and nothing is written when the cards were not linked so."""
+        from .raw.journal import Journal
+
+        name = normalise_relation(relation)
+        source, target = self.resolve_card(source), self.resolve_card(target)
+        if name == "EXTRACTED_FROM":
+            raise AlayaError("bad_relation", "EXTRACTED_FROM links a card to its session; it goes with the card")
+        self._check_link_ends(source, target, 1.0)
+        links = directed(Link(source, target, name, 1.0, "", millis_now()))
+        with self.step() as graph:
+            edges = graph.edges_of_many([source, target])
+            outgoing = {(card_id, edge["relation"], edge["card_id"]) for card_id in (source, target)
+                        for edge in edges[card_id]["outgoing"]}
+            if not any((link.source, link.relation, link.target) in outgoing for link in links):
+                return UnlinkReport(links, removed=False)
+            Journal(self.layout.journal).append("link.remove", links[0].created_at,
+                                                links=[link.to_json() for link in links])
+            for item in links:
+                graph.delete_link(item)
+        return UnlinkReport(links, removed=True)
 
     def _check_link_ends(self, source: str, target: str, weight: float) -> None:
         if source == target:

@@ -149,3 +149,24 @@ def test_a_bad_as_of_is_refused_in_one_line(cli):
     assert result.exit_code == 2
     assert result.json()["error"]["code"] == "bad_query"
     assert "as_of" in result.stderr and len(result.stderr.strip().splitlines()) == 1
+
+
+def test_a_wrong_replacement_is_unlinked_by_hand_and_stays_unlinked(introspected: Engine, cli):
+    """``alaya unlink`` takes back a SUPERSEDES link with its inverse: the older card is current again, in recall,
+    after the next introspect and after a rebuild from L3."""
+    new = _card_of(introspected, "s-timeout-new", "300 s")
+    old = _card_of(introspected, "s-timeout-old", "120 s")
+    refused = cli("unlink", new, old, "--json")
+    assert refused.exit_code == 2 and refused.json()["error"]["code"] == "missing_relation"
+    removed = cli("unlink", new, old, "--rel", "supersedes", "--json")
+    assert removed.exit_code == 0, removed.stderr
+    assert {(link["source"], link["relation"], link["target"]) for link in removed.json()["links"]} == {
+        (new, "SUPERSEDES", old), (old, "SUPERSEDED_BY", new)} and removed.json()["removed"]
+    assert _supersede_edges(introspected) == [0, 0]
+    nodes = introspected.recall({"text": "report-export proxy-read-timeout"}).to_json()["nodes"]
+    assert next(node for node in nodes if node["card_id"] == old)["superseded_by"] == []
+    again = cli("unlink", new, old, "--rel", "SUPERSEDES")
+    assert again.exit_code == 0 and "Not linked" in again.stdout
+    assert introspected.introspect(steps=["supersede"])["steps"]["supersede"]["superseded"] == 0
+    Engine.open(introspected.layout.home, for_rebuild=True).rebuild({"l2"})
+    assert _supersede_edges(Engine.open(introspected.layout.home)) == [0, 0]

@@ -275,6 +275,22 @@ class LinkReport:
                    document["new_relation"])
 
 
+@dataclass
+class UnlinkReport:
+    """What ``alaya unlink`` did: the edges it removed (both directions of a symmetric or inverse pair)."""
+
+    links: list[Link]
+    removed: bool
+    """False when the cards were not linked so (nothing was written)."""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"links": [link.to_json() for link in self.links], "removed": self.removed}
+
+    @classmethod
+    def from_json(cls, document: dict[str, Any]) -> "UnlinkReport":
+        return cls([Link.from_json(link) for link in document["links"]], document["removed"])
+
+
 def card_id_for(session_id: str, title: str) -> str:
     """Deterministic, so re-running a distillation that crashed half-way never duplicates a card."""
     digest = hashlib.sha256(f"{session_id}\0{title}".encode("utf-8")).hexdigest()

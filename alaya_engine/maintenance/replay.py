@@ -171,6 +171,9 @@ def _apply_event(graph: ReplayedGraph, event: dict) -> None:
         if op == "link.add":
             for link in event["links"]:
                 graph.merge_link(Link.from_json(link), wait=True)
+        elif op == "link.remove":
+            for link in event["links"]:
+                graph.delete_link(Link.from_json(link).key)
         elif op == "card.merge":
             graph.upsert_card(Card.from_json(event["card"]))
             for link in event["links"]:
