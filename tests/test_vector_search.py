@@ -56,6 +56,31 @@ def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
     assert index.vector_search(queries[0], 20, 0.99) == []
 
 
+def test_int8_codes_find_what_the_floats_find_with_and_without_the_coarse_stage(monkeypatch):
+    """Windows and COLD cards are held as int8 codes with a scale per row: the same top 20 as the float matrix,
+    small (integer products choose, dequantised rows score) and large (the coarse stage built from the codes)."""
+    from alaya_engine.vectors.store import quantise_rows
+
+    matrix = clustered(6000)
+    queries = [clustered(1, seed=seed) for seed in range(200, 230)] + [matrix[[42]], matrix[[7, 4000]]]
+    exact = [loaded(matrix).resident.scored_search(query, 20, -1.0) for query in queries]
+    ids = [f"card-{row}" for row in range(len(matrix))]
+    codes, scales = quantise_rows(matrix)
+    for coarse in (False, True):
+        if coarse:
+            monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
+            monkeypatch.setattr(card_index, "MIN_CANDIDATES", 0)
+        quantised = ResidentVectors(ids, codes, scales)
+        assert (quantised.coarse is not None) == coarse and quantised.matrix.dtype == np.int8
+        found = [quantised.scored_search(query, 20, -1.0) for query in queries]
+        overlap = [len({a for a, _ in one} & {b for b, _ in other}) / 20 for one, other in zip(exact, found)]
+        assert np.mean(overlap) >= 0.98, (coarse, overlap)
+        assert all(abs(dict(one).get(card, score) - score) < 3e-3 for one, other in zip(exact, found)
+                   for card, score in other)
+        assert found[-2][0][0] == "card-42" and {card for card, _ in found[-1][:2]} == {"card-7", "card-4000"}
+        assert np.allclose(quantised.vector_of("card-42"), matrix[42], atol=3e-3)
+
+
 def test_candidates_hold_the_best_rows_even_when_the_threshold_sample_misleads(monkeypatch):
     """The candidates pass a threshold read off a sample of the scores; when the sample sets it too high (here
     only sampled rows score at all), the partition of every row takes over."""

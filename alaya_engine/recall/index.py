@@ -24,6 +24,7 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from concurrent.futures import Future
 
     import numpy as np
@@ -52,6 +53,11 @@ THRESHOLD_MARGIN = 1.25
 """The threshold lets this many times the wanted candidates pass, so the sample's error rarely leaves too few."""
 BLOCK_ROWS = 1024
 """Rows scored against every concept before the next block, so a block is read from memory once."""
+RESCORED_SHARE = 4
+"""Searching int8 codes without a coarse stage, this many times ``top_k`` rows are re-scored on their dequantised
+vectors."""
+PROJECTION_BLOCK = 65_536
+"""Rows projected at a time when the coarse stage is built (codes are dequantised a block at a time)."""
 RELOAD_PAUSE = 10
 """A background reload waits this many times the last one's duration before the next (a tenth of a core)."""
 log = logging.getLogger(__name__)
@@ -143,18 +149,31 @@ class ResidentIndex:
 
 
 class ResidentVectors:
-    """One load of the HOT/WARM vectors: ids, the matrix, and its coarse projection when there are many."""
+    """One load of resident vectors: ids, the matrix, and its coarse projection when there are many.
 
-    def __init__(self, ids: list[str], matrix: "np.ndarray | None"):
-        self.ids, self.matrix = ids, matrix
+    The matrix is float32 rows, or — with ``scales`` — int8 codes, one scale per row (a vector is ``code *
+    scale``): a quarter of the memory, for the tables that grow without bound (COLD cards, windows of raw turns).
+    Codes are searched with SimSIMD's integer products and the best candidates re-scored on their dequantised
+    rows, so a similarity is off by the codes' rounding only (~1e-3)."""
+
+    def __init__(self, ids: list[str], matrix: "np.ndarray | None", scales: "np.ndarray | None" = None):
+        self.ids, self.matrix, self.scales = ids, matrix, scales
         self.position = {card_id: index for index, card_id in enumerate(ids)}
         coarse_dimensions = 0 if matrix is None else matrix.shape[1] // COARSE_SHARE
         many = len(ids) > EXACT_SEARCH_ROWS and coarse_dimensions >= MIN_COARSE_DIMENSIONS
-        self.coarse = CoarseProjection(matrix, coarse_dimensions) if many else None
+        self.coarse = CoarseProjection(self.vectors_at, len(ids), coarse_dimensions) if many else None
+
+    def vectors_at(self, positions) -> "np.ndarray":
+        """Float rows of the matrix (``positions``: an index array or a slice), dequantised when it holds codes."""
+        import numpy as np
+
+        if self.scales is None:
+            return self.matrix[positions]
+        return self.matrix[positions].astype(np.float32) * self.scales[positions, None]
 
     def vector_of(self, card_id: str) -> "np.ndarray | None":
         index = self.position.get(card_id)
-        return None if index is None else self.matrix[index]
+        return None if index is None else self.vectors_at(slice(index, index + 1))[0]
 
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
         return [row_id for row_id, _ in self.scored_search(queries, top_k, min_similarity)]
@@ -167,11 +186,14 @@ class ResidentVectors:
 
         if not self.ids or not len(queries):
             return []
-        if self.coarse is None:
-            rows, best = None, best_similarity(self.matrix, queries)
-        else:
+        if self.coarse is not None:
             rows = self.coarse.candidates(queries, max(MIN_CANDIDATES, len(self.ids) // CANDIDATE_SHARE) * len(queries))
-            best = best_similarity(self.matrix[rows], queries)
+            best = best_similarity(self.vectors_at(rows), queries)
+        elif self.scales is not None:
+            rows = _integer_candidates(self.matrix, self.scales, queries, RESCORED_SHARE * top_k)
+            best = best_similarity(self.vectors_at(rows), queries)
+        else:
+            rows, best = None, best_similarity(self.matrix, queries)
         count = min(top_k, len(best))
         top = np.argpartition(-best, count - 1)[:count]
         top = top[np.argsort(-best[top])]
@@ -195,18 +217,22 @@ class CoarseProjection:
     (docs/benchmarks.md). Built in ~0.3 s at 100k cards, 13 MB beside the 200 MB matrix.
     """
 
-    def __init__(self, matrix: "np.ndarray", dimensions: int):
+    def __init__(self, rows: "Callable[[slice], np.ndarray]", count: int, dimensions: int):
+        """``rows(positions)``: float rows of the ``count`` vectors (read block by block: a matrix of codes is
+        never dequantised whole)."""
         import numpy as np
 
-        sample = matrix[:: max(1, len(matrix) // SAMPLE_ROWS)]
+        sample = rows(slice(None, None, max(1, count // SAMPLE_ROWS)))
         _, directions = np.linalg.eigh(sample.T @ sample)
         self.basis = np.ascontiguousarray(directions[:, ::-1][:, : dimensions - 1], dtype=np.float32)
-        projected = np.empty((len(matrix), dimensions), dtype=np.float32)
-        np.matmul(matrix, self.basis, out=projected[:, :-1])
-        projected[:, -1] = _residual_lengths(matrix, projected[:, :-1])
+        projected = np.empty((count, dimensions), dtype=np.float32)
+        for start in range(0, count, PROJECTION_BLOCK):
+            block, out = rows(slice(start, start + PROJECTION_BLOCK)), projected[start:start + PROJECTION_BLOCK]
+            np.matmul(block, self.basis, out=out[:, :-1])
+            out[:, -1] = _residual_lengths(block, out[:, :-1])
         self.scales = (np.maximum(np.abs(projected).max(axis=0), 1e-12) / 127.0).astype(np.float32)
         self.codes = _quantised(projected, self.scales)
-        self._sample = np.random.default_rng(0).choice(len(matrix), min(len(matrix), THRESHOLD_SAMPLE), replace=False)
+        self._sample = np.random.default_rng(0).choice(count, min(count, THRESHOLD_SAMPLE), replace=False)
 
     def candidates(self, queries: "np.ndarray", count: int) -> "np.ndarray":
         """Row numbers, ascending, of at least ``count`` rows whose approximate similarity to any query is
@@ -240,6 +266,22 @@ class CoarseProjection:
         if len(rows) >= count:
             return rows
         return np.sort(np.argpartition(scores, len(scores) - count)[len(scores) - count:])
+
+
+def _integer_candidates(codes: "np.ndarray", scales: "np.ndarray", queries: "np.ndarray", count: int) -> "np.ndarray":
+    """Row numbers of the ``count`` rows of ``codes`` whose integer product with any query (quantised with a scale
+    of its own), times their scales, is highest."""
+    import numpy as np
+    import simsimd
+
+    queries = np.asarray(queries, dtype=np.float32)
+    query_scales = (np.maximum(np.abs(queries).max(axis=1), 1e-12) / 127.0).astype(np.float32)
+    query_codes = np.rint(queries / query_scales[:, None]).astype(np.int8)
+    scores = np.asarray(simsimd.cdist(query_codes, codes, metric="dot", out_dtype="float32"))
+    best = (scores * query_scales[:, None]).max(axis=0) * scales
+    if count >= len(best):
+        return np.arange(len(best))
+    return np.sort(np.argpartition(-best, count - 1)[:count])
 
 
 def _quantised(values: "np.ndarray", scales: "np.ndarray") -> "np.ndarray":

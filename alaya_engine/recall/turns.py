@@ -72,13 +72,13 @@ class ResidentWindows(ResidentVectors):
     """One load of the window index: the embedded windows' vectors, and their rows (Arrow batches, in the same
     order) or None."""
 
-    def __init__(self, ids: list[str], matrix: "np.ndarray", batches: list | None, row_ids: "np.ndarray",
-                 version: int):
+    def __init__(self, ids: list[str], codes: "np.ndarray", scales: "np.ndarray", batches: list | None,
+                 row_ids: "np.ndarray", version: int):
         from itertools import accumulate
 
         import numpy as np
 
-        super().__init__(ids, matrix)
+        super().__init__(ids, codes, scales)
         self.version = version
         self.rows = batches
         self._starts = [0, *accumulate(batch.num_rows for batch in batches or [])]

@@ -488,6 +488,23 @@ def read_matrix(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndar
     return ids, matrix[:len(ids)]
 
 
+def read_codes(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndarray", "np.ndarray"]:
+    """:func:`read_matrix`, each batch quantised as it is read (:func:`quantise_rows`): ids, int8 codes and
+    scales, without ever holding the float matrix."""
+    import numpy as np
+
+    codes, scales = np.empty((rows, dimension), np.int8), np.empty(rows, np.float32)
+    ids: list[str] = []
+    for batch in batches:
+        end = len(ids) + batch.num_rows
+        if end > len(codes):
+            codes = np.concatenate([codes[:len(ids)], np.empty((end - len(ids), dimension), np.int8)])
+            scales = np.concatenate([scales[:len(ids)], np.empty(end - len(ids), np.float32)])
+        codes[len(ids):end], scales[len(ids):end] = quantise_rows(float_rows(batch.column("vector"), dimension))
+        ids.extend(batch.column("id").to_pylist())
+    return ids, codes[:len(ids)], scales[:len(ids)]
+
+
 def unusable_rows(batches, dimension: int) -> list[str]:
     """Ids of the rows of ``batches`` (``id``, ``vector``) whose vector is not finite or all zero (read batch by
     batch, so verify never holds every vector at once). ``dimension``: the stored width, which verify also checks

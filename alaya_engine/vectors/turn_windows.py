@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundations.terms import search_terms
 from .async_table import AsyncTable
-from .store import read_matrix, unusable_rows
+from .store import read_codes, unusable_rows
 from .versions import TableVersions
 
 if TYPE_CHECKING:
@@ -233,9 +233,11 @@ class TurnWindowStore:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
 
     def active_windows(self, with_rows: bool, version: int
-                       ) -> tuple[list[str], "np.ndarray", list | None, "np.ndarray"]:
-        """The ids and vectors of the embedded windows, ``with_rows`` their rows (Arrow batches of the columns recall
-        reads, in the same order) or None, and their LanceDB row ids, from one scan of the table as of ``version``
+                       ) -> tuple[list[str], "np.ndarray", "np.ndarray", list | None, "np.ndarray"]:
+        """The ids and vectors of the embedded windows (int8 codes and their scales: windows grow with every
+        session, and as floats were the largest thing recall holds), ``with_rows`` their rows (Arrow batches of
+        the columns recall reads, in the same order) or None, and their LanceDB row ids, from one scan of the
+        table as of ``version``
         (:meth:`vectors_version`): recall holds all of them in memory (docs/benchmarks.md gives the cost per 1,000
         sessions), and names a full-text search's hits of that version by their row ids
         (:meth:`start_search`)."""
@@ -256,9 +258,9 @@ class TurnWindowStore:
                 row_ids.append(batch.column("_rowid").to_numpy().copy())  # a view would keep the batch alive
                 yield batch
 
-        ids, matrix = read_matrix(batches(), table.count_rows("embedded"), self.dimension)
+        ids, codes, scales = read_codes(batches(), table.count_rows("embedded"), self.dimension)
         row_id_array = np.concatenate(row_ids) if row_ids else np.zeros(0, np.uint64)
-        return ids, matrix, rows if with_rows else None, row_id_array
+        return ids, codes, scales, rows if with_rows else None, row_id_array
 
     def unusable_vectors(self) -> list[str]:
         """Embedded windows whose vector is not finite or all zero."""
