@@ -88,8 +88,10 @@ def aged_rows(home: Path, size: int, queries: int, paired_runs: int) -> list[Row
                                      f"{paired_runs} paired runs, warm owner server"))
         peak = server.peak_mb()
         target = "1,200 MB at 100k" if size < 1_000_000 else "4,000 MB at 1M"
+        now = server.resident_mb()
         rows.append(Row(NAME, f"{label}: owner server peak RSS", peak if peak is not None else float("nan"),
-                        "MB", f"VmHWM after start, warm-up and the recalls above (target ≤ {target})"))
+                        "MB", f"VmHWM after start, warm-up and the recalls above (target ≤ {target}); RSS after "
+                              f"them {now if now is not None else float('nan'):.0f} MB"))
     return rows
 
 

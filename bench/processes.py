@@ -89,11 +89,18 @@ class OwnerServer:
 
     def peak_mb(self) -> float | None:
         """The server's peak RSS so far (``VmHWM``, Linux); None where ``/proc`` does not tell."""
+        return self._status_mb("VmHWM")
+
+    def resident_mb(self) -> float | None:
+        """The server's RSS now (``VmRSS``): what it holds once the loads' passing buffers are freed."""
+        return self._status_mb("VmRSS")
+
+    def _status_mb(self, field: str) -> float | None:
         try:
             status = Path(f"/proc/{self.pid}/status").read_text()
         except OSError:
             return None
-        line = next((line for line in status.splitlines() if line.startswith("VmHWM:")), "")
+        line = next((line for line in status.splitlines() if line.startswith(f"{field}:")), "")
         return int(line.split()[1]) / 1024 if line else None
 
 
