@@ -13,6 +13,7 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
+from textual.widgets._footer import FooterKey
 from tui_store import settle
 
 from alaya_engine.demo import FIRST_QUERY
@@ -153,5 +154,9 @@ def test_tiers_drill_down(pinned_demo_home, snap_compare, size):
         await pilot.press("enter")  # the HOT row of the tier chart
         await settle(pilot.app, pilot)
         assert isinstance(pilot.app.screen, BrowseScreen)
+        for _ in range(100):  # the footer shows the focused list's keys once it has redrawn after the focus moved
+            if any(key.description == "Open card" for key in pilot.app.screen.query(FooterKey)):
+                break
+            await pilot.pause(0.05)
 
     assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=hot_cards)
