@@ -113,7 +113,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     nodes = _merge(ranked, window_distances, settings, query.max_results, graph, turns)
     found = {item.reach.card_id: item for item in ranked}
     nodes = put_current_first(nodes, graph, limit=query.max_results, as_of=query.as_of, context_turns=context_turns,
-                              current_node=lambda card_id: _nodes([found[card_id]], graph)[0]
+                              current_node=lambda card_id: next(iter(_nodes([found[card_id]], graph)), None)
                               if card_id in found else None)
     explorable = _explorable(graph, [node for node in nodes if node.kind == "card"], query, space, queries)
     clock.lap("rank")
@@ -253,6 +253,8 @@ def _nodes(scored: list[_Scored], graph: "GraphReader") -> list[RecallNode]:
                                        for session in card["source_sessions"] or ()}))
     nodes = []
     for item in scored:
+        if item.reach.card_id not in cards:  # forgotten or merged away since it was ranked (recall takes no lock)
+            continue
         card, reach = cards[item.reach.card_id], item.reach
         times = [said[session] for session in card["source_sessions"] or () if session in said]
         nodes.append(RecallNode(
