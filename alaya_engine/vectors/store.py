@@ -311,18 +311,9 @@ class VectorStore:
         import numpy as np
 
         table = self.table(COLD_VECTORS)
-        rows = table.count_rows()
-        codes, scales = np.empty((rows, self.dimension), np.int8), np.empty(rows, np.float32)
-        ids: list[str] = []
-        for batch in table.search().select(["id", "code", "scale"]).limit(None).to_batches():
-            end = len(ids) + batch.num_rows
-            if end > len(codes):  # a commit between the count and the scan
-                codes = np.concatenate([codes[:len(ids)], np.empty((end - len(ids), self.dimension), np.int8)])
-                scales = np.concatenate([scales[:len(ids)], np.empty(end - len(ids), np.float32)])
-            codes[len(ids):end] = float_rows(batch.column("code"), self.dimension, np.int8)
-            scales[len(ids):end] = batch.column("scale").to_numpy()
-            ids.extend(batch.column("id").to_pylist())
-        return ids, codes[:len(ids)], scales[:len(ids)]
+        return read_codes(table.search().select(["id", "code", "scale"]).limit(None).to_batches(), table.count_rows(),
+                          self.dimension, lambda batch: (float_rows(batch.column("code"), self.dimension, np.int8),
+                                                         batch.column("scale").to_numpy()))
 
     def cold_ids(self) -> list[str]:
         """Every ``cold_vectors`` id (repeats included, for verify)."""
@@ -488,19 +479,21 @@ def read_matrix(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndar
     return ids, matrix[:len(ids)]
 
 
-def read_codes(batches, rows: int, dimension: int) -> tuple[list[str], "np.ndarray", "np.ndarray"]:
-    """:func:`read_matrix`, each batch quantised as it is read (:func:`quantise_rows`): ids, int8 codes and
-    scales, without ever holding the float matrix."""
+def read_codes(batches, rows: int, dimension: int, codes_of=None) -> tuple[list[str], "np.ndarray", "np.ndarray"]:
+    """:func:`read_matrix` for int8 codes: ids, codes and scales in arrays allocated once for ``rows``.
+    ``codes_of(batch)`` gives a batch's (codes, scales); by default its ``vector`` column quantised as it is read
+    (:func:`quantise_rows`), so the float matrix is never held whole."""
     import numpy as np
 
+    codes_of = codes_of or (lambda batch: quantise_rows(float_rows(batch.column("vector"), dimension)))
     codes, scales = np.empty((rows, dimension), np.int8), np.empty(rows, np.float32)
     ids: list[str] = []
     for batch in batches:
         end = len(ids) + batch.num_rows
-        if end > len(codes):
+        if end > len(codes):  # a commit between the count and the scan
             codes = np.concatenate([codes[:len(ids)], np.empty((end - len(ids), dimension), np.int8)])
             scales = np.concatenate([scales[:len(ids)], np.empty(end - len(ids), np.float32)])
-        codes[len(ids):end], scales[len(ids):end] = quantise_rows(float_rows(batch.column("vector"), dimension))
+        codes[len(ids):end], scales[len(ids):end] = codes_of(batch)
         ids.extend(batch.column("id").to_pylist())
     return ids, codes[:len(ids)], scales[:len(ids)]
 
