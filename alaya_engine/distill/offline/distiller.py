@@ -3,7 +3,8 @@
 It sends the session to the agent reader or the conversation reader, adds what
 people stated in plain words that those did not already say (``statements``),
 folds near-duplicate cards together, keeps the most important ones in session
-order, makes their titles unique and links them.
+order, makes their titles unique, adds their details, joins the cards of one
+episode (``episodes``) and links them.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from .attributes import stated_facts
 from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
 from .details import keep_details
+from .episodes import merge_episodes
 from .links import card_links
-from .opener import fold_opener
+from .opener import fold_opener, opening_turn
 from .stated import stated_candidates
 from .stated.sentences import specifics
 from .text.memo import remembering
@@ -68,10 +70,11 @@ class OfflineDistiller:
         for candidate in kept:  # tags name the card's point, before its details are added
             candidate.tags = candidate.tags or tags_for(candidate.body)
         keep_details(kept, session, chinese)
+        kept = _fold_contained(kept)
+        kept = merge_episodes(kept, None if _between_people(session) else opening_turn(session))
         for candidate in kept:
             candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
-
 
     def _why_nothing(self, session: Session) -> str:
         tokens = session.tokens
@@ -89,9 +92,14 @@ def _facts(candidate: Candidate, session: Session) -> list[Fact]:
     return stated_facts(candidate.body, said_at, speaker_name(speaker) if speaker else "")
 
 
+def _between_people(session: Session) -> bool:
+    """Named people talking (speakers on turns): nobody reports a problem for the others to answer."""
+    return any(speaker_of(turn) for turn in session.turns)
+
+
 def _is_conversation(session: Session) -> bool:
     """People talking (speakers on turns, or no tools and no code at all), not an agent at work."""
-    if any(speaker_of(turn) for turn in session.turns):
+    if _between_people(session):
         return True
     if any(turn.role == "tool" or turn.tool_calls for turn in session.turns):
         return False
@@ -121,6 +129,26 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
         else:
             host.turns = sorted(set(host.turns) | set(candidate.turns))
             host.importance = max(host.importance, candidate.importance)
+    return sorted(kept, key=lambda c: c.order)
+
+
+def _fold_contained(cards: list[Candidate]) -> list[Candidate]:
+    """Once details are added, a card another card of the session now says in full (its words and every name
+    and number, quoted as that card's detail or answer) is a second telling of one point: it folds into that
+    card, smallest first, its turns kept there; a folded cause, fix, rule or decision gives the host its type."""
+    kept = sorted(cards, key=lambda c: (len(c.words), c.order))
+    for candidate in list(kept):
+        needed = specifics(candidate.body)
+        host = next((other for other in reversed(kept) if other is not candidate
+                     and overlap_of(candidate.words, other.words | content_words(other.content)) >= REPEAT_SHARE
+                     and needed <= specifics(other.content)), None)
+        if host is None:
+            continue
+        kept.remove(candidate)
+        host.turns = sorted(set(host.turns) | set(candidate.turns))
+        host.importance = max(host.importance, candidate.importance)
+        if host.type == "concept":
+            host.type = candidate.type
     return sorted(kept, key=lambda c: c.order)
 
 

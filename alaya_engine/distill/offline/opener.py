@@ -25,8 +25,7 @@ SHARED_WORDS = 2
 def fold_opener(cards: list[Candidate], session: Session, chinese: bool) -> list[Candidate]:
     """``cards`` without the opening report, folded into the card that answers it (when one does)."""
     ordered = sorted(cards, key=lambda card: card.order)
-    opening = next((index for index, turn in enumerate(session.turns) if turn.role == "user"
-                    and turn.content.strip()), None)
+    opening = opening_turn(session)
     if not ordered or opening is None or ordered[0].type != "concept" or min(ordered[0].turns) != opening:
         return cards
     report = ordered[0]
@@ -42,6 +41,12 @@ def fold_opener(cards: list[Candidate], session: Session, chinese: bool) -> list
     answer.words |= report.words
     answer.body = f"{report.body} {answer.body}"
     return [card for card in cards if card is not report]
+
+
+def opening_turn(session: Session) -> int | None:
+    """The session's first user turn that says something: the report or request its first point answers."""
+    return next((index for index, turn in enumerate(session.turns) if turn.role == "user" and turn.content.strip()),
+                None)
 
 
 def _statement(content: str) -> str:
