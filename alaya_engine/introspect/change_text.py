@@ -47,8 +47,21 @@ DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", 
 
 
 NEAR = 40
-"""Characters between a replacing cue and the name it replaces ("moving her from Elmwood", "Marco moved to"): a
-name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
+"""Characters after a cue that names the replaced value ("moving her from Elmwood", "no more Redis") in which a name
+is read as that value: a name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
+OLD_VALUE = re.compile(
+    r"\b(?:from|off|instead of|no longer|no more|not any more|used to|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
+    r"replac(?:ed|es|ing|e)?)\b|不再|之前是|以前是|原先是|原来是|从", re.IGNORECASE)
+"""Cues followed by the value that no longer holds. "X moved to Y" / "X 搬到 Y" are not among them: X is what the
+sentence is about (a clinic that moves, a person who changes teams), Y the new value; neither is a value an earlier
+card gave that is now replaced, so the earlier card that merely names X is not replaced by it."""
+OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|not any more)\b", re.IGNORECASE)
+"""Cues preceded by the value that no longer holds ("we don't use Redis anymore")."""
+NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;:，；：。()（）]", re.IGNORECASE)
+"""Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end."""
+CLAUSE = re.compile(r"[,;，；（）()]")
+"""Within a sentence, the pieces a number and its change cue must share ("3 月 12 日凌晨 02:00，要把 X 迁到新机器上":
+the time is when X moves, not a new time)."""
 
 
 @dataclass(frozen=True)
@@ -100,41 +113,47 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     if not (strong or weak):
         return 0, None
     mine = said(sentence)
+    changing = set().union(*(_quantities(clause) for clause in CLAUSE.split(sentence)
+                             if REPLACES.search(clause) or NOW.search(clause)))
     for other in earlier.sentences:
         if not mine.mentions & other.mentions:
             continue
         units = {unit for unit, _ in other.quantities}
-        changed = sorted((unit, number) for unit, number in mine.quantities
+        changed = sorted((unit, number) for unit, number in changing
                          if unit in units and (unit, number) not in other.quantities)
         if changed:
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             return 1 + repeated, f"{number} {unit}" if unit != "clock" else number
-    near = {name for name in mine.names & earlier.whole.names if strong and _near(sentence, name, strong)}
-    if near:
-        return 1, sorted(near)[0]
+    replaced = _replaced_values(sentence) if strong else ""
+    named = sorted(name for name in mine.names & earlier.whole.names if name in replaced)
+    if named:
+        return 1, named[0]
     shared = sorted(mine.names & earlier.whole.names)
     return (1, shared[0]) if shared and close and weak else (0, None)
 
 
-def _near(sentence: str, name: str, cue: re.Match) -> bool:
-    """Whether ``name`` is said within :data:`NEAR` characters of the replacing cue."""
+def _replaced_values(sentence: str) -> str:
+    """The words of ``sentence`` that name a value no longer holding (after "from", "instead of", "no more", "不再",
+    "从"…, up to the new value or :data:`NEAR` characters; before "anymore"), casefolded and joined."""
     folded = sentence.casefold()
-    at = folded.find(name)
-    while at >= 0:
-        if at < cue.end() + NEAR and at + len(name) > cue.start() - NEAR:
-            return True
-        at = folded.find(name, at + 1)
-    return False
+    spans = []
+    for cue in OLD_VALUE.finditer(folded):
+        rest = folded[cue.end():cue.end() + NEAR]
+        end = NEW_VALUE.search(rest, 1)
+        spans.append(rest[:end.start()] if end else rest)
+    spans.extend(folded[max(0, cue.start() - NEAR):cue.start()] for cue in OLD_VALUE_BEFORE.finditer(folded))
+    return "\n".join(spans)
 
 
-def conflict_anchor(sentence: str, earlier: Said) -> str | None:
+def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) -> str | None:
     """When ``sentence`` says two sources disagree: a name or a quantity it shares with ``earlier`` (or another
-    number in a unit ``earlier`` used); else None."""
+    number in a unit ``earlier`` used); else None. ``around``: what the rest of the card says, for a sentence that
+    points back at it ("这次就是反例", "that contradicts it") — given only when the two cards are close in meaning."""
     if not CONFLICT.search(sentence):
         return None
     mine = said(sentence)
-    shared = sorted(mine.mentions & earlier.mentions)
+    shared = sorted(mine.mentions & earlier.mentions) or sorted(around.mentions & earlier.mentions if around else ())
     if shared:
         return shared[0]
     units = {unit for unit, _ in earlier.quantities}

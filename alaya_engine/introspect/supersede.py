@@ -11,11 +11,13 @@ with both sides: a person decides which holds.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from ..distill.offline.text.chinese import CJK
 from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
@@ -23,17 +25,21 @@ from .change_text import Statement, conflict_anchor, plain, replacement, sentenc
 from .consolidate import EXACT_LIMIT, _groups, session_codes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..graph.store import GraphStore
     from ..raw.journal import Journal
     from ..vectors.store import VectorStore
     from .suggestions import SuggestionStore
 
-SUPERSEDE_FLOOR = 0.45
+SUPERSEDE_FLOOR = 0.40
 """Cosine from which an earlier card is read as one a new card may replace. On agentset's labelled updates the
 replaced card's cosine to its replacement ran from 0.47 to 0.68, while pairs of unrelated cards that share a name
 start near 0.45 (docs/benchmarks.md)."""
 CLOSE = 0.6
-"""Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`)."""
+"""Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`), and
+from which a sentence saying two sources disagree may share its name with the earlier card through the rest of its
+card (see :func:`.change_text.conflict_anchor`)."""
 MAX_REPLACED = 3
 CANDIDATES = 8
 """Earlier cards read per new card, closest first."""
@@ -61,13 +67,15 @@ class Replacement:
     similarity: float
     anchor: str
     sentence: str
+    strength: int = 1
 
 
 def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "SuggestionStore", journal: "Journal",
               since: int, now: int, duplicate_at: float, dry_run: bool,
-              step: Callable[[], AbstractContextManager]) -> SupersedeReport:
+              step: Callable[[], AbstractContextManager], contexts: "Path | None" = None) -> SupersedeReport:
     """Compares outside the step lock, as consolidate does; reads and writes under it. Pairs at or above
-    ``duplicate_at`` are the same knowledge said twice (consolidate's merge candidates), not an update."""
+    ``duplicate_at`` are the same knowledge said twice (consolidate's merge candidates), not an update.
+    ``contexts``: the folder of the cards' context files (which turns each was distilled from)."""
     import numpy as np
 
     report = SupersedeReport(dry_run=dry_run)
@@ -87,7 +95,7 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
     del matrix
     with step():
         cards = graph.cards(sorted(set(pairs) | {old for found in pairs.values() for _, old in found}))
-    replacements, contradictions = _judge(pairs, cards)
+    replacements, contradictions = _judge(pairs, cards, lambda card_id: _context(contexts, card_id))
     replacements = [found for found in replacements if (found.new, found.old) not in already]
     report.superseded = len(replacements)
     for found in contradictions:
@@ -134,10 +142,14 @@ def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
     return pairs
 
 
-def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) -> tuple[list[Replacement],
-                                                                                      list[Replacement]]:
-    """Per new card, the earlier cards it replaces (the closest :data:`MAX_REPLACED`: one piece of knowledge is
-    often on more than one card), else the closest it disagrees with."""
+def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict],
+           context_of: Callable[[str], set[tuple[str, int]]]) -> tuple[list[Replacement], list[Replacement]]:
+    """Per new card, the earlier card it replaces most plainly (of those, the closest), else the closest it
+    disagrees with. One piece of knowledge is often on more than one card: the earlier candidates distilled from a
+    turn the replaced card was distilled from (``context_of``: a card's (session, turn) pairs) that also say what
+    shows the replacement (the name, quantity or fact's subject and attribute) are replaced with it,
+    :data:`MAX_REPLACED` in all. Other earlier cards its sentences replace are not: on agentset they were mostly
+    cards of the same old session about something else that names the replaced value in passing."""
     known: dict[str, Statement] = {}
 
     def said_by(card_id: str) -> Statement:
@@ -158,11 +170,18 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                 continue
             strength, anchor, sentence = _replaced(own, facts, cards[old], said_by(old), similarity)
             if strength:
-                replaced.append(Replacement(new, old, similarity, anchor, sentence))
+                replaced.append(Replacement(new, old, similarity, anchor, sentence, strength))
             elif conflict is None:
+                around = said_by(new).whole if similarity >= CLOSE else None
                 conflict = next((Replacement(new, old, similarity, anchor, line) for line in own
-                                 if (anchor := conflict_anchor(line, said_by(old).whole))), None)
-        replacements.extend(replaced[:MAX_REPLACED])
+                                 if (anchor := conflict_anchor(line, said_by(old).whole, around))), None)
+        if replaced:
+            best = min(replaced, key=lambda found: -found.strength)  # the closest of the plainest
+            replacements.append(best)
+            turns = context_of(best.old)
+            replacements.extend([Replacement(new, old, similarity, best.anchor, best.sentence, 0)
+                                 for similarity, old in found if old != best.old and old in cards
+                                 and turns & context_of(old) and _mentions(cards[old], best.anchor)][:MAX_REPLACED - 1])
         if not replaced and conflict is not None:
             contradictions.append(conflict)
     return replacements, contradictions
@@ -173,12 +192,59 @@ def _replaced(own: list[str], facts: dict, old: dict, earlier: Statement, simila
     for fact in facts_from_graph(old["facts"]):
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
+    stated = _stated(old)
+    for line in stated:
+        for (subject, attribute), value in facts.items():
+            if _says(line, subject) and _says(line, attribute) and not _says(line, value):
+                return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
     best = (0, "", "")
     for line in own:
         strength, anchor = replacement(line, earlier, similarity >= CLOSE)
         if strength > best[0]:
             best = (strength, anchor, line)
     return best
+
+
+def _context(contexts: "Path | None", card_id: str) -> set[tuple[str, int]]:
+    """The (session, turn) pairs ``card_id`` was distilled from, by its context file; none without one."""
+    if contexts is None:
+        return set()
+    from ..recall.trace import read_context_of
+
+    context = read_context_of(contexts / f"{card_id}-context.json")
+    return {(context.get("session_id"), turn["index"]) for turn in context.get("turns") or ()
+            if isinstance(turn, dict) and isinstance(turn.get("index"), int)}
+
+
+def _mentions(card: dict, anchor: str) -> bool:
+    """Whether ``card`` says what showed a replacement: a fact's subject and attribute ("databases · owner"), else the
+    name or quantity itself."""
+    text = plain(card["title"], card["content"])
+    if " · " in anchor:
+        return all(_says(text, part) for part in anchor.split(" · ", 1))
+    return anchor.casefold() in text.casefold()
+
+
+def _stated(card: dict) -> list[str]:
+    return sentences(plain(card["title"], card["content"]))
+
+
+STEM = re.compile(r"(?<=\w{3})(?:ing|ers|er|es|ed|s|e)$")
+WORD = re.compile(r"\w[\w.-]*\w|\w")
+
+
+def _stems(text: str) -> list[str]:
+    return [STEM.sub("", word) for word in WORD.findall(text.casefold())]
+
+
+def _says(line: str, phrase: str) -> bool:
+    """Whether ``line`` says ``phrase`` (a fact's subject, attribute or value): every word, endings aside ("owns the
+    databases" says "database" and "owner"); Chinese by its characters."""
+    if CJK.search(phrase):
+        return phrase.casefold() in line.casefold()
+    words = set(_stems(line))
+    wanted = _stems(phrase)
+    return bool(wanted) and all(word in words for word in wanted)
 
 
 def _side(card: dict, session_of: dict[str, str], said_at: dict[str, int]) -> dict:
