@@ -170,3 +170,63 @@ def test_a_wrong_replacement_is_unlinked_by_hand_and_stays_unlinked(introspected
     assert introspected.introspect(steps=["supersede"])["steps"]["supersede"]["superseded"] == 0
     Engine.open(introspected.layout.home, for_rebuild=True).rebuild({"l2"})
     assert _supersede_edges(Engine.open(introspected.layout.home)) == [0, 0]
+
+
+def test_what_a_sentence_replaces_is_the_value_a_cue_names_not_the_subject_that_changes():
+    """A name counts as replaced where a cue names the old value ("from Elmwood", "drop Redis", "不再", "从 X 换成");
+    the subject of a move ("Harbor Dental moved to 14 Quay Street") is what the sentence is about, and a card that
+    merely names it still holds. A number counts only in the clause that holds the change cue."""
+    clinic = statement(plain("Dentist", "My dentist is Dr. Okafor at Harbor Dental, on Mill Lane."))
+    assert replacement("Heads up: Harbor Dental moved to 14 Quay Street this week.", clinic, False)[0] == 0
+    moved = replacement("Heads up: Harbor Dental moved from Mill Lane to 14 Quay Street.", clinic, False)
+    assert moved[0] == 1 and moved[1] in "mill lane"
+    jobs = statement(plain("Jobs", "All of shipnote's background jobs go through RQ on the Redis at REDIS_URL."))
+    assert replacement("We want to drop shipnote's Redis: jobs go through Postgres.", jobs, False) == (1, "redis")
+    assert replacement("shipnote 的后台任务从 Redis 换成 Postgres 了。", jobs, False) == (1, "redis")
+    assert replacement("Redis moved to a bigger instance last week.", jobs, False)[0] == 0
+    backup = statement(plain("备份", "cache-sess-1 的备份每天 03:00 跑。"))
+    assert replacement("3 月 12 日凌晨 02:00（北京时间），要把 cache-sess-1 迁到新机器上。", backup, False)[0] == 0
+    assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (1, "4:00")
+
+
+def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
+    runbook = said(plain("runbook", "按 runbook 的说法，重启 search-indexer 是安全的。"))
+    card = said(plain("reindex", "runbook 那条说的是增量消费。全量 reindex 没有 checkpoint。"))
+    assert conflict_anchor("这次就是反例，并不成立。", runbook) is None  # the sentence alone names nothing of it
+    assert conflict_anchor("这次就是反例，并不成立。", runbook, card) == "runbook"
+    assert conflict_anchor("全量 reindex 没有 checkpoint。", runbook, card) is None  # no cue of disagreement
+
+
+def test_a_fact_replaces_an_earlier_card_that_says_its_subject_and_attribute_in_words(home: Path, tmp_path: Path):
+    """The earlier side of an update is often text only: "page Marco — he owns the databases" is replaced by a later
+    card whose fact is databases · owner = Chen Jing. A later card about the clinic an earlier card names (it moved)
+    replaces nothing: who the dentist is still holds."""
+    engine = Engine.open(home)
+    engine.ingest([str(path) for path in (
+        _session(tmp_path, "s-owner-old", JAN, [
+            ("user", "The orders-api pool on pg-main-02 keeps filling up during the month-end close."),
+            ("assistant", "Then add an escalation rule to the runbook for the orders pgbouncer pool."),
+            ("user", "One more thing for the runbook: if cl_waiting on the orders pool goes above 50 for 5 minutes, "
+                     "page Marco — he owns the databases.")]),
+        _session(tmp_path, "s-owner-new", FEB, [
+            ("user", "Quick update on the orders pgbouncer escalation."),
+            ("user", "Marco moved to the data platform team last week. Chen Jing owns the databases now, so anything "
+                     "DB goes to her: pages, approvals, all of it."),
+            ("assistant", "Noted: the runbook escalation for cl_waiting above 50 on the orders pool now pages Chen "
+                          "Jing.")]),
+        _session(tmp_path, "s-clinic-old", JAN, [
+            ("user", "I cracked a filling. My dentist is Dr. Okafor at Harbor Dental, on Mill Lane."),
+            ("assistant", "I'll draft an email to Harbor Dental on Mill Lane asking Dr. Okafor for an urgent "
+                          "appointment.")]),
+        _session(tmp_path, "s-clinic-new", FEB, [
+            ("user", "Heads up: Harbor Dental moved to 14 Quay Street this week, the dentist texted me."),
+            ("assistant", "Got it: Harbor Dental moved to 14 Quay Street.")]),
+    )])
+    engine.distill()
+    engine.introspect(steps=["supersede"])
+    new = _card_of(engine, "s-owner-new", "Chen Jing owns the databases")
+    old = _card_of(engine, "s-owner-old", "page Marco")
+    with engine.step() as graph:
+        links = graph.query("MATCH (a:Card)-[r:SUPERSEDES]->(b:Card) RETURN a.id, b.id, r.reason")
+    assert [(a, b) for a, b, _ in links] == [(new, old)]
+    assert links[0][2] == "introspect: databases · owner"

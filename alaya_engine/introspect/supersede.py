@@ -21,7 +21,7 @@ from ..distill.offline.text.chinese import CJK
 from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
-from .change_text import Statement, conflict_anchor, plain, replacement, sentences, statement
+from .change_text import NOW, REPLACES, Statement, conflict_anchor, plain, replacement, sentences, statement
 from .consolidate import EXACT_LIMIT, _groups, session_codes
 
 if TYPE_CHECKING:
@@ -188,15 +188,23 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict],
 
 
 def _replaced(own: list[str], facts: dict, old: dict, earlier: Statement, similarity: float) -> tuple[int, str, str]:
-    """How plainly the new card's facts or sentences replace ``old`` (0: not), what shows it, and where."""
+    """How plainly the new card's facts or sentences replace ``old`` (0: not), what shows it, and where.
+
+    - 2: both cards give a fact of the same subject and attribute, with different values;
+    - 1: a fact of the new card whose subject and attribute one sentence of ``old`` says in words, without its value
+      ("page Marco — he owns the databases" against databases · owner = Chen Jing), when the new card says
+      something changed (a cue of :mod:`.change_text`): the distiller gives facts for few sentences, so the earlier
+      side is often only text;
+    - else what :func:`.change_text.replacement` finds in the new card's sentences.
+    """
     for fact in facts_from_graph(old["facts"]):
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
-    stated = _stated(old)
-    for line in stated:
-        for (subject, attribute), value in facts.items():
-            if _says(line, subject) and _says(line, attribute) and not _says(line, value):
-                return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
+    if facts and any(REPLACES.search(line) or NOW.search(line) for line in own):
+        for line in sentences(plain(old["title"], old["content"])):
+            for (subject, attribute), value in facts.items():
+                if _says(line, subject) and _says(line, attribute) and not _says(line, value):
+                    return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
     best = (0, "", "")
     for line in own:
         strength, anchor = replacement(line, earlier, similarity >= CLOSE)
@@ -223,10 +231,6 @@ def _mentions(card: dict, anchor: str) -> bool:
     if " · " in anchor:
         return all(_says(text, part) for part in anchor.split(" · ", 1))
     return anchor.casefold() in text.casefold()
-
-
-def _stated(card: dict) -> list[str]:
-    return sentences(plain(card["title"], card["content"]))
 
 
 STEM = re.compile(r"(?<=\w{3})(?:ing|ers|er|es|ed|s|e)$")
