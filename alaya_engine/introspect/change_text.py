@@ -1,10 +1,13 @@
 """What a card's sentences say changed or disagrees: cues of a replaced value, and the names and quantities said.
 
 An update is said in ordinary words: "moved from Redis to Postgres", "3:15 instead of 3:20", "no more pin",
-"从今天起改成每天 2000 IU", "不再…", "之前是…". A sentence with such a cue that names something an earlier card names
-(or gives, in a unit the earlier card used, another number) says the earlier card's value is no longer current.
-A bare "now" / "现在" is weaker: it counts only with another number in the same unit. A disagreement ("contrary
-to the docs", "跟 wiki 上写的对不上") is said as plainly, and is a contradiction to show a person, not an update.
+"从今天起改成每天 2000 IU", "不再…", "之前是…". A sentence with such a cue that names, as the replaced value,
+something an earlier card names (or gives, in the clause of the cue and a unit the earlier card used, another
+number) says the earlier card's value is no longer current. What a sentence is about is not a replaced value:
+"Harbor Dental moved to 14 Quay Street" does not make "my dentist is at Harbor Dental" stale. A bare "now" / "现在"
+is weaker: it counts only with another number in the same unit, or a shared name between cards close in meaning.
+A disagreement ("contrary to the docs", "跟 wiki 上写的对不上") is said as plainly, and is a contradiction to show
+a person, not an update.
 """
 
 from __future__ import annotations
@@ -103,10 +106,11 @@ def sentences(text: str) -> list[str]:
 def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, str | None]:
     """How strongly ``sentence`` says it replaces a value ``earlier`` stated (0: not at all), and what shows it.
 
-    - another number in the unit a sentence of ``earlier`` gave, which also mentions something ``sentence``
-      mentions, after any change cue: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s to
-      300 s");
-    - a name ``earlier`` says, next to a replacing cue ("moving her from Elmwood", "Marco moved to"): 1;
+    - another number, in the clause of a change cue, in the unit a sentence of ``earlier`` gave, which also mentions
+      something ``sentence`` mentions: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s
+      to 300 s");
+    - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
+      Redis 换成"; not "Harbor Dental moved to …", whose name is what moves): 1;
     - a name both say after a bare "now", only when the two cards are ``close`` in meaning: 1.
     """
     strong, weak = REPLACES.search(sentence), NOW.search(sentence)

@@ -1,12 +1,12 @@
 """Supersede: link a card that states a new value to the earlier card it replaces, and show disagreements.
 
-For each card distilled since the last run, the earlier cards close to it (cosine at least
-:data:`SUPERSEDE_FLOOR`, from an earlier session) are read against its sentences (:mod:`.change_text`), the
-closest first. The first that one of its sentences replaces, or whose fact (subject and attribute) it gives
-another value, is superseded: ``SUPERSEDES`` new → old and ``SUPERSEDED_BY`` back, journaled so a rebuild replays
-them. The old card stays (it was true until then: ``alaya recall --as-of``); recall puts the current card first
-and marks the old one. A sentence that says two sources disagree becomes a ``contradicts`` suggestion instead,
-with both sides: a person decides which holds.
+For each card distilled since the last run, the earlier cards close to it (cosine at least :data:`SUPERSEDE_FLOOR`,
+from an earlier session) are read against its facts and sentences (:mod:`.change_text`). The one it replaces most
+plainly (a fact of the same subject and attribute with another value, else a sentence naming the replaced value),
+with the cards of that card's turns that say the same thing, is superseded: ``SUPERSEDES`` new → old and
+``SUPERSEDED_BY`` back, journaled so a rebuild replays them. The old card stays (it was true until then: ``alaya
+recall --as-of``); recall puts the current card first and marks the old one. A sentence that says two sources
+disagree becomes a ``contradicts`` suggestion instead, with both sides: a person decides which holds.
 """
 
 from __future__ import annotations
@@ -34,13 +34,16 @@ if TYPE_CHECKING:
 
 SUPERSEDE_FLOOR = 0.40
 """Cosine from which an earlier card is read as one a new card may replace. On agentset's labelled updates the
-replaced card's cosine to its replacement ran from 0.47 to 0.68, while pairs of unrelated cards that share a name
-start near 0.45 (docs/benchmarks.md)."""
+replaced card's cosine to its replacement ran from 0.43 (a school change: "moving her from Elmwood" against
+"Maya's at Elmwood Primary, Year 3, her class teacher is Mrs Patel") to 0.70; pairs of unrelated cards that share a
+name start near 0.45, which the reading of sentences (a cue naming the replaced value) has to tell apart
+(docs/benchmarks.md)."""
 CLOSE = 0.6
 """Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`), and
 from which a sentence saying two sources disagree may share its name with the earlier card through the rest of its
 card (see :func:`.change_text.conflict_anchor`)."""
 MAX_REPLACED = 3
+"""Earlier cards one new card supersedes: the one it replaces and others drawn from that card's turns."""
 CANDIDATES = 8
 """Earlier cards read per new card, closest first."""
 BLOCK = 256
