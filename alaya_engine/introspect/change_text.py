@@ -62,6 +62,20 @@ OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|not any more)\b", re.IGNORECASE)
 """Cues preceded by the value that no longer holds ("we don't use Redis anymore")."""
 NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;:，；：。()（）]", re.IGNORECASE)
 """Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end."""
+PLAIN_CUE = re.compile(r"\b(?:instead of|no longer|no more|not any more|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
+                       r"replac(?:ed|es|ing|e)?)\b", re.IGNORECASE)
+"""The cues after which a plain word (not a name) is read as the replaced value, when the earlier card says it too:
+"no more pin" against "pin pydantic below 2". Not "from", "off", "used to", "从": a plain word after them is as
+often a place, a time or a verb ("used to love", "from home")."""
+PLAIN_WORD = re.compile(r"(?<![\w.-])[a-z][a-z0-9_]{2,}(?![\w-])")
+STOPWORDS = frozenset("""
+the this that these those its our my your their his her we you they them any some all one more than been are was
+were for with and but just need needed have has had does did can could will would should there here longer about
+like really very time times thing things way much many also even still get got going feel felt think thought want
+wanted make made lot bit kind sort other another such same own new old now then when what who how why where which
+while too not out off up down over into onto from
+""".split())
+"""Words too common to be a replaced value ("no more than", "instead of the")."""
 CLAUSE = re.compile(r"[,;，；（）()]")
 """Within a sentence, the pieces a number and its change cue must share ("3 月 12 日凌晨 02:00，要把 X 迁到新机器上":
 the time is when X moves, not a new time)."""
@@ -76,6 +90,8 @@ class Said:
     names: frozenset[str]
     quantities: frozenset[tuple[str, str]]
     mentions: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()
+    """Every Latin word, casefolded: what a plain word a cue names as replaced ("no more pin") is looked up in."""
 
 
 @dataclass(frozen=True)
@@ -92,7 +108,8 @@ def said(text: str) -> Said:
     if CJK.search(text):
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
     return Said(frozenset(names), frozenset(_quantities(text)),
-                frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}))
+                frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
+                frozenset(PLAIN_WORD.findall(text.casefold())))
 
 
 def statement(text: str) -> Statement:
@@ -133,19 +150,30 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     named = sorted(name for name in mine.names & earlier.whole.names if name in replaced)
     if named:
         return 1, named[0]
+    plain_words = [word for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
+                   for word in PLAIN_WORD.findall(span) if word in earlier.whole.words and _plain_value(word)]
+    if plain_words:
+        return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
-    return (1, shared[0]) if shared and close and weak else (0, None)
+    return (1, shared[0]) if len(shared) >= 2 and close and weak else (0, None)
 
 
-def _replaced_values(sentence: str) -> str:
+def _plain_value(word: str) -> bool:
+    return word not in STOPWORDS and not word.endswith("ing")
+
+
+def _replaced_values(sentence: str, cues: re.Pattern | None = None) -> str:
     """The words of ``sentence`` that name a value no longer holding (after "from", "instead of", "no more", "不再",
-    "从"…, up to the new value or :data:`NEAR` characters; before "anymore"), casefolded and joined."""
+    "从"…, up to the new value or :data:`NEAR` characters; before "anymore"), casefolded and joined; ``cues``:
+    which cues (default :data:`OLD_VALUE`, and the ones before)."""
     folded = sentence.casefold()
     spans = []
-    for cue in OLD_VALUE.finditer(folded):
+    for cue in (cues or OLD_VALUE).finditer(folded):
         rest = folded[cue.end():cue.end() + NEAR]
         end = NEW_VALUE.search(rest, 1)
         spans.append(rest[:end.start()] if end else rest)
+    if cues is not None:
+        return "\n".join(spans)
     spans.extend(folded[max(0, cue.start() - NEAR):cue.start()] for cue in OLD_VALUE_BEFORE.finditer(folded))
     return "\n".join(spans)
 

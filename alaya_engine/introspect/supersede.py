@@ -11,6 +11,7 @@ disagree becomes a ``contradicts`` suggestion instead, with both sides: a person
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -95,10 +96,21 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
     times = np.array([said_at.get(session_of.get(card_id, ""), -1) for card_id in ids], dtype=np.int64)
     sessions = session_codes(ids, session_of)
     pairs = _close_earlier(ids, matrix, rows, times, sessions, duplicate_at)
-    del matrix
     with step():
         cards = graph.cards(sorted(set(pairs) | {old for found in pairs.values() for _, old in found}))
-    replacements, contradictions = _judge(pairs, cards, lambda card_id: _context(contexts, card_id))
+    replacements, contradictions = _judge(pairs, cards)
+    members: dict[str, list[str]] = {}
+    for card_id, session in session_of.items():
+        members.setdefault(session, []).append(card_id)
+    nearby = {card_id for found in replacements for card_id in members.get(session_of.get(found.old), ())} - set(cards)
+    if nearby:
+        with step():
+            cards.update(graph.cards(sorted(nearby)))
+    row_of = {card_id: row for row, card_id in enumerate(ids)}
+    replacements = _with_siblings(
+        replacements, [members.get(session_of.get(found.old), []) for found in replacements], cards,
+        functools.cache(lambda card_id: _context(contexts, card_id)),
+        lambda a, b: float(matrix[row_of[a]] @ matrix[row_of[b]]) if a in row_of and b in row_of else 0.0)
     replacements = [found for found in replacements if (found.new, found.old) not in already]
     report.superseded = len(replacements)
     for found in contradictions:
@@ -145,13 +157,10 @@ def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
     return pairs
 
 
-def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict],
-           context_of: Callable[[str], set[tuple[str, int]]]) -> tuple[list[Replacement], list[Replacement]]:
+def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) -> tuple[list[Replacement],
+                                                                                      list[Replacement]]:
     """Per new card, the earlier card it replaces most plainly (of those, the closest), else the closest it
-    disagrees with. One piece of knowledge is often on more than one card: the earlier candidates distilled from a
-    turn the replaced card was distilled from (``context_of``: a card's (session, turn) pairs) that also say what
-    shows the replacement (the name, quantity or fact's subject and attribute) are replaced with it,
-    :data:`MAX_REPLACED` in all. Other earlier cards its sentences replace are not: on agentset they were mostly
+    disagrees with. Other earlier cards its sentences seem to replace are not taken: on agentset they were mostly
     cards of the same old session about something else that names the replaced value in passing."""
     known: dict[str, Statement] = {}
 
@@ -179,15 +188,30 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict],
                 conflict = next((Replacement(new, old, similarity, anchor, line) for line in own
                                  if (anchor := conflict_anchor(line, said_by(old).whole, around))), None)
         if replaced:
-            best = min(replaced, key=lambda found: -found.strength)  # the closest of the plainest
-            replacements.append(best)
-            turns = context_of(best.old)
-            replacements.extend([Replacement(new, old, similarity, best.anchor, best.sentence, 0)
-                                 for similarity, old in found if old != best.old and old in cards
-                                 and turns & context_of(old) and _mentions(cards[old], best.anchor)][:MAX_REPLACED - 1])
-        if not replaced and conflict is not None:
+            replacements.append(min(replaced, key=lambda found: -found.strength))  # the closest of the plainest
+        elif conflict is not None:
             contradictions.append(conflict)
     return replacements, contradictions
+
+
+def _with_siblings(replacements: list[Replacement], members: list[list[str]], cards: dict[str, dict],
+                   context_of: Callable[[str], set[tuple[str, int]]],
+                   similarity: Callable[[str, str], float]) -> list[Replacement]:
+    """Each replacement, and with it the cards of the replaced card's session (``members``, one list per
+    replacement) drawn from one of its turns (``context_of``: a card's (session, turn) pairs) that say what showed the
+    replacement (the name, the plain word, the quantity or the fact's subject and attribute), the closest to the new
+    card first, :data:`MAX_REPLACED` in all: one piece of knowledge is often on more than one card of its turns."""
+    found: dict[tuple[str, str], Replacement] = {}
+    for best, session in zip(replacements, members):
+        found.setdefault((best.new, best.old), best)
+        turns = context_of(best.old)
+        siblings = sorted(((similarity(best.new, card_id), card_id) for card_id in session
+                           if card_id not in (best.old, best.new) and card_id in cards
+                           and turns & context_of(card_id) and _mentions(cards[card_id], best.anchor)), reverse=True)
+        for closeness, card_id in siblings[:MAX_REPLACED - 1]:
+            found.setdefault((best.new, card_id),
+                             Replacement(best.new, card_id, closeness, best.anchor, best.sentence, 0))
+    return list(found.values())
 
 
 def _replaced(own: list[str], facts: dict, old: dict, earlier: Statement, similarity: float) -> tuple[int, str, str]:
