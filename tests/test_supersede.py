@@ -11,6 +11,7 @@ import pytest
 
 from alaya_engine.engine import Engine
 from alaya_engine.introspect.change_text import conflict_anchor, plain, replacement, said, statement
+from alaya_engine.introspect.supersede import Replacement, _with_siblings
 
 JAN, FEB = 1767312000000, 1769904000000  # 2026-01-02, 2026-02-01
 
@@ -230,3 +231,38 @@ def test_a_fact_replaces_an_earlier_card_that_says_its_subject_and_attribute_in_
         links = graph.query("MATCH (a:Card)-[r:SUPERSEDES]->(b:Card) RETURN a.id, b.id, r.reason")
     assert [(a, b) for a, b, _ in links] == [(new, old)]
     assert links[0][2] == "introspect: databases · owner"
+
+
+def test_a_bare_now_needs_two_names_and_a_plain_word_counts_after_a_cue_that_names_it_replaced():
+    """In chat, every card names its speaker: "since our last chat, Caroline…" shares one name with any card about
+    Caroline, and is not an update. A plain word counts where "no more" / "instead of" names it as the old value and
+    the earlier card says it; not after "used to" (a verb follows) nor in "no more than" (a bound)."""
+    group = statement(plain("Caroline", "Last week, Caroline went to the LGBTQ support group and talked about "
+                                        "counseling."))
+    assert replacement("Since our last chat, Caroline has been looking into counseling.", group, True)[0] == 0
+    assert replacement("Since our last chat, Caroline now runs the LGBTQ support group.", group, True)[0] == 1
+    assert replacement("Since our last chat, Caroline now runs the LGBTQ support group.", group, False)[0] == 0
+    pin = statement(plain("pin", "Until FastAPI and ledgerkit ship v2 support, pin pydantic below 2 in "
+                                 "requirements.in."))
+    assert replacement("Note: we're on pydantic v2 now, no more pin.", pin, False) == (1, "pin")
+    suite = statement(plain("suite", "The suite takes 12 minutes and we love it."))
+    assert replacement("Tests take no more than 5 minutes now.", suite, False)[0] == 0
+    assert replacement("We used to love the suite, no more.", suite, False)[0] == 0
+
+
+def test_the_cards_of_the_replaced_cards_turns_that_say_its_anchor_are_replaced_with_it():
+    """One piece of knowledge is often on two cards of the same turns: the pin on the decision card and on the card
+    of the patch beside it. They go with the replaced card when they say what showed the replacement."""
+    best = Replacement("new", "until", 0.49, "pin", "no more pin", 1)
+    cards = {"until": {"title": "Until FastAPI ships v2", "content": "pin pydantic below 2"},
+             "tests-green": {"title": "tests green", "content": "pip pulls pydantic 2; pin pydantic below 2 for now"},
+             "rounding": {"title": "rounding", "content": "Money.round() defaults to ROUND_HALF_UP"},
+             "earlier": {"title": "pin", "content": "pin the ledgerkit version"},
+             "new": {"title": "no more pin", "content": "we're on pydantic v2 now, no more pin"}}
+    turns = {"until": {("s1", 15), ("s1", 16)}, "tests-green": {("s1", 12), ("s1", 15)},
+             "rounding": {("s1", 15)}, "earlier": {("s1", 3)}, "new": {("s2", 1)}}
+    found = _with_siblings([best], [["until", "tests-green", "rounding", "earlier"]], cards, turns.__getitem__,
+                           lambda new, old: {"tests-green": 0.33, "rounding": 0.4}.get(old, 0.5))
+    assert [(item.new, item.old, item.anchor) for item in found] == [("new", "until", "pin"),
+                                                                     ("new", "tests-green", "pin")]
+    assert found[1].similarity == 0.33

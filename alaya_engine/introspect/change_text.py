@@ -151,6 +151,7 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     if named:
         return 1, named[0]
     plain_words = [word for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
+                   if not span.lstrip().startswith("than")  # "no more than 5 minutes": a bound, not a value
                    for word in PLAIN_WORD.findall(span) if word in earlier.whole.words and _plain_value(word)]
     if plain_words:
         return 1, plain_words[0]
