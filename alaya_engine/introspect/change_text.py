@@ -62,18 +62,20 @@ OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|not any more)\b", re.IGNORECASE)
 """Cues preceded by the value that no longer holds ("we don't use Redis anymore")."""
 NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;:，；：。()（）]", re.IGNORECASE)
 """Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end."""
-PLAIN_CUE = re.compile(r"\b(?:instead of|no longer|no more|not any more|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
-                       r"replac(?:ed|es|ing|e)?)\b", re.IGNORECASE)
-"""The cues after which a plain word (not a name) is read as the replaced value, when the earlier card says it too:
-"no more pin" against "pin pydantic below 2". Not "from", "off", "used to", "从": a plain word after them is as
-often a place, a time or a verb ("used to love", "from home")."""
+PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b", re.IGNORECASE)
+"""The cues after which a plain word (not a name: the first word after the cue that is not a stop word) is read as
+the replaced value, when the earlier card says it too: "no more pin" against "pin pydantic below 2". Only these say
+that what follows held before: after "instead of", "replaces", "drop", a plain word is as often an alternative or
+a mechanism ("instead of per role", "a reload replaces the worker processes"; the demo store), after "from", "used
+to" a place, a time or a verb ("used to love", "from home"; LoCoMo)."""
 PLAIN_WORD = re.compile(r"(?<![\w.-])[a-z][a-z0-9_]{2,}(?![\w-])")
 STOPWORDS = frozenset("""
 the this that these those its our my your their his her we you they them any some all one more than been are was
 were for with and but just need needed have has had does did can could will would should there here longer about
 like really very time times thing things way much many also even still get got going feel felt think thought want
 wanted make made lot bit kind sort other another such same own new old now then when what who how why where which
-while too not out off up down over into onto from
+while too not out off up down over into onto from because since after before until unless though although whether
+if else than via per each every both either neither
 """.split())
 """Words too common to be a replaced value ("no more than", "instead of the")."""
 CLAUSE = re.compile(r"[,;，；（）()]")
@@ -150,9 +152,10 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     named = sorted(name for name in mine.names & earlier.whole.names if name in replaced)
     if named:
         return 1, named[0]
-    plain_words = [word for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
-                   if not span.lstrip().startswith("than")  # "no more than 5 minutes": a bound, not a value
-                   for word in PLAIN_WORD.findall(span) if word in earlier.whole.words and _plain_value(word)]
+    heads = [next((word for word in PLAIN_WORD.findall(span) if _plain_value(word)), None)
+             for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
+             if not span.lstrip().startswith("than")]  # "no more than 5 minutes": a bound, not a value
+    plain_words = [word for word in heads if word and word in earlier.whole.words]
     if plain_words:
         return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
