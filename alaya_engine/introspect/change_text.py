@@ -12,6 +12,7 @@ a person, not an update.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -104,8 +105,10 @@ class Statement:
     sentences: tuple[Said, ...]
 
 
-def said(text: str) -> Said:
-    names = {name.casefold() for name in proper_names(text)}
+def said(text: str, names: frozenset[str] | None = None) -> Said:
+    """``names``: the text's names when already read (a card's: those of its sentences, see :func:`statement`)."""
+    if names is None:
+        names = _names(text)
     mentions = {name.casefold() for name in ACRONYM.findall(text)}
     if CJK.search(text):
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
@@ -114,8 +117,17 @@ def said(text: str) -> Said:
                 frozenset(PLAIN_WORD.findall(text.casefold())))
 
 
+@functools.lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
+    """A sentence's names, casefolded; kept: a new card's sentences are read against each of its candidates."""
+    return frozenset(name.casefold() for name in proper_names(text))
+
+
 def statement(text: str) -> Statement:
-    return Statement(said(text), tuple(said(sentence) for sentence in sentences(text)))
+    """The card's names are its sentences' (reading names, jieba's tagging above all, is most of what supersede
+    costs: once a sentence, not again for the whole)."""
+    parts = tuple(said(sentence) for sentence in sentences(text))
+    return Statement(said(text, frozenset().union(*(part.names for part in parts))), parts)
 
 
 def sentences(text: str) -> list[str]:
