@@ -185,6 +185,8 @@ def test_what_a_sentence_replaces_is_the_value_a_cue_names_not_the_subject_that_
     assert replacement("We want to drop shipnote's Redis: jobs go through Postgres.", jobs, False) == (1, "redis")
     assert replacement("shipnote 的后台任务从 Redis 换成 Postgres 了。", jobs, False) == (1, "redis")
     assert replacement("Redis moved to a bigger instance last week.", jobs, False)[0] == 0
+    assert replacement("The old Redis was replaced by Postgres for the jobs.", jobs, False) == (1, "redis")
+    assert replacement("We don't use Redis anymore.", jobs, False) == (1, "redis")
     backup = statement(plain("备份", "cache-sess-1 的备份每天 03:00 跑。"))
     assert replacement("3 月 12 日凌晨 02:00（北京时间），要把 cache-sess-1 迁到新机器上。", backup, False)[0] == 0
     assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (1, "4:00")

@@ -59,8 +59,9 @@ OLD_VALUE = re.compile(
 """Cues followed by the value that no longer holds. "X moved to Y" / "X 搬到 Y" are not among them: X is what the
 sentence is about (a clinic that moves, a person who changes teams), Y the new value; neither is a value an earlier
 card gave that is now replaced, so the earlier card that merely names X is not replaced by it."""
-OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|not any more)\b", re.IGNORECASE)
-"""Cues preceded by the value that no longer holds ("we don't use Redis anymore")."""
+OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|(?:was|were|is|are|been|got|gets?) (?:replaced|dropped|removed))\b",
+                              re.IGNORECASE)
+"""Cues preceded by the value that no longer holds ("we don't use Redis anymore", "Redis was replaced by …")."""
 NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;:，；：。()（）]", re.IGNORECASE)
 """Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end."""
 PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b", re.IGNORECASE)
