@@ -199,8 +199,9 @@ def _with_siblings(replacements: list[Replacement], members: list[list[str]], ca
                    similarity: Callable[[str, str], float]) -> list[Replacement]:
     """Each replacement, and with it the cards of the replaced card's session (``members``, one list per
     replacement) drawn from one of its turns (``context_of``: a card's (session, turn) pairs) that say what showed the
-    replacement (the name, the plain word, the quantity or the fact's subject and attribute), the closest to the new
-    card first, :data:`MAX_REPLACED` in all: one piece of knowledge is often on more than one card of its turns."""
+    replacement (the name, the plain word or the fact's subject and attribute; a new number is on no earlier card, so
+    an update read from a number takes its replaced card alone), the closest to the new card first,
+    :data:`MAX_REPLACED` in all: one piece of knowledge is often on more than one card of its turns."""
     found: dict[tuple[str, str], Replacement] = {}
     for best, session in zip(replacements, members):
         found.setdefault((best.new, best.old), best)
