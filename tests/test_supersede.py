@@ -11,6 +11,7 @@ import pytest
 
 from alaya_engine.engine import Engine
 from alaya_engine.introspect.change_text import conflict_anchor, plain, replacement, said, statement
+from alaya_engine.introspect.supersede import Replacement, _with_siblings
 
 JAN, FEB = 1767312000000, 1769904000000  # 2026-01-02, 2026-02-01
 
@@ -170,3 +171,103 @@ def test_a_wrong_replacement_is_unlinked_by_hand_and_stays_unlinked(introspected
     assert introspected.introspect(steps=["supersede"])["steps"]["supersede"]["superseded"] == 0
     Engine.open(introspected.layout.home, for_rebuild=True).rebuild({"l2"})
     assert _supersede_edges(Engine.open(introspected.layout.home)) == [0, 0]
+
+
+def test_what_a_sentence_replaces_is_the_value_a_cue_names_not_the_subject_that_changes():
+    """A name counts as replaced where a cue names the old value ("from Elmwood", "drop Redis", "不再", "从 X 换成");
+    the subject of a move ("Harbor Dental moved to 14 Quay Street") is what the sentence is about, and a card that
+    merely names it still holds. A number counts only in the clause that holds the change cue."""
+    clinic = statement(plain("Dentist", "My dentist is Dr. Okafor at Harbor Dental, on Mill Lane."))
+    assert replacement("Heads up: Harbor Dental moved to 14 Quay Street this week.", clinic, False)[0] == 0
+    moved = replacement("Heads up: Harbor Dental moved from Mill Lane to 14 Quay Street.", clinic, False)
+    assert moved[0] == 1 and moved[1] in "mill lane"
+    jobs = statement(plain("Jobs", "All of shipnote's background jobs go through RQ on the Redis at REDIS_URL."))
+    assert replacement("We want to drop shipnote's Redis: jobs go through Postgres.", jobs, False) == (1, "redis")
+    assert replacement("shipnote 的后台任务从 Redis 换成 Postgres 了。", jobs, False) == (1, "redis")
+    assert replacement("Redis moved to a bigger instance last week.", jobs, False)[0] == 0
+    assert replacement("The old Redis was replaced by Postgres for the jobs.", jobs, False) == (1, "redis")
+    assert replacement("We don't use Redis anymore.", jobs, False) == (1, "redis")
+    backup = statement(plain("备份", "cache-sess-1 的备份每天 03:00 跑。"))
+    assert replacement("3 月 12 日凌晨 02:00（北京时间），要把 cache-sess-1 迁到新机器上。", backup, False)[0] == 0
+    assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (1, "4:00")
+
+
+def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
+    runbook = said(plain("runbook", "按 runbook 的说法，重启 search-indexer 是安全的。"))
+    card = said(plain("reindex", "runbook 那条说的是增量消费。全量 reindex 没有 checkpoint。"))
+    assert conflict_anchor("这次就是反例，并不成立。", runbook) is None  # the sentence alone names nothing of it
+    assert conflict_anchor("这次就是反例，并不成立。", runbook, card) == "runbook"
+    assert conflict_anchor("全量 reindex 没有 checkpoint。", runbook, card) is None  # no cue of disagreement
+
+
+def test_a_fact_replaces_an_earlier_card_that_says_its_subject_and_attribute_in_words(home: Path, tmp_path: Path):
+    """The earlier side of an update is often text only: "page Marco — he owns the databases" is replaced by a later
+    card whose fact is databases · owner = Chen Jing. A later card about the clinic an earlier card names (it moved)
+    replaces nothing: who the dentist is still holds."""
+    engine = Engine.open(home)
+    engine.ingest([str(path) for path in (
+        _session(tmp_path, "s-owner-old", JAN, [
+            ("user", "The orders-api pool on pg-main-02 keeps filling up during the month-end close."),
+            ("assistant", "Then add an escalation rule to the runbook for the orders pgbouncer pool."),
+            ("user", "One more thing for the runbook: if cl_waiting on the orders pool goes above 50 for 5 minutes, "
+                     "page Marco — he owns the databases.")]),
+        _session(tmp_path, "s-owner-new", FEB, [
+            ("user", "Quick update on the orders pgbouncer escalation."),
+            ("user", "Marco moved to the data platform team last week. Chen Jing owns the databases now, so anything "
+                     "DB goes to her: pages, approvals, all of it."),
+            ("assistant", "Noted: the runbook escalation for cl_waiting above 50 on the orders pool now pages Chen "
+                          "Jing.")]),
+        _session(tmp_path, "s-clinic-old", JAN, [
+            ("user", "I cracked a filling. My dentist is Dr. Okafor at Harbor Dental, on Mill Lane."),
+            ("assistant", "I'll draft an email to Harbor Dental on Mill Lane asking Dr. Okafor for an urgent "
+                          "appointment.")]),
+        _session(tmp_path, "s-clinic-new", FEB, [
+            ("user", "Heads up: Harbor Dental moved to 14 Quay Street this week, the dentist texted me."),
+            ("assistant", "Got it: Harbor Dental moved to 14 Quay Street.")]),
+    )])
+    engine.distill()
+    engine.introspect(steps=["supersede"])
+    new = _card_of(engine, "s-owner-new", "Chen Jing owns the databases")
+    old = _card_of(engine, "s-owner-old", "page Marco")
+    with engine.step() as graph:
+        links = graph.query("MATCH (a:Card)-[r:SUPERSEDES]->(b:Card) RETURN a.id, b.id, r.reason")
+    assert [(a, b) for a, b, _ in links] == [(new, old)]
+    assert links[0][2] == "introspect: databases · owner"
+
+
+def test_a_bare_now_needs_two_names_and_a_plain_word_counts_after_a_cue_that_names_it_replaced():
+    """In chat, every card names its speaker: "since our last chat, Caroline…" shares one name with any card about
+    Caroline, and is not an update. A plain word counts where "no more" / "no longer" names it as the old value and
+    the earlier card says it; not after "used to" (a verb follows), "instead of" (as often an alternative) nor in
+    "no more than" (a bound)."""
+    group = statement(plain("Caroline", "Last week, Caroline went to the LGBTQ support group and talked about "
+                                        "counseling."))
+    assert replacement("Since our last chat, Caroline has been looking into counseling.", group, True)[0] == 0
+    assert replacement("Since our last chat, Caroline now runs the LGBTQ support group.", group, True)[0] == 1
+    assert replacement("Since our last chat, Caroline now runs the LGBTQ support group.", group, False)[0] == 0
+    pin = statement(plain("pin", "Until FastAPI and ledgerkit ship v2 support, pin pydantic below 2 in "
+                                 "requirements.in."))
+    assert replacement("Note: we're on pydantic v2 now, no more pin.", pin, False) == (1, "pin")
+    suite = statement(plain("suite", "The suite takes 12 minutes and we love it."))
+    assert replacement("Tests take no more than 5 minutes now.", suite, False)[0] == 0
+    assert replacement("We used to love the suite, no more.", suite, False)[0] == 0
+    role = statement(plain("role", "Set idle_in_transaction_session_timeout per role for the app user."))
+    assert replacement("We set it at the database level instead of per role.", role, False)[0] == 0  # an alternative
+
+
+def test_the_cards_of_the_replaced_cards_turns_that_say_its_anchor_are_replaced_with_it():
+    """One piece of knowledge is often on two cards of the same turns: the pin on the decision card and on the card
+    of the patch beside it. They go with the replaced card when they say what showed the replacement."""
+    best = Replacement("new", "until", 0.49, "pin", "no more pin", 1)
+    cards = {"until": {"title": "Until FastAPI ships v2", "content": "pin pydantic below 2"},
+             "tests-green": {"title": "tests green", "content": "pip pulls pydantic 2; pin pydantic below 2 for now"},
+             "rounding": {"title": "rounding", "content": "Money.round() defaults to ROUND_HALF_UP"},
+             "earlier": {"title": "pin", "content": "pin the ledgerkit version"},
+             "new": {"title": "no more pin", "content": "we're on pydantic v2 now, no more pin"}}
+    turns = {"until": {("s1", 15), ("s1", 16)}, "tests-green": {("s1", 12), ("s1", 15)},
+             "rounding": {("s1", 15)}, "earlier": {("s1", 3)}, "new": {("s2", 1)}}
+    found = _with_siblings([best], [["until", "tests-green", "rounding", "earlier"]], cards, turns.__getitem__,
+                           lambda new, old: {"tests-green": 0.33, "rounding": 0.4}.get(old, 0.5))
+    assert [(item.new, item.old, item.anchor) for item in found] == [("new", "until", "pin"),
+                                                                     ("new", "tests-green", "pin")]
+    assert found[1].similarity == 0.33

@@ -1,14 +1,18 @@
 """What a card's sentences say changed or disagrees: cues of a replaced value, and the names and quantities said.
 
 An update is said in ordinary words: "moved from Redis to Postgres", "3:15 instead of 3:20", "no more pin",
-"从今天起改成每天 2000 IU", "不再…", "之前是…". A sentence with such a cue that names something an earlier card names
-(or gives, in a unit the earlier card used, another number) says the earlier card's value is no longer current.
-A bare "now" / "现在" is weaker: it counts only with another number in the same unit. A disagreement ("contrary
-to the docs", "跟 wiki 上写的对不上") is said as plainly, and is a contradiction to show a person, not an update.
+"从今天起改成每天 2000 IU", "不再…", "之前是…". A sentence with such a cue that names, as the replaced value,
+something an earlier card names (or gives, in the clause of the cue and a unit the earlier card used, another
+number) says the earlier card's value is no longer current. What a sentence is about is not a replaced value:
+"Harbor Dental moved to 14 Quay Street" does not make "my dentist is at Harbor Dental" stale. A bare "now" / "现在"
+is weaker: it counts only with another number in the same unit, or a shared name between cards close in meaning.
+A disagreement ("contrary to the docs", "跟 wiki 上写的对不上") is said as plainly, and is a contradiction to show
+a person, not an update.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -47,8 +51,38 @@ DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", 
 
 
 NEAR = 40
-"""Characters between a replacing cue and the name it replaces ("moving her from Elmwood", "Marco moved to"): a
-name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
+"""Characters after a cue that names the replaced value ("moving her from Elmwood", "no more Redis") in which a name
+is read as that value: a name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
+OLD_VALUE = re.compile(
+    r"\b(?:from|off|instead of|no longer|no more|not any more|used to|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
+    r"replac(?:ed|es|ing|e)?)\b|不再|之前是|以前是|原先是|原来是|从", re.IGNORECASE)
+"""Cues followed by the value that no longer holds. "X moved to Y" / "X 搬到 Y" are not among them: X is what the
+sentence is about (a clinic that moves, a person who changes teams), Y the new value; neither is a value an earlier
+card gave that is now replaced, so the earlier card that merely names X is not replaced by it."""
+OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|(?:was|were|is|are|been|got|gets?) (?:replaced|dropped|removed))\b",
+                              re.IGNORECASE)
+"""Cues preceded by the value that no longer holds ("we don't use Redis anymore", "Redis was replaced by …")."""
+NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;:，；：。()（）]", re.IGNORECASE)
+"""Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end."""
+PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b", re.IGNORECASE)
+"""The cues after which a plain word (not a name: the first word after the cue that is not a stop word) is read as
+the replaced value, when the earlier card says it too: "no more pin" against "pin pydantic below 2". Only these say
+that what follows held before: after "instead of", "replaces", "drop", a plain word is as often an alternative or
+a mechanism ("instead of per role", "a reload replaces the worker processes"; the demo store), after "from", "used
+to" a place, a time or a verb ("used to love", "from home"; LoCoMo)."""
+PLAIN_WORD = re.compile(r"(?<![\w.-])[a-z][a-z0-9_]{2,}(?![\w-])")
+STOPWORDS = frozenset("""
+the this that these those its our my your their his her we you they them any some all one more than been are was
+were for with and but just need needed have has had does did can could will would should there here longer about
+like really very time times thing things way much many also even still get got going feel felt think thought want
+wanted make made lot bit kind sort other another such same own new old now then when what who how why where which
+while too not out off up down over into onto from because since after before until unless though although whether
+if else than via per each every both either neither
+""".split())
+"""Words too common to be a replaced value ("no more than", "instead of the")."""
+CLAUSE = re.compile(r"[,;，；（）()]")
+"""Within a sentence, the pieces a number and its change cue must share ("3 月 12 日凌晨 02:00，要把 X 迁到新机器上":
+the time is when X moves, not a new time)."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +94,8 @@ class Said:
     names: frozenset[str]
     quantities: frozenset[tuple[str, str]]
     mentions: frozenset[str] = frozenset()
+    words: frozenset[str] = frozenset()
+    """Every Latin word, casefolded: what a plain word a cue names as replaced ("no more pin") is looked up in."""
 
 
 @dataclass(frozen=True)
@@ -70,17 +106,29 @@ class Statement:
     sentences: tuple[Said, ...]
 
 
-def said(text: str) -> Said:
-    names = {name.casefold() for name in proper_names(text)}
+def said(text: str, names: frozenset[str] | None = None) -> Said:
+    """``names``: the text's names when already read (a card's: those of its sentences, see :func:`statement`)."""
+    if names is None:
+        names = _names(text)
     mentions = {name.casefold() for name in ACRONYM.findall(text)}
     if CJK.search(text):
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
     return Said(frozenset(names), frozenset(_quantities(text)),
-                frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}))
+                frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
+                frozenset(PLAIN_WORD.findall(text.casefold())))
+
+
+@functools.lru_cache(maxsize=4096)
+def _names(text: str) -> frozenset[str]:
+    """A sentence's names, casefolded; kept: a new card's sentences are read against each of its candidates."""
+    return frozenset(name.casefold() for name in proper_names(text))
 
 
 def statement(text: str) -> Statement:
-    return Statement(said(text), tuple(said(sentence) for sentence in sentences(text)))
+    """The card's names are its sentences' (reading names, jieba's tagging above all, is most of what supersede
+    costs: once a sentence, not again for the whole)."""
+    parts = tuple(said(sentence) for sentence in sentences(text))
+    return Statement(said(text, frozenset().union(*(part.names for part in parts))), parts)
 
 
 def sentences(text: str) -> list[str]:
@@ -90,51 +138,71 @@ def sentences(text: str) -> list[str]:
 def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, str | None]:
     """How strongly ``sentence`` says it replaces a value ``earlier`` stated (0: not at all), and what shows it.
 
-    - another number in the unit a sentence of ``earlier`` gave, which also mentions something ``sentence``
-      mentions, after any change cue: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s to
-      300 s");
-    - a name ``earlier`` says, next to a replacing cue ("moving her from Elmwood", "Marco moved to"): 1;
+    - another number, in the clause of a change cue, in the unit a sentence of ``earlier`` gave, which also mentions
+      something ``sentence`` mentions: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s
+      to 300 s");
+    - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
+      Redis 换成"; not "Harbor Dental moved to …", whose name is what moves): 1;
     - a name both say after a bare "now", only when the two cards are ``close`` in meaning: 1.
     """
     strong, weak = REPLACES.search(sentence), NOW.search(sentence)
     if not (strong or weak):
         return 0, None
     mine = said(sentence)
+    changing = set().union(*(_quantities(clause) for clause in CLAUSE.split(sentence)
+                             if REPLACES.search(clause) or NOW.search(clause)))
     for other in earlier.sentences:
         if not mine.mentions & other.mentions:
             continue
         units = {unit for unit, _ in other.quantities}
-        changed = sorted((unit, number) for unit, number in mine.quantities
+        changed = sorted((unit, number) for unit, number in changing
                          if unit in units and (unit, number) not in other.quantities)
         if changed:
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             return 1 + repeated, f"{number} {unit}" if unit != "clock" else number
-    near = {name for name in mine.names & earlier.whole.names if strong and _near(sentence, name, strong)}
-    if near:
-        return 1, sorted(near)[0]
+    replaced = _replaced_values(sentence) if strong else ""
+    named = sorted(name for name in mine.names & earlier.whole.names if name in replaced)
+    if named:
+        return 1, named[0]
+    heads = [next((word for word in PLAIN_WORD.findall(span) if _plain_value(word)), None)
+             for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
+             if not span.lstrip().startswith("than")]  # "no more than 5 minutes": a bound, not a value
+    plain_words = [word for word in heads if word and word in earlier.whole.words]
+    if plain_words:
+        return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
-    return (1, shared[0]) if shared and close and weak else (0, None)
+    return (1, shared[0]) if len(shared) >= 2 and close and weak else (0, None)
 
 
-def _near(sentence: str, name: str, cue: re.Match) -> bool:
-    """Whether ``name`` is said within :data:`NEAR` characters of the replacing cue."""
+def _plain_value(word: str) -> bool:
+    return word not in STOPWORDS and not word.endswith("ing")
+
+
+def _replaced_values(sentence: str, cues: re.Pattern | None = None) -> str:
+    """The words of ``sentence`` that name a value no longer holding (after "from", "instead of", "no more", "不再",
+    "从"…, up to the new value or :data:`NEAR` characters; before "anymore"), casefolded and joined; ``cues``:
+    which cues (default :data:`OLD_VALUE`, and the ones before)."""
     folded = sentence.casefold()
-    at = folded.find(name)
-    while at >= 0:
-        if at < cue.end() + NEAR and at + len(name) > cue.start() - NEAR:
-            return True
-        at = folded.find(name, at + 1)
-    return False
+    spans = []
+    for cue in (cues or OLD_VALUE).finditer(folded):
+        rest = folded[cue.end():cue.end() + NEAR]
+        end = NEW_VALUE.search(rest, 1)
+        spans.append(rest[:end.start()] if end else rest)
+    if cues is not None:
+        return "\n".join(spans)
+    spans.extend(folded[max(0, cue.start() - NEAR):cue.start()] for cue in OLD_VALUE_BEFORE.finditer(folded))
+    return "\n".join(spans)
 
 
-def conflict_anchor(sentence: str, earlier: Said) -> str | None:
+def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) -> str | None:
     """When ``sentence`` says two sources disagree: a name or a quantity it shares with ``earlier`` (or another
-    number in a unit ``earlier`` used); else None."""
+    number in a unit ``earlier`` used); else None. ``around``: what the rest of the card says, for a sentence that
+    points back at it ("这次就是反例", "that contradicts it") — given only when the two cards are close in meaning."""
     if not CONFLICT.search(sentence):
         return None
     mine = said(sentence)
-    shared = sorted(mine.mentions & earlier.mentions)
+    shared = sorted(mine.mentions & earlier.mentions) or sorted(around.mentions & earlier.mentions if around else ())
     if shared:
         return shared[0]
     units = {unit for unit, _ in earlier.quantities}

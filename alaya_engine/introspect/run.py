@@ -48,7 +48,7 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
                 vectors=store.vectors(), graph=graph, store=SuggestionStore(store.layout.review),
                 journal=Journal(store.layout.journal), since=previous.get("compared_through", 0), now=now,
                 duplicate_at=store.config["introspect"]["consolidate_threshold"], dry_run=dry_run,
-                step=store.step).to_json(),
+                step=store.step, contexts=store.layout.contexts).to_json(),
             "cooldown": lambda: cool_down(
                 vectors=store.vectors(), graph=graph, embedder=store.embedder(),
                 access_log=AccessLog(store.layout.access_log), settings=store.config["temperature"],

@@ -1,40 +1,50 @@
 """Supersede: link a card that states a new value to the earlier card it replaces, and show disagreements.
 
-For each card distilled since the last run, the earlier cards close to it (cosine at least
-:data:`SUPERSEDE_FLOOR`, from an earlier session) are read against its sentences (:mod:`.change_text`), the
-closest first. The first that one of its sentences replaces, or whose fact (subject and attribute) it gives
-another value, is superseded: ``SUPERSEDES`` new → old and ``SUPERSEDED_BY`` back, journaled so a rebuild replays
-them. The old card stays (it was true until then: ``alaya recall --as-of``); recall puts the current card first
-and marks the old one. A sentence that says two sources disagree becomes a ``contradicts`` suggestion instead,
-with both sides: a person decides which holds.
+For each card distilled since the last run, the earlier cards close to it (cosine at least :data:`SUPERSEDE_FLOOR`,
+from an earlier session) are read against its facts and sentences (:mod:`.change_text`). The one it replaces most
+plainly (a fact of the same subject and attribute with another value, else a sentence naming the replaced value),
+with the cards of that card's turns that say the same thing, is superseded: ``SUPERSEDES`` new → old and
+``SUPERSEDED_BY`` back, journaled so a rebuild replays them. The old card stays (it was true until then: ``alaya
+recall --as-of``); recall puts the current card first and marks the old one. A sentence that says two sources
+disagree becomes a ``contradicts`` suggestion instead, with both sides: a person decides which holds.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from ..distill.offline.text.chinese import CJK
 from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
-from .change_text import Statement, conflict_anchor, plain, replacement, sentences, statement
+from .change_text import NOW, REPLACES, Statement, conflict_anchor, plain, replacement, sentences, statement
 from .consolidate import EXACT_LIMIT, _groups, session_codes
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from ..graph.store import GraphStore
     from ..raw.journal import Journal
     from ..vectors.store import VectorStore
     from .suggestions import SuggestionStore
 
-SUPERSEDE_FLOOR = 0.45
+SUPERSEDE_FLOOR = 0.40
 """Cosine from which an earlier card is read as one a new card may replace. On agentset's labelled updates the
-replaced card's cosine to its replacement ran from 0.47 to 0.68, while pairs of unrelated cards that share a name
-start near 0.45 (docs/benchmarks.md)."""
+replaced card's cosine to its replacement ran from 0.43 (a school change: "moving her from Elmwood" against
+"Maya's at Elmwood Primary, Year 3, her class teacher is Mrs Patel") to 0.70; pairs of unrelated cards that share a
+name start near 0.45, which the reading of sentences (a cue naming the replaced value) has to tell apart
+(docs/benchmarks.md)."""
 CLOSE = 0.6
-"""Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`)."""
+"""Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`), and
+from which a sentence saying two sources disagree may share its name with the earlier card through the rest of its
+card (see :func:`.change_text.conflict_anchor`)."""
 MAX_REPLACED = 3
+"""Earlier cards one new card supersedes: the one it replaces and others drawn from that card's turns."""
 CANDIDATES = 8
 """Earlier cards read per new card, closest first."""
 BLOCK = 256
@@ -61,13 +71,15 @@ class Replacement:
     similarity: float
     anchor: str
     sentence: str
+    strength: int = 1
 
 
 def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "SuggestionStore", journal: "Journal",
               since: int, now: int, duplicate_at: float, dry_run: bool,
-              step: Callable[[], AbstractContextManager]) -> SupersedeReport:
+              step: Callable[[], AbstractContextManager], contexts: "Path | None" = None) -> SupersedeReport:
     """Compares outside the step lock, as consolidate does; reads and writes under it. Pairs at or above
-    ``duplicate_at`` are the same knowledge said twice (consolidate's merge candidates), not an update."""
+    ``duplicate_at`` are the same knowledge said twice (consolidate's merge candidates), not an update.
+    ``contexts``: the folder of the cards' context files (which turns each was distilled from)."""
     import numpy as np
 
     report = SupersedeReport(dry_run=dry_run)
@@ -84,10 +96,21 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
     times = np.array([said_at.get(session_of.get(card_id, ""), -1) for card_id in ids], dtype=np.int64)
     sessions = session_codes(ids, session_of)
     pairs = _close_earlier(ids, matrix, rows, times, sessions, duplicate_at)
-    del matrix
     with step():
         cards = graph.cards(sorted(set(pairs) | {old for found in pairs.values() for _, old in found}))
     replacements, contradictions = _judge(pairs, cards)
+    members: dict[str, list[str]] = {}
+    for card_id, session in session_of.items():
+        members.setdefault(session, []).append(card_id)
+    nearby = {card_id for found in replacements for card_id in members.get(session_of.get(found.old), ())} - set(cards)
+    if nearby:
+        with step():
+            cards.update(graph.cards(sorted(nearby)))
+    row_of = {card_id: row for row, card_id in enumerate(ids)}
+    replacements = _with_siblings(
+        replacements, [members.get(session_of.get(found.old), []) for found in replacements], cards,
+        functools.cache(lambda card_id: _context(contexts, card_id)),
+        lambda a, b: float(matrix[row_of[a]] @ matrix[row_of[b]]) if a in row_of and b in row_of else 0.0)
     replacements = [found for found in replacements if (found.new, found.old) not in already]
     report.superseded = len(replacements)
     for found in contradictions:
@@ -136,8 +159,9 @@ def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
 
 def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) -> tuple[list[Replacement],
                                                                                       list[Replacement]]:
-    """Per new card, the earlier cards it replaces (the closest :data:`MAX_REPLACED`: one piece of knowledge is
-    often on more than one card), else the closest it disagrees with."""
+    """Per new card, the earlier card it replaces most plainly (of those, the closest), else the closest it
+    disagrees with. Other earlier cards its sentences seem to replace are not taken: on agentset they were mostly
+    cards of the same old session about something else that names the replaced value in passing."""
     known: dict[str, Statement] = {}
 
     def said_by(card_id: str) -> Statement:
@@ -158,27 +182,101 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                 continue
             strength, anchor, sentence = _replaced(own, facts, cards[old], said_by(old), similarity)
             if strength:
-                replaced.append(Replacement(new, old, similarity, anchor, sentence))
+                replaced.append(Replacement(new, old, similarity, anchor, sentence, strength))
             elif conflict is None:
+                around = said_by(new).whole if similarity >= CLOSE else None
                 conflict = next((Replacement(new, old, similarity, anchor, line) for line in own
-                                 if (anchor := conflict_anchor(line, said_by(old).whole))), None)
-        replacements.extend(replaced[:MAX_REPLACED])
-        if not replaced and conflict is not None:
+                                 if (anchor := conflict_anchor(line, said_by(old).whole, around))), None)
+        if replaced:
+            replacements.append(min(replaced, key=lambda found: -found.strength))  # the closest of the plainest
+        elif conflict is not None:
             contradictions.append(conflict)
     return replacements, contradictions
 
 
+def _with_siblings(replacements: list[Replacement], members: list[list[str]], cards: dict[str, dict],
+                   context_of: Callable[[str], set[tuple[str, int]]],
+                   similarity: Callable[[str, str], float]) -> list[Replacement]:
+    """Each replacement, and with it the cards of the replaced card's session (``members``, one list per
+    replacement) drawn from one of its turns (``context_of``: a card's (session, turn) pairs) that say what showed the
+    replacement (the name, the plain word or the fact's subject and attribute; a new number is on no earlier card, so
+    an update read from a number takes its replaced card alone), the closest to the new card first,
+    :data:`MAX_REPLACED` in all: one piece of knowledge is often on more than one card of its turns."""
+    found: dict[tuple[str, str], Replacement] = {}
+    for best, session in zip(replacements, members):
+        found.setdefault((best.new, best.old), best)
+        turns = context_of(best.old)
+        siblings = sorted(((similarity(best.new, card_id), card_id) for card_id in session
+                           if card_id not in (best.old, best.new) and card_id in cards
+                           and turns & context_of(card_id) and _mentions(cards[card_id], best.anchor)), reverse=True)
+        for closeness, card_id in siblings[:MAX_REPLACED - 1]:
+            found.setdefault((best.new, card_id),
+                             Replacement(best.new, card_id, closeness, best.anchor, best.sentence, 0))
+    return list(found.values())
+
+
 def _replaced(own: list[str], facts: dict, old: dict, earlier: Statement, similarity: float) -> tuple[int, str, str]:
-    """How plainly the new card's facts or sentences replace ``old`` (0: not), what shows it, and where."""
+    """How plainly the new card's facts or sentences replace ``old`` (0: not), what shows it, and where.
+
+    - 2: both cards give a fact of the same subject and attribute, with different values;
+    - 1: a fact of the new card whose subject and attribute one sentence of ``old`` says in words, without its value
+      ("page Marco — he owns the databases" against databases · owner = Chen Jing), when the new card says
+      something changed (a cue of :mod:`.change_text`): the distiller gives facts for few sentences, so the earlier
+      side is often only text;
+    - else what :func:`.change_text.replacement` finds in the new card's sentences.
+    """
     for fact in facts_from_graph(old["facts"]):
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
+    if facts and any(REPLACES.search(line) or NOW.search(line) for line in own):
+        for line in sentences(plain(old["title"], old["content"])):
+            for (subject, attribute), value in facts.items():
+                if _says(line, subject) and _says(line, attribute) and not _says(line, value):
+                    return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
     best = (0, "", "")
     for line in own:
         strength, anchor = replacement(line, earlier, similarity >= CLOSE)
         if strength > best[0]:
             best = (strength, anchor, line)
     return best
+
+
+def _context(contexts: "Path | None", card_id: str) -> set[tuple[str, int]]:
+    """The (session, turn) pairs ``card_id`` was distilled from, by its context file; none without one."""
+    if contexts is None:
+        return set()
+    from ..recall.trace import read_context_of
+
+    context = read_context_of(contexts / f"{card_id}-context.json")
+    return {(context.get("session_id"), turn["index"]) for turn in context.get("turns") or ()
+            if isinstance(turn, dict) and isinstance(turn.get("index"), int)}
+
+
+def _mentions(card: dict, anchor: str) -> bool:
+    """Whether ``card`` says what showed a replacement: a fact's subject and attribute ("databases · owner"), else the
+    name or quantity itself."""
+    text = plain(card["title"], card["content"])
+    if " · " in anchor:
+        return all(_says(text, part) for part in anchor.split(" · ", 1))
+    return anchor.casefold() in text.casefold()
+
+
+STEM = re.compile(r"(?<=\w{3})(?:ing|ers|er|es|ed|s|e)$")
+WORD = re.compile(r"\w[\w.-]*\w|\w")
+
+
+def _stems(text: str) -> list[str]:
+    return [STEM.sub("", word) for word in WORD.findall(text.casefold())]
+
+
+def _says(line: str, phrase: str) -> bool:
+    """Whether ``line`` says ``phrase`` (a fact's subject, attribute or value): every word, endings aside ("owns the
+    databases" says "database" and "owner"); Chinese by its characters."""
+    if CJK.search(phrase):
+        return phrase.casefold() in line.casefold()
+    words = set(_stems(line))
+    wanted = _stems(phrase)
+    return bool(wanted) and all(word in words for word in wanted)
 
 
 def _side(card: dict, session_of: dict[str, str], said_at: dict[str, int]) -> dict:
