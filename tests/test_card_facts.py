@@ -52,6 +52,11 @@ def test_settings_in_code_are_facts_of_the_thing_the_card_names():
     assert found == {("checkout-api", "replicas", "4", SAID), ("checkout-api", "max_body_size", "20m", SAID)}
 
 
+def test_a_nested_setting_belongs_to_its_outer_key_not_to_the_card_s_first_name():
+    found = triples("On db-07 the [users] section of pgbouncer.ini gets reports_ro = pool_size=12.")
+    assert found == {("reports_ro", "pool_size", "12", SAID)}
+
+
 def test_chinese_changes_keep_their_subject_or_the_speakers_and_their_date():
     assert triples("从 2026 年 1 月 5 日起，王芳的降压药剂量改为每天 10 mg。") == {
         ("王芳", "降压药剂量", "每天 10 mg", millis(2026, 1, 5))}

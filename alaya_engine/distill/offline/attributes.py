@@ -60,6 +60,7 @@ timestamp or a host:port."""
 _SETTING = re.compile(r"(?P<key>" + _KEY + r")(?:\s*=\s*|:\s+)" + _QUOTED + r"|(?P<key2>" + _KEY
                       + r")(?:\s*=\s*|:\s+)(?P<plain>\d[\w.]*|[A-Za-z][\w.-]*\d[\w.-]*)")
 
+_OUTER_KEY = re.compile(r"(?P<key>" + _KEY + r")\s*=\s*$")
 _ZH_VALUE = r"(?P<value>[^，。；,;！!？?（(\n]{1,24})"
 _ZH_VALUE_LIMIT = 24
 """A value that long ran on past its end (the clause had no comma): dropped rather than cut mid-word."""
@@ -95,11 +96,13 @@ _MONTHS = {name: number for number, name in enumerate("jan feb mar apr may jun j
 
 def stated_facts(text: str, said_at: int, speaker: str) -> list[Fact]:
     """The facts ``text`` (a card's own words) states; ``said_at`` (ms) dates the ones with no date of their
-    own, ``speaker`` is the subject of a Chinese change said without one ("剂量改为…" by 林舒)."""
+    own, ``speaker`` is the subject of a Chinese change said without one ("剂量改为…" by 林舒). A value that
+    is the key of another setting (``billing_worker = pool_size=30``) is no value."""
     plain = strip_markdown(text)
     found = [(sentence, triple) for sentence in split_sentences(plain) for triple in _triples(sentence)]
     found += [(text, triple) for triple in _settings(text)]
     attributes = {attribute.casefold() for _, (_, attribute, _) in found}
+    found = [(sentence, triple) for sentence, triple in found if triple[2].casefold() not in attributes]
     unnamed = any(subject is None for _, (subject, _, _) in found)
     subjects = [name for name in _subjects(plain) if name.casefold() not in attributes] if unnamed else []
     facts: dict[tuple, Fact] = {}
@@ -144,13 +147,15 @@ def _triples(sentence: str) -> list[tuple[str | None, str, str]]:
     return found
 
 
-def _settings(text: str) -> list[tuple[None, str, str]]:
-    """``key: "value"`` and ``KEY=value`` in the card's code: the key's last path part is the attribute."""
+def _settings(text: str) -> list[tuple[str | None, str, str]]:
+    """``key: "value"`` and ``KEY=value`` in the card's code: the key's last path part is the attribute; in a
+    nested setting (``billing_worker = pool_size=30``) the outer key is the subject."""
     found = []
     for match in _SETTING.finditer(text):
         key = match["key"] or match["key2"]
         value = match["quoted"] if match["key"] else match["plain"]
-        found.append((None, key.rsplit("/", 1)[-1], value))
+        outer = _OUTER_KEY.search(text, 0, match.start())
+        found.append((outer["key"] if outer else None, key.rsplit("/", 1)[-1], value))
     return found
 
 
