@@ -49,8 +49,8 @@ class Memory:
         return self._recall(request)
 
     def follow(self, result: RecallResult) -> RecallResult | None:
-        """The next hop the result suggests (its ``next_request``: the best explorable relation, same goal), or
-        None when nothing is explorable."""
+        """The next round the result suggests (its ``next_request``: the same goal, twice as many results), or
+        None when it is close to the target or found nothing."""
         return None if result.next_request is None else self._recall(result.next_request)
 
     def trace(self, card_id: str) -> TraceReport:

@@ -347,14 +347,23 @@ def recall_command(request: dict, home: str | None = None) -> str:
     """The ``alaya recall`` command line that sends ``request`` (a ``next_request``), quoted for a shell."""
     import shlex
 
-    words = ["alaya", *(["--home", home] if home else []), "recall", "--from-nodes", ",".join(request["from_nodes"]),
-             "--rel", ",".join(request["relations"]), "--depth", str(request["depth"])]
+    words = ["alaya", *(["--home", home] if home else []), "recall"]
+    if request.get("from_nodes"):
+        words += ["--from-nodes", ",".join(request["from_nodes"]), "--rel", ",".join(request["relations"]),
+                  "--depth", str(request["depth"])]
+    if request.get("max_results"):
+        words += ["--max-results", str(request["max_results"])]
     if request.get("as_of") is not None:
         words += ["--as-of", _iso_moment(request["as_of"])]
     if request.get("types"):
         words += ["--types", ",".join(request["types"])]
     for rule in request.get("scope") or ():
         words += ["--scope", rule]
+    if request.get("entity"):
+        words += ["--entity", request["entity"]]
+    for switch, flag in (("include_sessions", "--no-sessions"), ("include_memex", "--no-memex")):
+        if request.get(switch) is False:
+            words.append(flag)
     if request.get("text"):
         words.append(request["text"])
     elif request.get("concepts"):

@@ -28,10 +28,10 @@ MAX_RESULTS_MAX = 200
 INSTRUCTIONS = (
     "Alaya is this agent's long-term memory: knowledge cards (gotcha, decision, pattern, concept) distilled from "
     "earlier sessions and linked by typed relations. Call alaya_recall at the start of every task with its key "
-    "concepts, and before risky operations. Recall is navigation: until the verdict is 'close to target', call "
-    "alaya_recall again with from_nodes and relations=[rel] of the first explorable entry and the same text as the "
-    "goal; stop when close or after a few rounds. Use alaya_trace for a card's original conversation. When a "
-    "session ends, alaya_ingest it with distill=true."
+    "concepts, and before risky operations. Until the verdict is 'close to target', call alaya_recall again with its "
+    "next_request (the same text, twice as many results); stop when close or after a few rounds. To walk a relation "
+    "on purpose, pass from_nodes and relations=[rel] of an explorable entry with the same text as the goal. Use "
+    "alaya_trace for a card's original conversation. When a session ends, alaya_ingest it with distill=true."
 )
 
 
@@ -162,11 +162,12 @@ TOOLS: tuple[ToolSpec, ...] = (
             "operations (restarts, migrations, config changes), and when the user asks what was done or decided "
             "before. Give `text` (free text) or `concepts` (+ optional `relations`, `depth`), or `from_nodes` to "
             "continue. The result ranks cards by h_distance (lower is closer) and lists `explorable` relations "
-            "beyond them. Until the verdict is 'close to target', call again with the first explorable entry's "
-            "from_nodes and relations=[its rel], keeping the same `text` as the goal; stop when close or after a "
-            "few rounds. A card's `facts` give the attributes it states as data (subject, attribute, value, "
-            "valid_from in ms). `entities` lists the people, services, hosts, files... the returned cards mention; "
-            "pass one as `entity` to recall everything about it."
+            "beyond them. Until the verdict is 'close to target', call again with `next_request` (the same `text`, "
+            "twice as many results: at equal tokens reading further down finds more than a hop); stop when close or "
+            "after a few rounds. To follow a relation on purpose, give an explorable entry's from_nodes and "
+            "relations=[its rel] with the same `text` as the goal. A card's `facts` give the attributes it states "
+            "as data (subject, attribute, value, valid_from in ms). `entities` lists the people, services, hosts, "
+            "files... the returned cards mention; pass one as `entity` to recall everything about it."
         ),
         input_schema=recall_request_schema(),
         method="recall",

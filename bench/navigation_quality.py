@@ -1,4 +1,5 @@
-"""Navigation on LoCoMo and MemoryBank (Chinese): the agent loop against one recall at the same tokens.
+"""Navigation on LoCoMo, MemoryBank (Chinese) and agentset: the agent loop against one recall, at the same tokens
+and at twice them (against one recall read further down).
 
 The loop and its scoring are :mod:`bench.quality.navigation`: round 1 is the harness's recall; while the verdict
 is not "close to target" and a relation is explorable, the best one is followed with the question as the goal
@@ -11,7 +12,7 @@ takes every conversation and user; ``--quick`` skips it unless named with ``--on
 from __future__ import annotations
 
 from .plan import Plan
-from .quality import locomo, memorybank
+from .quality import agentset, locomo, memorybank
 from .quality.navigation import measure_navigation, navigation_rows
 from .quality.records import MissingData
 from .report import Row, skipped
@@ -26,7 +27,8 @@ def run(plan: Plan) -> list[Row]:
     for label, groups, load in (
             ("LoCoMo", locomo.GROUPS, lambda: locomo.haystacks(2 if plan.quick else None)),
             ("MemoryBank", [memorybank.monolingual_group("cn")], lambda: memorybank.monolingual(
-                "cn", 4 if plan.quick else None))):
+                "cn", 4 if plan.quick else None)),
+            ("agentset", ["multi-hop", agentset.OVERALL], lambda: [agentset.load(6 if plan.quick else None).haystack])):
         try:
             haystacks = load()
         except MissingData as missing:

@@ -116,8 +116,8 @@ def test_a_forwarded_command_uses_the_clients_environment_and_folders_never_the_
     ingest = alaya("--home", "../../A", "ingest", "-", env={**client, "HOME": str(tmp_path)}, cwd=client_cwd,
                    input=SESSION.replace("from-stdin", "shown-with-tilde").encode())
     assert "Saved to ~/A/raw/" in ingest.out, ingest.out  # the client's HOME is ~, not the server's
-    recall = alaya("--home", "../../A", "recall", "gateway restart telegram", env=client, cwd=client_cwd)
-    assert f"Next step: alaya --home {stores['A']} recall" in recall.out, recall.out
+    recall = alaya("--home", "../../A", "recall", "how long do backups stay", env=client, cwd=client_cwd)
+    assert f"Next step: alaya --home {stores['A']} recall" in recall.out, recall.out  # not close: read further
 
     for decoy in (stores["decoy"], stores["server_default"]):
         assert not (decoy / "sync").exists() or not any((decoy / "sync").iterdir())

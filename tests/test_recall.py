@@ -247,14 +247,15 @@ def _result(best_h: float, explorable: list[Explorable]) -> RecallResult:
 
 
 @pytest.mark.parametrize("best_h", np.linspace(0.0, 1.0, 21).round(3).tolist())
-def test_the_verdict_advises_following_only_what_is_explorable(best_h):
-    nothing = _result(best_h, []).verdict
-    assert "follow" not in nothing and "navigate" not in nothing
-    onward = _result(best_h, [Explorable("DEPENDS_ON", 2, 0.4, ["card-1"])]).verdict
-    if best_h < CLOSE_ENOUGH:
-        assert onward == "close to target"
-    else:
-        assert onward.endswith("follow DEPENDS_ON")
+def test_the_verdict_advises_reading_further_down_never_a_relation(best_h):
+    for explorable in ([], [Explorable("DEPENDS_ON", 2, 0.4, ["card-1"])]):
+        result = _result(best_h, explorable)
+        assert "follow" not in result.verdict and "navigate" not in result.verdict
+        if best_h < CLOSE_ENOUGH:
+            assert result.verdict == "close to target" and result.next_request is None
+        else:
+            assert result.verdict.endswith("read further down (max_results 2)")
+            assert result.next_request == {"concepts": [], "max_results": 2}
 
 
 def test_the_cli_hop_carries_the_goal(demo_cli):

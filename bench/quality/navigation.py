@@ -4,7 +4,9 @@ Per question, round 1 is ``recall({"text": question, "max_results": 10})`` as th
 verdict is not "close to target" and a relation is explorable, the best one (the first: explorable is sorted by
 similarity to the question) is followed from the cards it leaves from, with the question as the goal, up to
 ``MAX_HOPS`` hops. The units of every round are pooled, ranked by h (each round measures h against the same
-goal) and cut at the tokens round 1 returned, so navigating never gets more text than one recall.
+goal) and cut at the tokens round 1 returned, so navigating never gets more text than one recall; and again at
+twice those tokens, against one recall asked for twice as many results (``max_results`` 20) cut at the same
+doubled budget: what an agent gets by reading further down one list instead of hopping.
 
 Calibration: how often round 1 has an evidence turn in its top 5, per verdict and below thresholds of its best
 and its average h — what "close to target" means in practice — and how well each tells hits from misses (AUC:
@@ -37,6 +39,8 @@ class Navigated:
     question: Question
     single: Scored
     navigated: Scored
+    deeper: Scored
+    """One recall asked for ``2 * TOP`` results: the list read further down."""
     hops: int
     verdict: str
     """Round 1's verdict, up to its colon."""
@@ -83,9 +87,11 @@ def measure_navigation(haystacks: list[Haystack]) -> list[Navigated]:
             for question in haystack.questions:
                 rounds = navigate(engine, question.text)
                 first = rounds[0]
+                deeper = engine.recall({"text": question.text, "max_results": 2 * TOP}).to_json()
                 results.append(Navigated(
                     question, Scored(question, [mapper.unit(node) for node in first["nodes"]]),
-                    Scored(question, [mapper.unit(node) for node in pooled(rounds)]), len(rounds) - 1,
+                    Scored(question, [mapper.unit(node) for node in pooled(rounds)]),
+                    Scored(question, [mapper.unit(node) for node in deeper["nodes"]]), len(rounds) - 1,
                     first["verdict"].split(":")[0], {key: first[key] for key in THRESHOLDS}))
         del engine
 
@@ -109,6 +115,12 @@ def navigation_rows(name: str, label: str, results: list[Navigated], groups: lis
                         navigated, "recall",
                         f"{navigated - single:+.3f} against one recall; {len(hopped)}/{len(items)} questions "
                         f"hopped ({statistics.mean(hopped) if hopped else 0:.2f} hops each)"))
+        deeper = statistics.mean(item.deeper.recall_within(2 * item.single.tokens(TOP)) for item in items)
+        doubled = statistics.mean(item.navigated.recall_within(2 * item.single.tokens(TOP)) for item in items)
+        rows.append(Row(name, f"{label} {group}: recall at twice one recall's tokens — one recall read further down",
+                        deeper, "recall", f"max_results {2 * TOP}, cut at twice round 1's tokens"))
+        rows.append(Row(name, f"{label} {group}: recall at twice one recall's tokens — navigated (≤{MAX_HOPS} hops)",
+                        doubled, "recall", f"{doubled - deeper:+.3f} against reading further down (target +0.03)"))
     rows.extend(calibration_rows(name, label, results))
     return rows
 

@@ -144,8 +144,9 @@ export function memoryTools(alaya: AlayaClient, scope?: string[]): MemoryTool[] 
         "(restarts, migrations, config changes), and when the user asks what was done or decided before. Give `text` " +
         "(free text) or `concepts` (+ optional `relations`, `depth`), or `from_nodes` to continue. The result ranks " +
         "cards by h_distance (lower is closer) and lists `explorable` relations beyond them. Until the verdict is " +
-        "'close to target', call again with the first explorable entry's from_nodes and relations=[its rel], keeping " +
-        "the same `text` as the goal (`next_request` is exactly that request); stop when close or after a few rounds.",
+        "'close to target', call again with `next_request` (the same `text`, twice as many results: at equal tokens " +
+        "reading further down finds more than a hop); stop when close or after a few rounds. To follow a relation on " +
+        "purpose, give an explorable entry's from_nodes and relations=[its rel] with the same `text` as the goal.",
       parameters: RECALL_REQUEST_SCHEMA,
       async execute(_id, params) {
         return jsonResult(await alaya.call("recall", { request: withinScope(params, scope) }));

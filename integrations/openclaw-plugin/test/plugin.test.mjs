@@ -118,12 +118,15 @@ describe("Alaya's own tools", async () => {
   const { host } = await registerPlugin(config());
   const call = (name, params) => host.tools.get(name).execute("call-1", params).then(details);
 
-  test("alaya_recall navigates: its next_request keeps the goal", async () => {
-    const first = await call("alaya_recall", { text: QUESTION, include_sessions: false });
-    assert.ok(first.nodes.length && first.explorable.length, "the demo store has relations to follow");
+  test("alaya_recall's next_request reads further down with the same goal", async () => {
+    const far = "how long do backups stay";
+    const first = await call("alaya_recall", { text: far, include_sessions: false });
+    assert.ok(first.nodes.length && first.next_request, first.verdict);
+    assert.equal(first.next_request.include_sessions, false);
     const next = await call("alaya_recall", first.next_request);
-    assert.equal(next.goal, QUESTION);
-    assert.deepEqual(next.query.from_nodes, first.next_request.from_nodes);
+    assert.equal(next.goal, far);
+    assert.equal(next.query.max_results, 2 * first.query.max_results);
+    assert.ok(next.nodes.length > first.nodes.length);
   });
 
   test("alaya_trace leads a card to its session; alaya_link records a relation", async () => {
