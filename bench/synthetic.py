@@ -454,6 +454,8 @@ def build_store(home: Path, cards: int, seed: int = 7) -> dict:
 
     Engine.init(home)
     engine = Engine.open(home)
+    graph = engine.config["graph"]
+    graph["buffer_pool_mb"] = max(graph["buffer_pool_mb"], cards * BUFFER_POOL_MB_PER_1000_CARDS // 1000)
     lap("init")
     data = generate(cards, seed)
     lap("generate")
@@ -486,6 +488,10 @@ def build_store(home: Path, cards: int, seed: int = 7) -> dict:
     }
 
 
+BUFFER_POOL_MB_PER_1000_CARDS = 4
+"""The graph's buffer pool while a store is built: bulk load copies every card, edge and ``MENTIONS`` in one
+transaction, and a million cards' ~15M mentions ran out of the default 1,024 MB. Set for the building process only
+(not in config.json): whatever reads the store afterwards, the benchmarks' owner server too, has the default."""
 WINDOWS_PER_SESSION = 10
 WINDOW_BATCH = 20_000
 
