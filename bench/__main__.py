@@ -24,8 +24,8 @@ def main() -> None:
                         help="the 1k store only, few repetitions, the quality benchmarks skipped: a smoke run of "
                              "well under 2 minutes")
     parser.add_argument("--million", action="store_true",
-                        help="aged_stores also builds and ages a store of a million cards (tens of minutes, ~15 GB "
-                             "of disk)")
+                        help="aged_stores also builds and ages a store of a million cards (~40 minutes, ~22 GB of "
+                             "RAM, ~12 GB of disk)")
     parser.add_argument("--only", nargs="+", choices=BENCHMARKS, metavar="NAME",
                         help=f"run only these benchmarks: {', '.join(BENCHMARKS)}")
     parser.add_argument("--results", type=Path, default=RESULTS, metavar="DIR",

@@ -7,6 +7,7 @@ import pytest
 
 from alaya_engine.engine import Engine
 from alaya_engine.foundations.domain import Card, Link
+from alaya_engine.foundations.entities import Mention, Reading
 from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.graph.store import from_millis
 from alaya_engine.maintenance.bulk import bulk_load
@@ -101,6 +102,18 @@ def test_bulk_load_reads_back_like_the_pipeline_wrote_it(home):
     assert result.nodes[0].card_id == "card-special"
     structured = engine.recall({"concepts": [SPECIAL], "relations": ["LED_TO", "CAUSED_BY"], "depth": 2})
     assert structured.nodes[0].card_id == "card-special"
+
+
+def test_bulk_load_reads_entities_with_the_reader_given(home):
+    sessions, cards, links, vectors = _dataset(50)
+    engine = Engine.open(home)
+    bulk_load(engine, cards, links, vectors, sessions=sessions,
+              reader=lambda card: Reading((Mention(f"host-{card.id[-1]}", "host"),)))
+    with engine.step() as graph:
+        entities = graph.query("MATCH (e:Entity) RETURN e.name, e.kind ORDER BY e.name")
+        mentions = graph.query("MATCH (:Card)-[m:MENTIONS]->(:Entity) RETURN count(m)")[0][0]
+    assert entities == [[name, "host"] for name in sorted({f"host-{card.id[-1]}" for card in cards})]
+    assert mentions == len(cards)
 
 
 def test_bulk_load_refuses_a_store_with_cards_and_bad_links(home):

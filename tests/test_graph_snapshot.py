@@ -8,6 +8,7 @@ import pytest
 
 from alaya_engine.engine import Engine
 from alaya_engine.graph import resident
+from alaya_engine.graph import snapshot as snapshot_module
 from alaya_engine.graph.snapshot import GraphSnapshot
 
 QUESTIONS = [{"text": "plugins.allow"}, {"text": "docker container memory limit", "depth": 2, "max_results": 100},
@@ -42,9 +43,13 @@ def without_timings(result) -> dict:
     return document
 
 
-def test_the_snapshot_answers_as_the_database_does(demo_home):
+@pytest.mark.parametrize("slice_cards", [100_000, 3])
+def test_the_snapshot_answers_as_the_database_does(demo_home, monkeypatch, slice_cards):
+    """Also read three cards at a time, as a store of a million cards is read (a slice per 100k)."""
+    monkeypatch.setattr(snapshot_module, "SLICE_CARDS", slice_cards)
     engine = Engine.open(demo_home)
     ids = card_ids(engine)
+    assert len(ids) > 2 * 3
     link_every_kind(engine, ids)
     with engine.hold() as graph:
         connection = graph.connect()

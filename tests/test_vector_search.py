@@ -151,3 +151,23 @@ def test_the_coarse_codes_hold_the_projection_to_half_a_step(monkeypatch):
     error = np.abs(coarse.codes[:, :-1] * coarse.scales[:-1] - projected)
     assert np.all(error <= coarse.scales[:-1] / 2 + 1e-6)
     assert np.all(np.abs(coarse.codes).max(axis=0) == 127)
+
+
+def test_the_coarse_stage_of_codes_is_the_same_whatever_rows_it_projects_at_a_time(monkeypatch):
+    """The projection is built block by block, so the dequantised rows are never held whole: the block size is
+    memory only, never a different code or a different ranking."""
+    from alaya_engine.vectors.store import quantise_rows
+
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
+    codes, scales = quantise_rows(clustered(3000))
+    ids = [f"window-{row}" for row in range(len(codes))]
+    queries = clustered(2, seed=11)
+    built = []
+    for block in (3000, 700, 128):
+        monkeypatch.setattr(card_index, "PROJECTION_BLOCK", block)
+        vectors = ResidentVectors(ids, codes, scales)
+        built.append((vectors.coarse.codes, vectors.coarse.scales, vectors.scored_search(queries, 20, 0.0)))
+    for other in built[1:]:
+        assert np.array_equal(built[0][0], other[0]) and np.array_equal(built[0][1], other[1])
+        assert built[0][2] == other[2]
+    assert np.array_equal(vectors.vectors_at(slice(5, 9)), codes[5:9].astype(np.float32) * scales[5:9, None])

@@ -17,6 +17,8 @@ from .store import ARROW_CHUNK_ROWS, CARD_FIELDS
 if TYPE_CHECKING:
     import pyarrow as pa
 
+SLICE_CARDS = 100_000
+"""Cards (and their outgoing edges) read per query when the snapshot is built."""
 INVERSE = {"CAUSES": "CAUSED_BY", "CAUSED_BY": "CAUSES"}
 """Incoming edges read as their inverse (Y CAUSES X means X CAUSED_BY Y), as :meth:`GraphStore.neighbours` does."""
 
@@ -65,9 +67,11 @@ class GraphSnapshot:
         def arrow(cypher: str) -> pa.Table:
             return connection.execute(cypher).get_as_arrow(ARROW_CHUNK_ROWS)
 
-        cards = arrow("MATCH (c:Card) RETURN " + ", ".join(f"c.{name} AS {name}" for name in CARD_FIELDS))
-        rows = arrow("MATCH (a:Card)-[r]->(b:Card) RETURN a.id AS source, label(r) AS label, r.type AS custom, "
-                     "b.id AS target, r.weight AS weight")
+        last = connection.execute("MATCH (c:Card) RETURN max(offset(id(c)))").get_next()[0]
+        cards = _sliced(arrow, "MATCH (c:Card) {where} RETURN " + ", ".join(f"c.{name} AS {name}"
+                                                                            for name in CARD_FIELDS), "c", last)
+        rows = _sliced(arrow, "MATCH (a:Card)-[r]->(b:Card) {where} RETURN a.id AS source, label(r) AS label, "
+                              "r.type AS custom, b.id AS target, r.weight AS weight", "a", last)
         edges = pa.table({"source": rows.column("source"),
                           "relation": pc.coalesce(rows.column("custom"), rows.column("label")),
                           "target": rows.column("target"),
@@ -117,6 +121,19 @@ class GraphSnapshot:
                 self._targets[start:end].tolist(), self._relations[start:end].tolist(),
                 self._weights[start:end].tolist()))
         return edges
+
+
+def _sliced(arrow, template: str, node: str, last: int | None) -> "pa.Table":
+    """``template`` (its ``{where}`` filled) run once per :data:`SLICE_CARDS` cards, by the node's offset in the
+    card table, and the slices joined: the graph holds a query's whole result in its buffer pool before handing it
+    over, and a million cards' fields did not fit in the default 1,024 MB ("the buffer pool is full")."""
+    import pyarrow as pa
+
+    if last is None:
+        return arrow(template.format(where=""))
+    return pa.concat_tables([arrow(template.format(
+        where=f"WHERE offset(id({node})) >= {start} AND offset(id({node})) < {start + SLICE_CARDS}"))
+        for start in range(0, last + 1, SLICE_CARDS)])
 
 
 def _supersessions(old: list[str], new: list[str], cards) -> dict[str, tuple[tuple[str, ...], list[str]]]:

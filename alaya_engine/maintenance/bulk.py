@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
 
+    from ..graph.entities import EntityReader
     from ..graph.store import GraphStore
     from ..store_parts import StoreParts
 
@@ -35,6 +36,7 @@ def bulk_load(engine: "StoreParts", cards: list[Card], links: list[Link], vector
               sessions: list[dict[str, Any]] | None = None,
               access: dict[str, tuple[int, int]] | None = None,
               promoted: Iterable[str] = (),
+              reader: "EntityReader | None" = None,
               timings: dict[str, float] | None = None) -> None:
     """Load ``cards`` (with ``vectors[i]`` the embedding of ``cards[i]``) and ``links`` into a store with no cards.
 
@@ -42,6 +44,8 @@ def bulk_load(engine: "StoreParts", cards: list[Card], links: list[Link], vector
     null), so ``EXTRACTED_FROM`` links can point at them; ids already in the graph are refused.
     ``access``: card id → (access_count, last_accessed ms) for ``card_meta`` (default 0, 0).
     ``promoted``: relation names that have a rel table of their own (checked like a promotion, refused if not).
+    ``reader``: reads a card's entities instead of the store's reader, for a caller that knows them already (the
+    synthetic benchmark store, whose cards are made of a few thousand sentences, reads each sentence once).
     ``timings``: if given, filled with the seconds each step took.
     """
     import numpy as np
@@ -69,7 +73,7 @@ def bulk_load(engine: "StoreParts", cards: list[Card], links: list[Link], vector
         for name in sorted(promoted):
             graph.check_promotable(name)
         steps.lap("check store")
-        _load_graph(graph, cards, links, sessions, promoted, steps)
+        _load_graph(graph, cards, links, sessions, promoted, reader, steps)
         new_relations = _new_custom_relations(links, promoted, store)
         for core in (False, True):
             names = [name for name in new_relations if (name in promoted) == core]
@@ -134,7 +138,7 @@ def _first_repeat(values: Iterable[str]) -> str | None:
 
 
 def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessions: list[dict],
-                promoted: frozenset[str], steps) -> None:
+                promoted: frozenset[str], reader: "EntityReader | None", steps) -> None:
     """Every table and COPY in one transaction: the graph gets all of it or none of it."""
     with graph.transaction():
         for name in sorted(promoted):
@@ -151,19 +155,20 @@ def _load_graph(graph: "GraphStore", cards: list[Card], links: list[Link], sessi
         for table, members in by_table.items():
             _copy(graph, table, _link_columns(members, custom=table == CUSTOM_TABLE), rel=True)
         steps.lap("graph links")
-        _load_entities(graph, cards)
+        _load_entities(graph, cards, reader)
         steps.lap("graph entities")
     steps.lap("graph commit")
 
 
-def _load_entities(graph: "GraphStore", cards: list[Card]) -> None:
+def _load_entities(graph: "GraphStore", cards: list[Card], reader: "EntityReader | None") -> None:
     """The cards' ``Entity`` nodes and ``MENTIONS``, as writing the cards one by one would leave them."""
     from ..graph.entities import plan_entities
 
     writer = graph.entity_writer
     if writer is None:
         return
-    entities, edges = plan_entities((card.id, writer.reader(card)) for card in cards)
+    read = reader or writer.reader
+    entities, edges = plan_entities((card.id, read(card)) for card in cards)
     _copy(graph, "Entity", {"id": _strings([entity.id for entity in entities]),
                             "name": _strings([entity.name for entity in entities]),
                             "kind": _strings([entity.kind for entity in entities]),
