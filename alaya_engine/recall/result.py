@@ -130,9 +130,10 @@ class RecallResult:
 
     @property
     def next_request(self) -> dict | None:
-        """The same request asking for ``FURTHER`` times as many units, so the next result holds this one and what
-        ranks after it, measured against the same goal; None when close to the target, when nothing was found or
-        no goal was given. Every face offers it as the next step (the CLI as a command line)."""
+        """The same request asking for ``FURTHER`` times as many units, so the next result holds this one (a window
+        may widen, merged with one that ranks further down) and what ranks after it, against the same goal; None
+        when close to the target, when nothing was found or no goal was given. Every face offers it as the next
+        step (the CLI as a command line)."""
         if self.goal is None or not self.nodes or self.verdict == "close to target":
             return None
         query = self.query

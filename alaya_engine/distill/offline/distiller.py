@@ -135,11 +135,13 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
 def _fold_contained(cards: list[Candidate]) -> list[Candidate]:
     """Once details are added, a card another card of the session now says in full (its words and every name
     and number, quoted as that card's detail or answer) is a second telling of one point: it folds into that
-    card, smallest first, its turns kept there; a folded cause, fix, rule or decision gives the host its type."""
+    card, smallest first, its turns kept there. Only a card of no kind of its own (a concept) or of the host's
+    kind: a decision quoted in a cause card's details is still a decision, linked to its cause."""
     kept = sorted(cards, key=lambda c: (len(c.words), c.order))
     for candidate in list(kept):
         needed = specifics(candidate.body)
         host = next((other for other in reversed(kept) if other is not candidate
+                     and candidate.type in ("concept", other.type)
                      and overlap_of(candidate.words, other.words | content_words(other.content)) >= REPEAT_SHARE
                      and needed <= specifics(other.content)), None)
         if host is None:
@@ -147,8 +149,6 @@ def _fold_contained(cards: list[Candidate]) -> list[Candidate]:
         kept.remove(candidate)
         host.turns = sorted(set(host.turns) | set(candidate.turns))
         host.importance = max(host.importance, candidate.importance)
-        if host.type == "concept":
-            host.type = candidate.type
     return sorted(kept, key=lambda c: c.order)
 
 
