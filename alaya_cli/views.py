@@ -534,7 +534,7 @@ def tier_rule_lines(rules: dict | None) -> list[str]:
             f"recalled more than {rules['frequent_accesses']} times (at most {rules['hot_limit']:,} cards)",
             f"COLD: temperature below {rules['warm_threshold']} and untouched for {rules['cold_days']} days "
             "(its vector kept as 8-bit codes)",
-            "WARM: every other card"]
+            f"WARM: every other card (at most {rules['warm_limit']:,}; beyond, the coolest go COLD)"]
 
 
 def upkeep_lines(report: dict) -> list[str]:

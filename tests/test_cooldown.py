@@ -46,6 +46,14 @@ def test_hot_overflow_is_demoted_coolest_first():
     assert [result[f"c{n}"][1] for n in (1, 5, 20)] == ["WARM", "HOT", "HOT"]
 
 
+def test_warm_overflow_goes_cold_coolest_first_after_the_hot_overflow_joins_it():
+    warm = [heat(days, days, 0, 0.5, f"w{days}") for days in (10, 15, 20)]  # WARM by temperature, touched lately
+    hot = [heat(1, 0.5, count, 0.9, f"h{count}") for count in (1, 20)]
+    result = assign_tiers(warm + hot, NOW, {**SETTINGS, "hot_limit": 1, "warm_limit": 2})
+    assert {card_id: tier for card_id, (_, tier) in result.items()} == {
+        "h20": "HOT", "h1": "WARM", "w10": "WARM", "w15": "COLD", "w20": "COLD"}
+
+
 def distilled_engine(home) -> Engine:
     engine = Engine.open(home)
     engine.ingest([str(sample_sessions_dir() / "session-20260309-013000.json")])

@@ -16,10 +16,12 @@ an untouched card cools with recency alone: worked example with the defaults
 times, last 10 days ago, mean similarity 0.6: recency = e^(−10/30) = 0.717,
 usage = 0.25 × 0.8 = 0.2, temperature = 0.717 × 0.76 = 0.545 → WARM.
 
-Tiers (seed table): HOT if temperature ≥ ``hot_threshold`` or created within 7
-days or recalled more than 10 times; COLD if temperature < ``warm_threshold``
-and not touched for ``cold_days``; WARM otherwise. HOT beyond ``hot_limit``
-is demoted to WARM, coolest first.
+Tiers (the documented tier table): HOT if temperature ≥ ``hot_threshold`` or
+created within 7 days or recalled more than 10 times; COLD if temperature <
+``warm_threshold`` and not touched for ``cold_days``; WARM otherwise. HOT beyond
+``hot_limit`` is demoted to WARM, then WARM beyond ``warm_limit`` to COLD,
+coolest first: the resident matrix holds at most ``hot_limit + warm_limit``
+float vectors however large the store grows.
 """
 
 from __future__ import annotations
@@ -60,7 +62,8 @@ def tier(card: CardHeat, heat: float, now: int, settings: dict) -> str:
 
 
 def assign_tiers(cards: list[CardHeat], now: int, settings: dict) -> dict[str, tuple[float, str]]:
-    """card id → (temperature, tier), with the HOT overflow demoted coolest first."""
+    """card id → (temperature, tier), with the HOT overflow demoted to WARM and then the WARM overflow to COLD,
+    coolest first."""
     result = {}
     for card in cards:
         heat = temperature(card, now, settings)
@@ -69,4 +72,8 @@ def assign_tiers(cards: list[CardHeat], now: int, settings: dict) -> dict[str, t
                  key=lambda card_id: result[card_id][0], reverse=True)
     for card_id in hot[settings["hot_limit"]:]:
         result[card_id] = (result[card_id][0], "WARM")
+    warm = sorted((card_id for card_id, (_, name) in result.items() if name == "WARM"),
+                  key=lambda card_id: result[card_id][0], reverse=True)
+    for card_id in warm[settings["warm_limit"]:]:
+        result[card_id] = (result[card_id][0], "COLD")
     return result

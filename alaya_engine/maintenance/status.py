@@ -84,7 +84,8 @@ def tier_rules(settings: dict) -> dict:
 
     return {"hot_threshold": settings["hot_threshold"], "warm_threshold": settings["warm_threshold"],
             "new_card_days": NEW_CARD_DAYS, "frequent_accesses": FREQUENT_ACCESSES,
-            "cold_days": settings["cold_days"], "hot_limit": settings["hot_limit"]}
+            "cold_days": settings["cold_days"], "hot_limit": settings["hot_limit"],
+            "warm_limit": settings["warm_limit"]}
 
 
 def _read_last_introspect(path: Path) -> dict | None:

@@ -54,7 +54,8 @@ def rules_text(report: dict) -> str:
     when = f"as of introspect {last['at'][:16].replace('T', ' ')} UTC" if last else "no introspect yet"
     return (f"HOT: temperature ≥ {rules['hot_threshold']}, or created within {rules['new_card_days']} days, or "
             f"recalled > {rules['frequent_accesses']} times (at most {rules['hot_limit']:,}) · COLD: below "
-            f"{rules['warm_threshold']} and untouched for {rules['cold_days']} days (8-bit vector) · WARM: the rest · "
+            f"{rules['warm_threshold']} and untouched for {rules['cold_days']} days (8-bit vector) · WARM: the rest "
+            f"(at most {rules['warm_limit']:,}) · "
             f"{when}")
 
 
