@@ -11,6 +11,12 @@ TITLE_LIMIT = 70
 """Title width: 70 Latin characters, or about 30 Chinese ones (see ``text.titles.title_width``)."""
 
 
+def attribution(content: str) -> str:
+    """The content's closing "(who said it, when)" paragraph, or "" when it has none."""
+    head, _, last = content.rpartition("\n\n")
+    return last if head and last.startswith(("(", "（")) and last.endswith((")", "）")) else ""
+
+
 @dataclass
 class Candidate:
     """A card before near-duplicates are merged, the set is cut to size and titles are made unique."""

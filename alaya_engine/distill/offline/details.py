@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 
 from ...foundations.domain import DETAILS_LABELS, Session
-from .candidate import Candidate
+from .candidate import Candidate, attribution
 from .stated.sentences import is_noise, specifics
 from .text.markdown import split_blocks, strip_markdown
 from .text.overlap import content_words
@@ -132,7 +132,7 @@ def _named(text: str) -> set[str]:
 
 def _before_attribution(content: str, paragraph: str) -> str:
     """``paragraph`` added to the content, before the closing "(who said it, when)" line if it has one."""
-    head, _, last = content.rpartition("\n\n")
-    if head and last.startswith(("(", "（")) and last.endswith((")", "）")):
-        return f"{head}\n\n{paragraph}\n\n{last}"
+    last = attribution(content)
+    if last:
+        return f"{content[:-len(last) - 2]}\n\n{paragraph}\n\n{last}"
     return f"{content}\n\n{paragraph}"

@@ -118,17 +118,15 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     of the session says too is folded into that card (its turns kept there). A cause, fix, rule or decision
     survives an explanation that repeats it (its type says what the point is), else the longer card."""
     kept: list[Candidate] = []
-    said: list[tuple[set[str], set[str]]] = []  # per kept card: its words, its names and numbers (read once each)
+    said: list[tuple[set[str], set[str]]] = []  # per kept card: what it says (read once each)
     for candidate in sorted(candidates, key=lambda c: (c.type == "concept", -len(c.content))):
         needed = specifics(candidate.body)
-        host = next((card for card, (words, named) in zip(kept, said)
-                     if overlap_of(candidate.words, words) >= REPEAT_SHARE and needed <= named), None)
+        host = next((card for card, says in zip(kept, said) if _repeats(candidate, needed, says)), None)
         if host is None:
             kept.append(candidate)
-            said.append((candidate.words | content_words(candidate.content), specifics(candidate.content)))
+            said.append(_says(candidate))
         else:
-            host.turns = sorted(set(host.turns) | set(candidate.turns))
-            host.importance = max(host.importance, candidate.importance)
+            _fold(candidate, host)
     return sorted(kept, key=lambda c: c.order)
 
 
@@ -138,18 +136,34 @@ def _fold_contained(cards: list[Candidate]) -> list[Candidate]:
     card, smallest first, its turns kept there. Only a card of no kind of its own (a concept) or of the host's
     kind: a decision quoted in a cause card's details is still a decision, linked to its cause."""
     kept = sorted(cards, key=lambda c: (len(c.words), c.order))
+    said = {id(card): _says(card) for card in kept}  # a fold changes a host's turns, not what it says
     for candidate in list(kept):
         needed = specifics(candidate.body)
         host = next((other for other in reversed(kept) if other is not candidate
-                     and candidate.type in ("concept", other.type)
-                     and overlap_of(candidate.words, other.words | content_words(other.content)) >= REPEAT_SHARE
-                     and needed <= specifics(other.content)), None)
-        if host is None:
-            continue
-        kept.remove(candidate)
-        host.turns = sorted(set(host.turns) | set(candidate.turns))
-        host.importance = max(host.importance, candidate.importance)
+                     and candidate.type in ("concept", other.type) and _repeats(candidate, needed, said[id(other)])),
+                    None)
+        if host is not None:
+            kept.remove(candidate)
+            _fold(candidate, host)
     return sorted(kept, key=lambda c: c.order)
+
+
+def _says(card: Candidate) -> tuple[set[str], set[str]]:
+    """What a card says, as a repeat is tested against: its words, and the names and numbers of its content."""
+    return card.words | content_words(card.content), specifics(card.content)
+
+
+def _repeats(candidate: Candidate, needed: set[str], says: tuple[set[str], set[str]]) -> bool:
+    """Whether a card that ``says`` this holds ``candidate``'s point: nearly all its words and every name and number
+    it ``needed`` (its body's specifics)."""
+    words, named = says
+    return overlap_of(candidate.words, words) >= REPEAT_SHARE and needed <= named
+
+
+def _fold(candidate: Candidate, host: Candidate) -> None:
+    """``candidate`` into ``host``, which says it already: its turns and its importance."""
+    host.turns = sorted(set(host.turns) | set(candidate.turns))
+    host.importance = max(host.importance, candidate.importance)
 
 
 def _merge_duplicates(candidates: list[Candidate]) -> list[Candidate]:

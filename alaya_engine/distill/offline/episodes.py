@@ -17,7 +17,7 @@ Measured in docs/benchmarks.md ("One episode, one card").
 
 from __future__ import annotations
 
-from .candidate import Candidate
+from .candidate import Candidate, attribution
 from .text.overlap import shared_weight
 
 GAP = 1
@@ -56,8 +56,8 @@ def _join(host: Candidate, card: Candidate) -> None:
     """``card`` into ``host``, in place: the paragraphs of both, the more important one's title and attribution."""
     lead = card if card.importance > host.importance else host
     paragraphs = [*_paragraphs(host.content), *_paragraphs(card.content)]
-    attribution = _attribution(lead.content) or _attribution(host.content) or _attribution(card.content)
-    host.content = "\n\n".join(paragraphs + ([attribution] if attribution else []))
+    closing = attribution(lead.content) or attribution(host.content) or attribution(card.content)
+    host.content = "\n\n".join(paragraphs + ([closing] if closing else []))
     host.type, host.title = lead.type, lead.title
     host.turns = sorted(set(host.turns) | set(card.turns))
     host.words |= card.words
@@ -69,9 +69,4 @@ def _join(host: Candidate, card: Candidate) -> None:
 def _paragraphs(content: str) -> list[str]:
     """The content's paragraphs without its closing "(who said it, when)" line."""
     parts = content.split("\n\n")
-    return parts[:-1] if _attribution(content) else parts
-
-
-def _attribution(content: str) -> str:
-    last = content.rpartition("\n\n")[2]
-    return last if last.startswith(("(", "（")) and last.endswith((")", "）")) else ""
+    return parts[:-1] if attribution(content) else parts
