@@ -134,7 +134,7 @@ class RecallResult:
         may widen, merged with one that ranks further down) and what ranks after it, against the same goal; None
         when close to the target, when nothing was found or no goal was given. Every face offers it as the next
         step (the CLI as a command line)."""
-        if self.goal is None or not self.nodes or self.verdict == "close to target":
+        if self.goal is None or not self.nodes or self.h_distance_best < CLOSE_ENOUGH:
             return None
         query = self.query
         request: dict = {"text": query["text"]} if query.get("text") else {"concepts": query.get("concepts") or []}
