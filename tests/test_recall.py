@@ -239,11 +239,24 @@ def test_a_hop_without_a_goal_says_so(near_the_start):
     assert document["verdict"].startswith("no goal given")
 
 
-def _result(best_h: float, explorable: list[Explorable]) -> RecallResult:
-    node = RecallNode(card_id="card-1", title="t", content="c", score=1 - best_h, h_distance=best_h,
-                      matched_rel=None, rel_similarity=None, type="gotcha", tags=[], tier="HOT", depth=0, via=None,
-                      source="test", concept_distance=best_h, relation_distance=0.0)
-    return RecallResult([node], explorable, {}, goal="why did the gateway restart")
+def _result(best_h: float, explorable: list[Explorable], returned: int = 1, asked: int | None = None) -> RecallResult:
+    nodes = [RecallNode(card_id=f"card-{n}", title="t", content="c", score=1 - best_h, h_distance=best_h,
+                        matched_rel=None, rel_similarity=None, type="gotcha", tags=[], tier="HOT", depth=0, via=None,
+                        source="test", concept_distance=best_h, relation_distance=0.0) for n in range(returned)]
+    query = {} if asked is None else {"text": "why did the gateway restart", "max_results": asked}
+    return RecallResult(nodes, explorable, query, goal="why did the gateway restart")
+
+
+@pytest.mark.parametrize(("returned", "asked", "further"), [
+    (10, 10, 20), (150, 150, 200), (120, 150, None), (200, 200, None), (3, 10, None)])
+def test_reading_further_down_stays_within_what_a_recall_accepts_and_stops_when_the_list_ran_out(
+        returned, asked, further):
+    result = _result(0.3, [], returned, asked)
+    if further is None:
+        assert result.next_request is None and "read further down" not in result.verdict
+    else:
+        assert result.next_request["max_results"] == further and f"max_results {further}" in result.verdict
+        assert build_query(result.next_request, SETTINGS).max_results == further  # a request recall accepts
 
 
 @pytest.mark.parametrize("best_h", np.linspace(0.0, 1.0, 21).round(3).tolist())

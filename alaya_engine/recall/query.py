@@ -24,6 +24,8 @@ MAX_DEPTH = 3
 MAX_CONCEPTS = 8
 MAX_TEXT_CHARS = 4000
 """Per text or concept: embedding costs ~30 µs a character, so a pasted document would hold the store for minutes."""
+MAX_RESULTS = 200
+"""The most units one recall returns."""
 MAX_ITEMS = {"concepts": 32, "relations": 32, "from_nodes": 200, "types": len(CARD_TYPES), "scope": 32}
 _SPLIT = re.compile(r"[,，、;；。?？!！/\n]+")
 _KEYS = {"concepts", "relations", "depth", "from_nodes", "top_k", "types", "max_results", "text", "include_sessions",
@@ -130,7 +132,7 @@ def build_query(document: Any, defaults: dict[str, Any]) -> RecallQuery:
         from_nodes=from_nodes,
         top_k=_integer(document, "top_k", defaults["vector_top_k"], 1, 500),
         types=types,
-        max_results=_integer(document, "max_results", defaults["max_results"], 1, 200),
+        max_results=_integer(document, "max_results", defaults["max_results"], 1, MAX_RESULTS),
         text=text.strip() if text else None,
         include_sessions=include_sessions,
         include_memex=include_memex,

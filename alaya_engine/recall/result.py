@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 
 from ..foundations.domain import Fact, from_fields
+from .query import MAX_RESULTS
 
 CLOSE_ENOUGH = 0.15
 """A result whose best unit's h-distance is below this is close to the target: on the dev sets its top 5 held an
@@ -123,18 +124,21 @@ class RecallResult:
             return "no goal given: distances are to the start cards; pass the question to measure them against it"
         if best_h < CLOSE_ENOUGH:
             return "close to target"
-        further = f"read further down (max_results {self._further()})"
+        further = self._further()
         if best_h < GETTING_CLOSER:
-            return f"getting closer: {further}"
-        return f"far from target: rephrase the concepts or {further}"
+            return f"getting closer: read further down (max_results {further})" if further else \
+                "getting closer: nothing further down; rephrase or add concepts"
+        return f"far from target: rephrase the concepts or read further down (max_results {further})" if further \
+            else "far from target: rephrase the concepts"
 
     @property
     def next_request(self) -> dict | None:
         """The same request asking for ``FURTHER`` times as many units, so the next result holds this one (a window
         may widen, merged with one that ranks further down) and what ranks after it, against the same goal; None
-        when close to the target, when nothing was found or no goal was given. Every face offers it as the next
-        step (the CLI as a command line)."""
-        if self.goal is None or not self.nodes or self.h_distance_best < CLOSE_ENOUGH:
+        when close to the target, when nothing was found or no goal was given, and when there is nothing further down
+        (the list came back shorter than asked, or already the longest a recall returns). Every face offers it as
+        the next step (the CLI as a command line)."""
+        if self.goal is None or not self.nodes or self.h_distance_best < CLOSE_ENOUGH or not self._further():
             return None
         query = self.query
         request: dict = {"text": query["text"]} if query.get("text") else {"concepts": query.get("concepts") or []}
@@ -150,8 +154,12 @@ class RecallResult:
         request["max_results"] = self._further()
         return request
 
-    def _further(self) -> int:
-        return FURTHER * int(self.query.get("max_results") or len(self.nodes))
+    def _further(self) -> int | None:
+        """How many units the next request asks for; None when asking for more would return nothing more."""
+        asked = int(self.query.get("max_results") or len(self.nodes))
+        if len(self.nodes) < asked or asked >= MAX_RESULTS:
+            return None
+        return min(MAX_RESULTS, FURTHER * asked)
 
     @classmethod
     def from_json(cls, document: dict) -> "RecallResult":
