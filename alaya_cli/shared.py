@@ -35,8 +35,9 @@ def _open_backend(ctx: typer.Context):
 
 
 def emit(document: dict) -> None:
-    """A document exactly as ``--json`` prints it."""
-    terminal.current().stdout.write(render(document) + "\n")
+    """A document exactly as ``--json`` prints it: indented on a terminal, one line into a pipe."""
+    where = terminal.current()
+    where.stdout.write(render(document, where.stdout_is_tty()) + "\n")
 
 
 def say(text: str = "", error: bool = False) -> None:

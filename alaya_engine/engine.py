@@ -562,7 +562,7 @@ class Engine:
         mentioned first, then by name."""
         if not card_ids:
             return []
-        with self._database_view() as graph:
+        with self._graph_view() as graph:
             by_card = graph.card_entities(card_ids)
         found: dict[str, dict] = {}
         for card_id in card_ids:

@@ -203,6 +203,45 @@ def test_a_closed_stdout_ends_the_command_quietly_through_the_server_and_without
         assert (reader_gone.returncode, err) == (0, b""), (args, err)
 
 
+def on_a_terminal(args: list[str]) -> str:
+    """What ``alaya ARGS`` prints to a terminal (its stdout a pseudo-terminal, stderr and stdin pipes)."""
+    import pty
+
+    controller, terminal = pty.openpty()
+    try:
+        child = subprocess.Popen([sys.executable, "-m", "alaya_cli", *args], stdout=terminal, stderr=subprocess.PIPE,
+                                 stdin=subprocess.DEVNULL, env=server_env())
+        os.close(terminal)
+        printed = bytearray()
+        while True:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:  # the terminal's other side closed: the child is done writing
+                break
+            if not chunk:
+                break
+            printed += chunk
+        assert child.wait(timeout=120) == 0, child.stderr.read()
+    finally:
+        os.close(controller)
+    return printed.decode().replace("\r\n", "\n")
+
+
+def test_json_is_indented_on_a_terminal_and_one_line_into_a_pipe_through_the_server_and_without(served, demo_home):
+    """A person reads it; an agent pipes it into its context, where every indenting space is tokens."""
+    home = demo_home
+    for args in ([str(served)], [str(home), "--no-server"]):
+        command = ["--home", *args, "recall", "gateway restart", "--json"]
+        piped = alaya(*command, env=server_env(), cwd=home)
+        shown = on_a_terminal(command)
+        assert piped.returncode == 0 and piped.stdout.count("\n") == 1 and piped.stdout.endswith("}\n"), args
+        assert shown.startswith('{\n  "nodes": [') and shown.count("\n") > 20, (args, shown[:200])
+        documents = [json.loads(text) for text in (shown, piped.stdout)]
+        assert documents[0].keys() == documents[1].keys() and documents[0]["nodes"], args
+        ranked = [[node["card_id"] for node in document["nodes"]] for document in documents]
+        assert ranked[0] == ranked[1], args
+
+
 def test_a_deleted_working_folder_is_one_line_not_a_traceback(served, tmp_path):
     gone = tmp_path / "gone"
     in_gone = lambda args: shell(f'mkdir "{gone}" && cd "{gone}" && rmdir "{gone}" && exec $ALAYA {args}',  # noqa: E731

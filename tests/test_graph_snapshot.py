@@ -62,8 +62,12 @@ def test_the_snapshot_answers_as_the_database_does(demo_home, monkeypatch, slice
         assert snapshot.cards(asked) == graph.cards(asked)
         assert snapshot.card_types(asked) == graph.card_types(asked) == {
             card_id: card["type"] for card_id, card in graph.cards(ids).items()}
+        mentioned = graph.card_entities(asked)
+        assert snapshot.card_entities(asked) == mentioned and len(mentioned) > len(ids) // 2
+        assert snapshot.card_entities(list(reversed(asked))) == mentioned
         for nothing_known in ([], ["no-such-card"]):
             assert snapshot.cards(nothing_known) == snapshot.card_types(nothing_known) == {}
+            assert snapshot.card_entities(nothing_known) == {}
             assert snapshot.neighbours(nothing_known) == []
         edges = snapshot.neighbours(asked)
         assert sorted(edges) == sorted(graph.neighbours(asked))

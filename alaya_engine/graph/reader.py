@@ -20,6 +20,9 @@ class GraphReader(Protocol):
     def neighbours(self, card_ids: list[str]) -> list[tuple[str, str, str, float]]:
         """Card-to-card edges around ``card_ids`` as (from, relation, to, weight)."""
 
+    def card_entities(self, card_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
+        """The entities each card mentions (id, name, kind, aliases) by name, by card id; cards without absent."""
+
     def supersessions(self) -> dict[str, tuple[tuple[str, ...], list[str]]]:
         """Every superseded card → (the sessions it came from, the cards that replaced it)."""
 

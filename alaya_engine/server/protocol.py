@@ -42,11 +42,15 @@ def encode(message: dict[str, Any]) -> bytes:
         return (json.dumps(message, separators=(",", ":"), default=str) + "\n").encode("ascii")
 
 
-def render(document: dict[str, Any]) -> str:
-    """A document as ``--json`` prints it: the one rendering behind every ``--json``."""
+def render(document: dict[str, Any], for_terminal: bool = True) -> str:
+    """A document as ``--json`` prints it: the one rendering behind every ``--json``. Indented for a person at a
+    terminal; one line for a pipe, where an agent reads it: fewer tokens, and the C encoder (an indented recall
+    document took 2.7 ms in Python's own, a third of a small store's recall)."""
     import json
 
-    return json.dumps(document, ensure_ascii=False, indent=2, default=str)
+    if for_terminal:
+        return json.dumps(document, ensure_ascii=False, indent=2, default=str)
+    return json.dumps(document, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 DEFAULT_MAX_SESSION_BYTES = 64_000_000
