@@ -22,7 +22,7 @@ from ..distill.offline.text.chinese import CJK
 from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
-from .change_text import NOW, REPLACES, Statement, conflict_anchor, plain, replacement, sentences, statement
+from .change_text import CONFLICT, Statement, conflict_anchor, plain, reading, replacement, sentences, statement
 from .consolidate import EXACT_LIMIT, _groups, session_codes
 
 if TYPE_CHECKING:
@@ -143,15 +143,20 @@ def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
     pairs: dict[str, list[tuple[float, str]]] = {}
     for members in groups:
         new = members[wanted[members]]
+        member_times, member_sessions = times[members], sessions[members]
+        dated = member_times >= 0
         for start in range(0, len(new), BLOCK):
             block = new[start:start + BLOCK]
             scores = matrix[block] @ matrix[members].T
+            close = ((scores >= SUPERSEDE_FLOOR) & (scores < duplicate_at) & dated
+                     & (member_times < times[block][:, None]) & (member_sessions != sessions[block][:, None]))
             for position, row in enumerate(block.tolist()):
-                close = ((scores[position] >= SUPERSEDE_FLOOR) & (scores[position] < duplicate_at)
-                         & (times[members] >= 0) & (times[members] < times[row])
-                         & (sessions[members] != sessions[row]))
-                found = sorted(((float(scores[position, column]), ids[members[column]])
-                                for column in np.nonzero(close)[0]), reverse=True)[:CANDIDATES]
+                columns = np.nonzero(close[position])[0]
+                if len(columns) > CANDIDATES:  # the closest, ties at the last place kept for the sort below
+                    values = scores[position, columns]
+                    columns = columns[values >= np.partition(values, len(values) - CANDIDATES)[-CANDIDATES]]
+                found = sorted(((float(scores[position, column]), ids[members[column]]) for column in columns),
+                               reverse=True)[:CANDIDATES]
                 if found:
                     pairs[ids[row]] = found
     return pairs
@@ -175,17 +180,22 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
             continue
         own = sentences(plain(cards[new]["title"], cards[new]["content"]))
         facts = {fact.key(): fact.value for fact in facts_from_graph(cards[new]["facts"])}
+        cued = [line for line in own if reading(line) is not None]
+        disagreeing = [line for line in own if CONFLICT.search(line)]
+        if not (facts or cued or disagreeing):  # says nothing changed: no earlier card need be read (names cost)
+            continue
         replaced: list[Replacement] = []
         conflict = None
         for similarity, old in found:
             if old not in cards:
                 continue
-            strength, anchor, sentence = _replaced(own, facts, cards[old], said_by(old), similarity)
+            strength, anchor, sentence = _replaced(facts, cued, cards[old], functools.partial(said_by, old),
+                                                   similarity)
             if strength:
                 replaced.append(Replacement(new, old, similarity, anchor, sentence, strength))
-            elif conflict is None:
+            elif conflict is None and disagreeing:
                 around = said_by(new).whole if similarity >= CLOSE else None
-                conflict = next((Replacement(new, old, similarity, anchor, line) for line in own
+                conflict = next((Replacement(new, old, similarity, anchor, line) for line in disagreeing
                                  if (anchor := conflict_anchor(line, said_by(old).whole, around))), None)
         if replaced:
             replacements.append(min(replaced, key=lambda found: -found.strength))  # the closest of the plainest
@@ -215,8 +225,10 @@ def _with_siblings(replacements: list[Replacement], members: list[list[str]], ca
     return list(found.values())
 
 
-def _replaced(own: list[str], facts: dict, old: dict, earlier: Statement, similarity: float) -> tuple[int, str, str]:
-    """How plainly the new card's facts or sentences replace ``old`` (0: not), what shows it, and where.
+def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Statement],
+              similarity: float) -> tuple[int, str, str]:
+    """How plainly the new card's facts or its sentences that say something changed (``cued``) replace ``old`` (0:
+    not), what shows it, and where. ``earlier`` reads what ``old`` says, only when a sentence needs it.
 
     - 2: both cards give a fact of the same subject and attribute, with different values;
     - 1: a fact of the new card whose subject and attribute one sentence of ``old`` says in words, without its value
@@ -228,14 +240,14 @@ def _replaced(own: list[str], facts: dict, old: dict, earlier: Statement, simila
     for fact in facts_from_graph(old["facts"]):
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
-    if facts and any(REPLACES.search(line) or NOW.search(line) for line in own):
+    if facts and cued:
         for line in sentences(plain(old["title"], old["content"])):
             for (subject, attribute), value in facts.items():
                 if _says(line, subject) and _says(line, attribute) and not _says(line, value):
                     return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
     best = (0, "", "")
-    for line in own:
-        strength, anchor = replacement(line, earlier, similarity >= CLOSE)
+    for line in cued:
+        strength, anchor = replacement(line, earlier(), similarity >= CLOSE)
         if strength > best[0]:
             best = (strength, anchor, line)
     return best
