@@ -196,3 +196,23 @@ def test_forget_keeps_the_card_in_l3_and_restore_brings_it_back(cli, home):
     assert tiers(engine)[gone] == "WARM" and gone in engine.vectors().vector_ids()
     assert cli("restore", gone, "--json").json()["error"]["code"] == "card_exists"
     assert cli("restore", "card-never", "--json").json()["error"]["code"] == "unknown_card"
+
+
+def test_a_forget_cut_short_between_the_layers_is_finished_by_the_next_run(home):
+    """A run that had journaled a card and deleted it from the graph, then stopped (a kill, a failing query) before
+    its L1 delete, left the card in L1 alone: the next run deletes what is left, without journaling it twice."""
+    from alaya_engine.raw.journal import Journal
+
+    engine = distilled_engine(home)
+    later = millis_now() + 200 * DAY_MS
+    engine.introspect(["cooldown"], now=later)
+    with engine.step() as graph:
+        depended = {row[0] for row in graph.query("MATCH (:Card)-[:DEPENDS_ON]->(b:Card) RETURN b.id")}
+        half_done = next(card_id for card_id in sorted(tiers(engine)) if card_id not in depended)
+        graph.delete_cards([half_done])
+    assert half_done in engine.vectors().vector_ids() or half_done in tiers(engine)
+    report = engine.introspect(["forget"], now=later)["steps"]["forget"]
+    assert half_done in report["forgotten"] and report["count"] > 1
+    assert half_done not in tiers(engine) and half_done not in engine.vectors().vector_ids()
+    journaled = [event["card"]["id"] for event in Journal(engine.layout.journal).events("card.forget")]
+    assert half_done not in journaled and len(journaled) == report["count"] - 1

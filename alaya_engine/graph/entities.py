@@ -227,12 +227,14 @@ class EntityWriter:
         return [identifier for (identifier,) in rows]
 
     def refresh(self, identifiers: list[str]) -> None:
-        """Recompute these entities from their edges; delete those no card mentions."""
+        """Recompute these entities from their edges; delete those no card mentions. Each distinct name and kind
+        is collected once: an entity a hundred thousand cards mention (a user's name, a store's main service) made
+        the plain collect fill the graph's whole buffer pool when a million-card store forgot a few cards."""
         if not identifiers:
             return
         book = self.book()
         rows = self.graph.query("UNWIND $ids AS x MATCH (e:Entity {id: x}) OPTIONAL MATCH (:Card)-[m:MENTIONS]->(e) "
-                                "RETURN e.id, collect(m.name), collect(m.kind)", {"ids": identifiers})
+                                "RETURN e.id, collect(DISTINCT m.name), collect(DISTINCT m.kind)", {"ids": identifiers})
         orphans, updates = [], []
         for identifier, names, kinds in rows:
             names = [name for name in names or () if name]

@@ -64,9 +64,12 @@ def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, set
         batch = chosen[start:start + BATCH]
         with step():
             cards, edges = graph.cards(batch), graph.edges_of_many(batch)
+            in_graph = [card_id for card_id in batch if card_id in cards]
+            # A card already gone from the graph was journaled and deleted there by a run cut short before its L1
+            # delete: only its vector and metadata are left to delete.
             journal.append_many("card.forget", now, [{"card": card_document(cards[card_id]), "meta": by_id[card_id],
-                                                      "edges": edges[card_id]} for card_id in batch])
-            graph.delete_cards(batch)
+                                                      "edges": edges[card_id]} for card_id in in_graph])
+            graph.delete_cards(in_graph)
             vectors.delete_cards(batch)
     return report
 
