@@ -31,6 +31,9 @@ from .turns import speaker_name, speaker_of, speaks_chinese
 
 REPEAT_SHARE = 0.8
 """A card with this share of its words in another card of the session (and all its specifics) repeats it."""
+TOLD_SHARE = 0.7
+"""Once details are added, a card with this share of its words in another card (and all its specifics) folds into
+it: the sentences it adds go to the host's details, so folding loses nothing and a smaller share suffices."""
 
 
 class OfflineDistiller:
@@ -145,7 +148,7 @@ def _fold_contained(cards: list[Candidate], chinese: bool) -> list[Candidate]:
     for candidate in list(kept):
         needed = specifics(candidate.body)
         host = next((other for other in reversed(kept) if other is not candidate and _may_hold(other, candidate)
-                     and _repeats(candidate, needed, said[id(other)])), None)
+                     and _repeats(candidate, needed, said[id(other)], TOLD_SHARE)), None)
         if host is not None:
             kept.remove(candidate)
             _fold(candidate, host)
@@ -177,12 +180,13 @@ def _says(card: Candidate) -> tuple[set[str], set[str]]:
     return card.words | content_words(card.content) | named, named
 
 
-def _repeats(candidate: Candidate, needed: set[str], says: tuple[set[str], set[str]]) -> bool:
+def _repeats(candidate: Candidate, needed: set[str], says: tuple[set[str], set[str]],
+             share: float = REPEAT_SHARE) -> bool:
     """Whether a card that ``says`` this holds ``candidate``'s point: nearly all its words (as it was said, or as
     its card tells it, in the third person) and every name and number it ``needed`` (its body's specifics)."""
     words, named = says
     told = content_words(plain("", candidate.content))
-    return max(overlap_of(candidate.words, words), overlap_of(told, words)) >= REPEAT_SHARE and needed <= named
+    return max(overlap_of(candidate.words, words), overlap_of(told, words)) >= share and needed <= named
 
 
 def _fold(candidate: Candidate, host: Candidate) -> None:

@@ -18,7 +18,7 @@ Measured in docs/benchmarks.md ("One episode, one card").
 from __future__ import annotations
 
 from .candidate import Candidate, attribution
-from .text.overlap import shared_weight
+from .text.overlap import content_words, shared_weight
 
 GAP = 1
 """Turns that may lie between two parts of one episode (an aside, a tool's output)."""
@@ -46,10 +46,20 @@ def merge_episodes(cards: list[Candidate], opening: int | None) -> list[Candidat
 def _continues(last: Candidate, card: Candidate, opening: int | None) -> bool:
     if min(card.turns) - max(last.turns) > GAP + 1 or len(last.content) + len(card.content) > CONTENT_CHARS:
         return False
-    if last.type != "concept" and not last.type == card.type == "decision":
+    if last.type != "concept" and not _one_decision(last, card):
         return False  # two points (a cause and the decision it led to, two rules), or an afterthought to a point
     reports = last.type == "concept" and opening is not None and min(last.turns) == opening
     return shared_weight(last.words, card.words) >= (REPORT_SHARED_WORDS if reports else SHARED_WORDS)
+
+
+def _one_decision(last: Candidate, card: Candidate) -> bool:
+    """Two decision cards that are steps of one decision: they hold a turn in common (the proposal one states and
+    the other accepts), or the later one takes up what the earlier one decided (a word of its title: "25 minutes on
+    the train" → "from Monday, 25 minutes on the train every day"). Two decisions one after the other, each about
+    its own thing, are two points."""
+    return last.type == card.type == "decision" and (
+        bool(set(last.turns) & set(card.turns))
+        or shared_weight(content_words(last.title), card.words) >= REPORT_SHARED_WORDS)
 
 
 def _join(host: Candidate, card: Candidate) -> None:
