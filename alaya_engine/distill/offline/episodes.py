@@ -7,7 +7,7 @@ numbers on two cards), a reader had to put them together again, and the fragment
 knowledge on their own. So, once every card has its details, a card that starts within ``GAP`` turns of the
 previous card's last turn and speaks of the same things (``SHARED_WORDS`` content words, a CJK pair counting
 half) joins it, up to ``CONTENT_CHARS``, when the previous card states no kind of its own (a ``concept``: a fact,
-a symptom, a figure) or both are parts of one decision (a proposal and its acceptance). Two points stay two: a
+a symptom, a figure) or both are steps of one decision (``_one_decision``). Two points stay two: a
 cause and the decision it led to are linked (``CAUSED_BY``), two rules may each merge with the same rule said in
 another session, and an afterthought to a point keeps the point's vector its own. The session's opening report
 and the point right after it need share only ``REPORT_SHARED_WORDS`` (the point answers it). The joined card
@@ -25,6 +25,8 @@ GAP = 1
 SHARED_WORDS = 2.0
 REPORT_SHARED_WORDS = 1.0
 """The session's opening report and the point right after it need share only one word: the point answers it."""
+TITLE_WORDS = 1.0
+"""A decision card takes up the one before it when it says this many words of that card's title."""
 CONTENT_CHARS = 1400
 """The longest a joined card grows: beyond it, two cards read better than one (the agent reader's card limit)."""
 TAGS = 6
@@ -59,7 +61,7 @@ def _one_decision(last: Candidate, card: Candidate) -> bool:
     its own thing, are two points."""
     return last.type == card.type == "decision" and (
         bool(set(last.turns) & set(card.turns))
-        or shared_weight(content_words(last.title), card.words) >= REPORT_SHARED_WORDS)
+        or shared_weight(content_words(last.title), card.words) >= TITLE_WORDS)
 
 
 def _join(host: Candidate, card: Candidate) -> None:
