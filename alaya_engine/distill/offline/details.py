@@ -51,7 +51,6 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
     owners = _owners(cards, session)
     detailed: set[str] = set()  # what details of the session's cards said already
     voice = Voice(session, session.started_at.date())
-    label = DETAILS_LABELS[1 if chinese else 0]
     named = {id(card): _named(card.content) for card in cards}  # read once: each card's own and all of them
     everywhere = set().union(*named.values())
     allowed = 0 if any(speaker_of(turn) for turn in session.turns) else REPEATS
@@ -77,10 +76,15 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
                 room -= len(sentence)
             details.extend(part for part in (voice.say(index, prose), "; ".join(lines)) if part)
         if details:
-            text = " ".join(details)
-            card.content = _before_attribution(card.content, f"**{label}:** {text}")
-            card.body = f"{card.body} {text}"
-            card.words |= content_words(text)
+            add_details(card, " ".join(details), chinese)
+
+
+def add_details(card: Candidate, text: str, chinese: bool) -> None:
+    """``text`` as a details paragraph of ``card``, before its attribution: searchable, out of the card's vector."""
+    label = DETAILS_LABELS[1 if chinese else 0]
+    card.content = _before_attribution(card.content, f"**{label}:** {text}")
+    card.body = f"{card.body} {text}"
+    card.words |= content_words(text)
 
 
 def _owners(cards: list[Candidate], session: Session) -> dict[int, Candidate]:

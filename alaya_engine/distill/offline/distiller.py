@@ -15,20 +15,25 @@ from .agent import agent_candidates
 from .attributes import stated_facts
 from .candidate import TITLE_LIMIT, Candidate
 from .conversation import conversation_candidates
-from .details import keep_details
+from .details import add_details, keep_details
 from .episodes import merge_episodes
 from .links import card_links
 from .opener import fold_opener, opening_turn
 from .stated import stated_candidates
 from .stated.sentences import specifics
 from .text.memo import remembering
+from .text.names import plain
 from .text.overlap import content_words, overlap, overlap_of
+from .text.sentences import split_sentences
 from .text.tags import tags_for
 from .text.titles import shorten, title_width, without_segue
 from .turns import speaker_name, speaker_of, speaks_chinese
 
 REPEAT_SHARE = 0.8
 """A card with this share of its words in another card of the session (and all its specifics) repeats it."""
+TOLD_SHARE = 0.7
+"""Once details are added, a card with this share of its words in another card (and all its specifics) folds into
+it: the sentences it adds go to the host's details, so folding loses nothing and a smaller share suffices."""
 
 
 class OfflineDistiller:
@@ -70,8 +75,9 @@ class OfflineDistiller:
         for candidate in kept:  # tags name the card's point, before its details are added
             candidate.tags = candidate.tags or tags_for(candidate.body)
         keep_details(kept, session, chinese)
-        kept = _fold_contained(kept)
+        kept = _fold_contained(kept, chinese)
         kept = merge_episodes(kept, None if _between_people(session) else opening_turn(session))
+        kept = _fold_contained(kept, chinese)  # a joined card may now say all of another card
         for candidate in kept:
             candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
@@ -130,34 +136,57 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     return sorted(kept, key=lambda c: c.order)
 
 
-def _fold_contained(cards: list[Candidate]) -> list[Candidate]:
-    """Once details are added, a card another card of the session now says in full (its words and every name
-    and number, quoted as that card's detail or answer) is a second telling of one point: it folds into that
-    card, smallest first, its turns kept there. Only a card of no kind of its own (a concept) or of the host's
-    kind: a decision quoted in a cause card's details is still a decision, linked to its cause."""
+def _fold_contained(cards: list[Candidate], chinese: bool) -> list[Candidate]:
+    """Once details are added, a card another card of the session now says nearly in full (its words and every
+    name and number, quoted as that card's detail or answer) is a second telling of one point: it folds into that
+    card, smallest first, its turns kept there and the few sentences the host did not say added to the host's
+    details, so nothing it said is lost. Only a card of no kind of its own (a concept), of the host's kind, or a
+    fix told on its cause's card (symptom, cause and fix on one card): a decision quoted in a cause card's details
+    is still a decision, linked to its cause."""
     kept = sorted(cards, key=lambda c: (len(c.words), c.order))
-    said = {id(card): _says(card) for card in kept}  # a fold changes a host's turns, not what it says
+    said = {id(card): _says(card) for card in kept}
     for candidate in list(kept):
         needed = specifics(candidate.body)
-        host = next((other for other in reversed(kept) if other is not candidate
-                     and candidate.type in ("concept", other.type) and _repeats(candidate, needed, said[id(other)])),
-                    None)
+        host = next((other for other in reversed(kept) if other is not candidate and _may_hold(other, candidate)
+                     and _repeats(candidate, needed, said[id(other)], TOLD_SHARE)), None)
         if host is not None:
             kept.remove(candidate)
             _fold(candidate, host)
+            unsaid = _unsaid_sentences(candidate, said[id(host)])
+            if unsaid:
+                add_details(host, " ".join(unsaid), chinese)
+                said[id(host)] = _says(host)
     return sorted(kept, key=lambda c: c.order)
 
 
-def _says(card: Candidate) -> tuple[set[str], set[str]]:
-    """What a card says, as a repeat is tested against: its words, and the names and numbers of its content."""
-    return card.words | content_words(card.content), specifics(card.content)
+def _may_hold(host: Candidate, candidate: Candidate) -> bool:
+    """Whether ``candidate``'s point may be told on ``host``'s card: its kind is none, the host's, or a fix the
+    host's cause leads to."""
+    return candidate.type in ("concept", host.type) or (candidate.type, host.type) == ("pattern", "gotcha")
 
 
-def _repeats(candidate: Candidate, needed: set[str], says: tuple[set[str], set[str]]) -> bool:
-    """Whether a card that ``says`` this holds ``candidate``'s point: nearly all its words and every name and number
-    it ``needed`` (its body's specifics)."""
+def _unsaid_sentences(candidate: Candidate, says: tuple[set[str], set[str]]) -> list[str]:
+    """The sentences of ``candidate``'s content (without its labels and attribution) that a card that ``says`` this
+    does not: words it lacks, or a name or number."""
     words, named = says
-    return overlap_of(candidate.words, words) >= REPEAT_SHARE and needed <= named
+    return [sentence for sentence in split_sentences(plain("", candidate.content))
+            if content_words(sentence) and (overlap_of(content_words(sentence), words) < REPEAT_SHARE
+                                            or not specifics(sentence) <= named)]
+
+
+def _says(card: Candidate) -> tuple[set[str], set[str]]:
+    """What a card says, as a repeat is tested against: its words, the words, names and numbers of its content."""
+    named = specifics(card.content)
+    return card.words | content_words(card.content) | named, named
+
+
+def _repeats(candidate: Candidate, needed: set[str], says: tuple[set[str], set[str]],
+             share: float = REPEAT_SHARE) -> bool:
+    """Whether a card that ``says`` this holds ``candidate``'s point: nearly all its words (as it was said, or as
+    its card tells it, in the third person) and every name and number it ``needed`` (its body's specifics)."""
+    words, named = says
+    told = content_words(plain("", candidate.content))
+    return max(overlap_of(candidate.words, words), overlap_of(told, words)) >= share and needed <= named
 
 
 def _fold(candidate: Candidate, host: Candidate) -> None:

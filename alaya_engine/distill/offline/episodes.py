@@ -7,7 +7,7 @@ numbers on two cards), a reader had to put them together again, and the fragment
 knowledge on their own. So, once every card has its details, a card that starts within ``GAP`` turns of the
 previous card's last turn and speaks of the same things (``SHARED_WORDS`` content words, a CJK pair counting
 half) joins it, up to ``CONTENT_CHARS``, when the previous card states no kind of its own (a ``concept``: a fact,
-a symptom, a figure) or both are parts of one decision (a proposal and its acceptance). Two points stay two: a
+a symptom, a figure) or both are steps of one decision (``_one_decision``). Two points stay two: a
 cause and the decision it led to are linked (``CAUSED_BY``), two rules may each merge with the same rule said in
 another session, and an afterthought to a point keeps the point's vector its own. The session's opening report
 and the point right after it need share only ``REPORT_SHARED_WORDS`` (the point answers it). The joined card
@@ -18,13 +18,15 @@ Measured in docs/benchmarks.md ("One episode, one card").
 from __future__ import annotations
 
 from .candidate import Candidate, attribution
-from .text.overlap import shared_weight
+from .text.overlap import content_words, shared_weight
 
 GAP = 1
 """Turns that may lie between two parts of one episode (an aside, a tool's output)."""
 SHARED_WORDS = 2.0
 REPORT_SHARED_WORDS = 1.0
 """The session's opening report and the point right after it need share only one word: the point answers it."""
+TITLE_WORDS = 1.0
+"""A decision card takes up the one before it when it says this many words of that card's title."""
 CONTENT_CHARS = 1400
 """The longest a joined card grows: beyond it, two cards read better than one (the agent reader's card limit)."""
 TAGS = 6
@@ -46,10 +48,20 @@ def merge_episodes(cards: list[Candidate], opening: int | None) -> list[Candidat
 def _continues(last: Candidate, card: Candidate, opening: int | None) -> bool:
     if min(card.turns) - max(last.turns) > GAP + 1 or len(last.content) + len(card.content) > CONTENT_CHARS:
         return False
-    if last.type != "concept" and not last.type == card.type == "decision":
+    if last.type != "concept" and not _one_decision(last, card):
         return False  # two points (a cause and the decision it led to, two rules), or an afterthought to a point
     reports = last.type == "concept" and opening is not None and min(last.turns) == opening
     return shared_weight(last.words, card.words) >= (REPORT_SHARED_WORDS if reports else SHARED_WORDS)
+
+
+def _one_decision(last: Candidate, card: Candidate) -> bool:
+    """Two decision cards that are steps of one decision: they hold a turn in common (the proposal one states and
+    the other accepts), or the later one takes up what the earlier one decided (a word of its title: "25 minutes on
+    the train" → "from Monday, 25 minutes on the train every day"). Two decisions one after the other, each about
+    its own thing, are two points."""
+    return last.type == card.type == "decision" and (
+        bool(set(last.turns) & set(card.turns))
+        or shared_weight(content_words(last.title), card.words) >= TITLE_WORDS)
 
 
 def _join(host: Candidate, card: Candidate) -> None:

@@ -22,8 +22,8 @@ def stated_candidates(session: Session, cards: list[Candidate], chinese: bool) -
     if any(speaker_of(turn) for turn in session.turns):
         return []
     today = session.started_at.date()
-    stated = (statement_card(_unsaid(statement, cards), session, today, chinese)
-              for statement in read_statements(session))
+    statements = _replies_to_their_decisions(read_statements(session))
+    stated = (statement_card(_unsaid(statement, cards), session, today, chinese) for statement in statements)
     titles = {card.title.lower() for card in cards}
     kept = []
     for candidate in stated:
@@ -37,6 +37,19 @@ def stated_candidates(session: Session, cards: list[Candidate], chinese: bool) -
             titles.add(candidate.title.lower())
             kept.append(candidate)
     return kept
+
+
+def _replies_to_their_decisions(statements: list[Statement]) -> list[Statement]:
+    """Each assistant's answer on one card: an answer the user then accepts naming what is decided ("ok, smtp
+    timeout 30s") is the proposal of that decision, not also an addition to the message it answered (whose card
+    then said the decision a second time). A bare go-ahead ("Perfect, I'll print it") leaves the answer where it
+    was: there it says what was done."""
+    accepted = {statement.proposal_turn for statement in statements
+                if statement.accepted and specifics(" ".join(statement.sentences))}
+    for statement in statements:
+        if statement.reply_turn in accepted:
+            statement.reply, statement.reply_turn = [], None
+    return statements
 
 
 def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
