@@ -284,8 +284,29 @@ def test_a_long_lived_holder_reads_returned_windows_from_memory(home, tmp_path):
         assert load is not None
         assert found and load.ids
         from_lancedb = engine.turn_windows().windows(load.ids)
-        assert {window_id: window.text for window_id, window in load.windows(load.ids).items()} == \
-            {window_id: row["text"] for window_id, row in from_lancedb.items()}
+        fields = ("id", "session_id", "first", "last", "time", "text")
+        assert {window_id: tuple(getattr(window, name) for name in fields)
+                for window_id, window in load.windows(load.ids).items()} == \
+            {window_id: tuple(row[name] for name in fields) for window_id, row in from_lancedb.items()}
+
+
+def test_packed_rows_read_back_every_row_as_written_across_blocks():
+    import pyarrow as pa
+
+    from alaya_engine.vectors.packed_rows import BLOCK, PackedRows
+
+    count = 3 * BLOCK + 5
+    texts = [["", "user: 周末去爬香山 🍁", f"assistant: step {index}\nuser: ok"][index % 3] * (index % 4)
+             for index in range(count)]
+    columns = {"session_id": [f"s-{index // 7}" for index in range(count)], "first": list(range(count)),
+               "last": [index + 2 for index in range(count)],
+               "time": [1_700_000_000_000 + index for index in range(count)], "text": texts}
+    packed = PackedRows(pa.RecordBatch.from_pydict(columns, schema=pa.schema([
+        ("session_id", pa.string()), ("first", pa.int32()), ("last", pa.int32()), ("time", pa.int64()),
+        ("text", pa.string())])))
+    assert packed.num_rows == count
+    assert [packed.row(index) for index in range(count)] == [
+        {name: values[index] for name, values in columns.items()} for index in range(count)]
 
 
 def test_a_search_of_the_loads_version_names_its_hits_as_a_search_of_the_table_does(home, tmp_path):

@@ -69,8 +69,8 @@ class WindowIndex(ResidentIndex):
 
 
 class ResidentWindows(ResidentVectors):
-    """One load of the window index: the embedded windows' vectors, and their rows (Arrow batches, in the same
-    order) or None."""
+    """One load of the window index: the embedded windows' vectors, and their rows (packed batches, in the same
+    order: :class:`~alaya_engine.vectors.packed_rows.PackedRows`) or None."""
 
     def __init__(self, ids: list[str], codes: "np.ndarray", scales: "np.ndarray", batches: list | None,
                  row_ids: "np.ndarray", version: int):
@@ -97,7 +97,7 @@ class ResidentWindows(ResidentVectors):
                 for place, row_id in zip(found.tolist(), row_ids.tolist())]
 
     def windows(self, window_ids: list[str]) -> dict[str, TurnWindow]:
-        """The rows of these windows the load holds (none without rows), each sliced out of its batch
+        """The rows of these windows the load holds (none without rows), each read out of its batch
         (``Table.take`` over hundreds of batches took 15 ms, and joining them into one copy of the text held it
         twice while it was made)."""
         from bisect import bisect_right
@@ -109,12 +109,12 @@ class ResidentWindows(ResidentVectors):
             row = self.position.get(window_id)
             if row is not None:
                 batch = bisect_right(self._starts, row) - 1
-                windows[window_id] = _window(self.rows[batch].slice(row - self._starts[batch], 1).to_pylist()[0])
+                windows[window_id] = _window(window_id, self.rows[batch].row(row - self._starts[batch]))
         return windows
 
 
-def _window(row: dict) -> TurnWindow:
-    return TurnWindow(row["id"], row["session_id"], row["first"], row["last"], row["time"], row["text"])
+def _window(window_id: str, row: dict) -> TurnWindow:
+    return TurnWindow(window_id, row["session_id"], row["first"], row["last"], row["time"], row["text"])
 
 
 @dataclass
@@ -169,7 +169,8 @@ class TurnSearch:
 
         windows = {} if self.load is None else self.load.windows([unit for unit in chosen if unit not in merged])
         unread = [window_id for window_id in chosen if window_id not in windows and window_id not in merged]
-        windows.update((window_id, _window(row)) for window_id, row in self.index.store.windows(unread).items())
+        windows.update((window_id, _window(window_id, row))
+                       for window_id, row in self.index.store.windows(unread).items())
         spans = [parse_window_id(window_id) for window_id in chosen if window_id not in windows]
         if spans:
             windows.update(read_spans(self.raw, spans))

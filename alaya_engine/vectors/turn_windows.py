@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..foundations.terms import search_terms
 from .async_table import AsyncTable
+from .packed_rows import PackedRows
 from .store import read_codes, unusable_rows
 from .versions import TableVersions
 
@@ -70,13 +71,6 @@ def _schema(dimension: int):
         ("time", pa.int64()), ("text", pa.string()), ("terms", pa.string()),
         ("vector", pa.list_(pa.float32(), dimension)), ("embedded", pa.bool_()),
     ])
-
-
-def _row_schema():
-    """The columns a recall reads of a window."""
-    import pyarrow as pa
-
-    return pa.schema([field for field in _schema(1) if field.name in _READ])
 
 
 class TurnWindowStore:
@@ -235,16 +229,14 @@ class TurnWindowStore:
     def active_windows(self, with_rows: bool, version: int
                        ) -> tuple[list[str], "np.ndarray", "np.ndarray", list | None, "np.ndarray"]:
         """The ids and vectors of the embedded windows (int8 codes and their scales: windows grow with every
-        session, and as floats were the largest thing recall holds), ``with_rows`` their rows (Arrow batches of
-        the columns recall reads, in the same order) or None, and their LanceDB row ids, from one scan of the
-        table as of ``version``
-        (:meth:`vectors_version`): recall holds all of them in memory (docs/benchmarks.md gives the cost per 1,000
-        sessions), and names a full-text search's hits of that version by their row ids
-        (:meth:`start_search`)."""
+        session, and as floats were the largest thing recall holds), ``with_rows`` their rows (one
+        :class:`.packed_rows.PackedRows` per batch, in the same order) or None, and their LanceDB row ids, from one
+        scan of the table as of ``version`` (:meth:`vectors_version`): recall holds all of them in memory
+        (docs/benchmarks.md gives the cost per 1,000 sessions), and names a full-text search's hits of that version
+        by their row ids (:meth:`start_search`)."""
         import numpy as np
-        import pyarrow as pa
 
-        table, schema = self._db.open_table(TURN_WINDOWS), _row_schema()
+        table = self._db.open_table(TURN_WINDOWS)
         table.checkout(version)
         rows: list = []
         row_ids: list = []
@@ -252,9 +244,8 @@ class TurnWindowStore:
         def batches():
             columns = _READ + ["vector"] if with_rows else ["id", "vector"]
             for batch in table.search().where("embedded").select(columns).with_row_id(True).limit(None).to_batches():
-                if with_rows:  # copied: a column of LanceDB's batch keeps the whole batch alive, vectors included
-                    rows.append(pa.RecordBatch.from_arrays([pa.concat_arrays([batch.column(name)])
-                                                            for name in _READ], schema=schema))
+                if with_rows:  # packed: copies, so nothing keeps LanceDB's batch alive, vectors included
+                    rows.append(PackedRows(batch))
                 row_ids.append(batch.column("_rowid").to_numpy().copy())  # a view would keep the batch alive
                 yield batch
 
