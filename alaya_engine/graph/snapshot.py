@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from .store import ARROW_CHUNK_ROWS, CARD_FIELDS
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import pyarrow as pa
 
 SLICE_CARDS = 100_000
@@ -167,15 +169,21 @@ class Mentions:
             return cls.none(cards)
         names, ids = entities.column("name").to_pylist(), entities.column("id").to_pylist()
         entities = entities.take(sorted(range(len(ids)), key=lambda row: (names[row].casefold(), ids[row])))
-        edges = _sliced(arrow, "MATCH (c:Card)-[:MENTIONS]->(e:Entity) {where} RETURN offset(id(c)) AS card, "
-                               "offset(id(e)) AS entity", "c", last)
-        card_row = _row_of(card_offsets.to_numpy(), edges.column("card").to_numpy())
-        entity_row = _row_of(entities.column("row").to_numpy(), edges.column("entity").to_numpy())
-        known = (card_row >= 0) & (entity_row >= 0)
-        pairs = np.unique(card_row[known] * entities.num_rows + entity_row[known])  # by card, then name; DISTINCT
-        card_of, entity_of = np.divmod(pairs, entities.num_rows)
+        card_rows, entity_rows = _row_lookup(card_offsets.to_numpy()), _row_lookup(entities.column("row").to_numpy())
+        card_of, entity_of = [], []
+        for edges in _slices(arrow, "MATCH (c:Card)-[:MENTIONS]->(e:Entity) {where} RETURN offset(id(c)) AS card, "
+                                    "offset(id(e)) AS entity", "c", last):
+            # a slice's cards are one run of snapshot rows, in slice order: sorted slices join sorted
+            at_card = _rows_at(card_rows, edges.column("card").to_numpy())
+            at_entity = _rows_at(entity_rows, edges.column("entity").to_numpy())
+            known = (at_card >= 0) & (at_entity >= 0)
+            pairs = np.unique(at_card[known].astype(np.int64) * entities.num_rows + at_entity[known])  # DISTINCT
+            card_part, entity_part = np.divmod(pairs, entities.num_rows)
+            card_of.append(card_part.astype(np.int32))
+            entity_of.append(entity_part.astype(np.int32))
+        card_of = np.concatenate(card_of)
         offsets = np.searchsorted(card_of, np.arange(cards + 1)).astype(np.int64)
-        return cls(offsets, entity_of.astype(np.int32), entities.drop_columns(["row"]))
+        return cls(offsets, np.concatenate(entity_of), entities.drop_columns(["row"]))
 
     def of(self, row: int) -> list[dict[str, Any]]:
         start, end = self._offsets[row], self._offsets[row + 1]
@@ -188,16 +196,22 @@ class Mentions:
 
 
 def _sliced(arrow, template: str, node: str, last: int | None) -> "pa.Table":
-    """``template`` (its ``{where}`` filled) run once per :data:`SLICE_CARDS` cards, by the node's offset in the
-    card table, and the slices joined: the graph holds a query's whole result in its buffer pool before handing it
-    over, and a million cards' fields did not fit in the default 1,024 MB ("the buffer pool is full")."""
+    """The slices of :func:`_slices`, joined."""
     import pyarrow as pa
 
+    return pa.concat_tables(list(_slices(arrow, template, node, last)))
+
+
+def _slices(arrow, template: str, node: str, last: int | None) -> "Iterator[pa.Table]":
+    """``template`` (its ``{where}`` filled) run once per :data:`SLICE_CARDS` cards, by the node's offset in the
+    card table, in that order: the graph holds a query's whole result in its buffer pool before handing it over,
+    and a million cards' fields did not fit in the default 1,024 MB ("the buffer pool is full")."""
     if last is None:
-        return arrow(template.format(where=""))
-    return pa.concat_tables([arrow(template.format(
-        where=f"WHERE offset(id({node})) >= {start} AND offset(id({node})) < {start + SLICE_CARDS}"))
-        for start in range(0, last + 1, SLICE_CARDS)])
+        yield arrow(template.format(where=""))
+        return
+    for start in range(0, last + 1, SLICE_CARDS):
+        yield arrow(template.format(
+            where=f"WHERE offset(id({node})) >= {start} AND offset(id({node})) < {start + SLICE_CARDS}"))
 
 
 def _supersessions(old: list[str], new: list[str], cards) -> dict[str, tuple[tuple[str, ...], list[str]]]:
@@ -210,14 +224,22 @@ def _supersessions(old: list[str], new: list[str], cards) -> dict[str, tuple[tup
     return found
 
 
-def _row_of(offsets: "Any", wanted: "Any") -> "Any":
-    """The row of each graph row number in ``wanted`` in a table whose rows have the graph row numbers
-    ``offsets``; -1 where none has (a node written after the table was read)."""
+def _row_lookup(offsets: "Any") -> "Any":
+    """Graph row number → row of a table whose rows have the graph row numbers ``offsets`` (-1: none)."""
     import numpy as np
 
-    mapping = np.full(max(int(offsets.max()), int(wanted.max(initial=0))) + 1, -1, np.int64)
-    mapping[offsets] = np.arange(len(offsets))
-    return mapping[wanted]
+    mapping = np.full(int(offsets.max()) + 1, -1, np.int32)
+    mapping[offsets] = np.arange(len(offsets), dtype=np.int32)
+    return mapping
+
+
+def _rows_at(lookup: "Any", wanted: "Any") -> "Any":
+    """The rows of graph row numbers ``wanted`` through ``lookup``; -1 for one past it (written after the table
+    was read)."""
+    import numpy as np
+
+    inside = wanted < len(lookup)
+    return np.where(inside, lookup[np.where(inside, wanted, 0)], -1)
 
 
 def _positions(values: "pa.ChunkedArray", ids: "pa.Array") -> "Any":
