@@ -171,6 +171,24 @@ def test_the_snapshot_is_rebuilt_beside_writes_and_stopped_with_the_store(demo_h
     assert engine._resident is None and not builder.is_alive()
 
 
+def test_a_rebuild_waits_for_as_much_quiet_as_the_last_build_took(demo_home, monkeypatch):
+    """At a million cards a build takes ~40 s: rebuilding in every pause of a long ingest kept a core busy and
+    made recalls wait. After a build that took 2 s, a write leaves recall on the database until 2 s of quiet."""
+    import time
+
+    monkeypatch.setattr(resident, "QUIET_SECONDS", 0.05)
+    engine = Engine.open(demo_home)
+    ids = card_ids(engine)
+    with engine.hold():
+        assert engine.keep_resident(wait_seconds=60)
+        engine._resident._build_seconds = 2.0
+        engine.link(ids[0], ids[1], "DEPENDS_ON")
+        written = time.monotonic()
+        time.sleep(1.0)
+        assert not engine.graph_snapshot_fresh()
+        assert engine.keep_resident(wait_seconds=60) and time.monotonic() - written >= 2.0
+
+
 @pytest.mark.parametrize("statement, writes", [
     ("MATCH (c:Card) RETURN count(c)", False),
     ("MATCH (c:Card {id: $id}) SET c.tier = 'HOT'", True),

@@ -6,8 +6,10 @@ long) keeps one. Freshness is exact, not timed: the snapshot carries the
 :attr:`GraphStore.generation` it was read at, and :meth:`ResidentGraph.current`
 hands it out only while no write has finished since — otherwise recall asks
 the database as before, and the builder reads again once the graph has been
-quiet for :data:`QUIET_SECONDS` (so a long ingest is not slowed by a rebuild
-after every card).
+quiet for :data:`QUIET_SECONDS`, or for as long as its last read took if that
+was longer (so a long ingest is not slowed by a rebuild after every card: at a
+million cards a read takes ~40 s, and rebuilding in every pause of an ingest
+kept a core busy and recalls waiting for the interpreter, p95 4.6 s).
 
 The builder reads through a connection of its own: LadybugDB lets that read
 run beside the owner's writes, so neither waits for the other.
@@ -16,6 +18,7 @@ run beside the owner's writes, so neither waits for the other.
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
 from typing import TYPE_CHECKING
@@ -39,6 +42,8 @@ class ResidentGraph:
         self._stopping = threading.Event()
         self._fresh = threading.Condition()
         self._failed_generation: int | None = None
+        self._build_seconds = 0.0
+        """How long the last read of the snapshot took: the quiet a rebuild waits for."""
         self._thread = threading.Thread(target=self._run, name="alaya-graph-snapshot", daemon=True)
         self._thread.start()
         self._wake.set()
@@ -84,12 +89,17 @@ class ResidentGraph:
             connection.close()
 
     def _quiet_generation(self) -> int | None:
-        """The write generation once it has stood still for ``QUIET_SECONDS``; None when stopping."""
-        generation = self.graph.generation
+        """The write generation once it has stood still for ``QUIET_SECONDS``, or as long as the last build took;
+        None when stopping."""
+        checks = max(1, math.ceil(self._build_seconds / QUIET_SECONDS))
+        generation, still = self.graph.generation, 0
         while not self._stopping.wait(QUIET_SECONDS):
-            if self.graph.generation == generation:
+            if self.graph.generation != generation:
+                generation, still = self.graph.generation, 0
+                continue
+            still += 1
+            if still >= checks:
                 return generation
-            generation = self.graph.generation
         return None
 
     def _build(self, connection, generation: int) -> None:
@@ -103,7 +113,8 @@ class ResidentGraph:
         with self._fresh:
             self.snapshot = snapshot
             self._fresh.notify_all()
+        self._build_seconds = time.perf_counter() - started
         log.info("graph snapshot of %d cards at generation %d in %.2f s", snapshot.card_count(), generation,
-                 time.perf_counter() - started)
+                 self._build_seconds)
         if self.graph.generation != generation:
             self._wake.set()
