@@ -484,9 +484,10 @@ class Engine:
     def card_index(self):
         """The cards' vectors as recall holds them: HOT/WARM floats, COLD codes (reloaded only when L1 changes)."""
         from .recall.card_index import CardIndex
+        from .recall.index import EXACT_SEARCH_ROWS
 
         if self._card_index is None:
-            self._card_index = CardIndex(self.vectors())
+            self._card_index = CardIndex(self.vectors(), background_above=EXACT_SEARCH_ROWS)
         return self._card_index
 
     def recall(self, request: dict) -> "RecallResult":

@@ -282,3 +282,38 @@ def test_the_cli_hop_carries_the_goal(demo_cli):
     assert not document["verdict"].startswith("no goal")
     bare = demo_cli("recall", "--from-nodes", ",".join(best["from_nodes"]), "--rel", best["rel"], "--json").json()
     assert bare["goal"] is None and bare["verdict"].startswith("no goal given")
+
+
+def test_a_large_card_index_reloads_beside_recalls_and_swaps_in_the_new_cards(memory, monkeypatch):
+    """Above ``background_above`` rows a change of the table starts a reload on a thread of its own: the refresh
+    returns at once with the previous load (a recall during a long ingest into a large store must not reload every
+    HOT and WARM vector itself), and the next refresh once it is done holds the new card."""
+    import threading
+    import time
+
+    from alaya_engine.recall import index as index_module
+
+    monkeypatch.setattr(index_module, "RELOAD_PAUSE", 0)
+    index = CardIndex(memory.vectors(), background_above=1)
+    index.refresh()
+    before = set(index.ids)
+    assert len(before) > 1 and "N" not in before
+    memory.vectors().upsert_cards([card("N")], basis(9)[None, :])
+    reading, finish = threading.Event(), threading.Event()
+    read = index._read
+
+    def slow_read(version: int):
+        reading.set()
+        finish.wait(30)
+        return read(version)
+
+    monkeypatch.setattr(index, "_read", slow_read)
+    index.refresh()
+    assert reading.wait(30) and set(index.ids) == before  # the refresh returned while the reload still reads
+    finish.set()
+    deadline = time.monotonic() + 30
+    while "N" not in index.ids and time.monotonic() < deadline:
+        time.sleep(0.05)
+        index.refresh()
+    assert set(index.ids) == before | {"N"}
+    assert index.vector_search(basis(9)[None, :], 1, 0.5) == ["N"]

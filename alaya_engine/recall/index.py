@@ -72,11 +72,12 @@ class ResidentIndex:
     always sees ids, matrix and projection of the same load; :meth:`refresh` runs outside the store's step lock,
     so a reload (~1 s at 100k cards) never holds up a long job's next step.
 
-    With ``background_above`` (the window index), a table of more rows than that is reloaded on a thread of its
-    own, at most once per ``RELOAD_PAUSE`` times the last load's duration, while recalls go on with the previous
-    load: an ingest commits windows session by session, and reloading 200k windows in every recall during one
-    took recalls from 60 ms to 2 s. Windows added meanwhile are still found by full-text search; windows gone
-    are skipped when read.
+    With ``background_above`` (the windows; the cards), a table of more rows than that is reloaded on a thread of
+    its own, at most once per ``RELOAD_PAUSE`` times the last load's duration, while recalls go on with the
+    previous load: an ingest commits windows session by session, and reloading 200k windows in every recall during
+    one took recalls from 60 ms to 2 s. Rows added meanwhile are still found by full-text search (a card reached
+    that way, or through the graph, is scored on its title until the reload: the one case a recall embeds more than
+    the query); rows gone are skipped when read.
     """
 
     def __init__(self, vectors: "VectorStore", background_above: int | None = None):
