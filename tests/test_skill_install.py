@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -25,7 +27,7 @@ def test_install_update_and_unchanged(run, tmp_path):
     target = tmp_path / "skills" / "alaya" / "SKILL.md"
     first = run("skill", "install", "--openclaw-dir", str(tmp_path), "--json")
     assert first.exit_code == 0
-    assert first.stdout and '"status": "installed"' in first.stdout
+    assert json.loads(first.stdout) == {"path": str(target), "status": "installed", "backup": None}
     assert target.read_text() == skill_text()
 
     again = run("skill", "install", "--openclaw-dir", str(tmp_path))
