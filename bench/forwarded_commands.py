@@ -33,15 +33,17 @@ def run(plan: Plan) -> list[Row]:
 
     rows = []
     with plan.stores.dataset("demo", lambda home: build_demo(home)) as (home, _built):
-        rows.extend(_store_rows(plan, "demo", home, DEMO_QUESTIONS[0], TARGET_DEMO_RECALL_MS))
+        rows.extend(_store_rows(plan, "demo", home, DEMO_QUESTIONS, TARGET_DEMO_RECALL_MS))
     size = plan.pick(1000, 10_000)
     with plan.stores.synthetic(size) as home:
-        rows.extend(_store_rows(plan, size_label(size), home, "docker memory limit", None))
+        rows.extend(_store_rows(plan, size_label(size), home, ("docker memory limit",), None))
     return rows
 
 
-def _store_rows(plan: Plan, label: str, home: Path, question: str, target_ms: float | None) -> list[Row]:
-    runs, rows = plan.pick(3, 21), []
+def _store_rows(plan: Plan, label: str, home: Path, questions: tuple[str, ...], target_ms: float | None
+                ) -> list[Row]:
+    """The commands on the store at ``home``, recall asking the first of ``questions``; the connected client all."""
+    question, runs, rows = questions[0], plan.pick(3, 21), []
     with owner_server(home) as server, tempfile.TemporaryDirectory(prefix="alaya-bench-openclaw-") as state:
         (Path(state) / "agents" / "main" / "sessions").mkdir(parents=True)
         card = server.client.call("recall", {"request": {"text": question}})["nodes"][0]["card_id"]
@@ -62,13 +64,13 @@ def _store_rows(plan: Plan, label: str, home: Path, question: str, target_ms: fl
             rows.append(Row(NAME, f"{label}: alaya {name} ÷ python -c pass", ratio, f"× (≤ {TARGET_RATIO})",
                             f"{median(command):.0f} ms vs {median(floor):.0f} ms p50, {runs} paired runs, "
                             "warm owner server"))
-        rows.append(_connected_recall_row(label, server.client, question, plan.pick(10, 60), target_ms))
+        rows.append(_connected_recall_row(label, server.client, questions, plan.pick(10, 60), target_ms))
     return rows
 
 
-def _connected_recall_row(label: str, client, question: str, runs: int, target_ms: float | None) -> Row:
+def _connected_recall_row(label: str, client, questions: tuple[str, ...], runs: int, target_ms: float | None
+                          ) -> Row:
     """A recall asked by a client already connected (what the server itself costs), beside the engine's own laps."""
-    questions = DEMO_QUESTIONS if label == "demo" else (question,)
     took, engine = [], []
     for index in range(runs):
         started = time.perf_counter()

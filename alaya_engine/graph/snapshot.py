@@ -32,11 +32,10 @@ class GraphSnapshot:
     """The cards and card-to-card edges of one graph at one write generation."""
 
     def __init__(self, generation: int, cards: "pa.Table", edges: "pa.Table", session_times: dict[str, int],
-                 mentions: "Mentions | None" = None):
+                 mentions: "Mentions"):
         """``cards`` has the columns :data:`CARD_FIELDS`; ``edges`` has ``source, relation, target, weight``
         with the relation already resolved (a custom edge's own name) and missing weights as 1.0;
-        ``session_times`` maps each session to when it took place (ms); ``mentions`` the cards' entities
-        (none: no card mentions any)."""
+        ``session_times`` maps each session to when it took place (ms); ``mentions`` the cards' entities."""
         import numpy as np
         import pyarrow as pa
         import pyarrow.compute as pc
@@ -64,7 +63,7 @@ class GraphSnapshot:
         replaced = edges.filter(pc.equal(edges.column("relation"), "SUPERSEDED_BY"))
         self._supersessions = _supersessions(replaced.column("source").to_pylist(),
                                              replaced.column("target").to_pylist(), self.cards)
-        self._mentions = mentions or Mentions.none(len(self._ids))
+        self._mentions = mentions
 
     @classmethod
     def read(cls, connection, generation: int) -> "GraphSnapshot":
