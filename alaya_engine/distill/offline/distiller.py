@@ -126,8 +126,8 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     kept: list[Candidate] = []
     said: list[tuple[set[str], set[str]]] = []  # per kept card: what it says (read once each)
     for candidate in sorted(candidates, key=lambda c: (c.type == "concept", -len(c.content))):
-        needed = specifics(candidate.body)
-        host = next((card for card, says in zip(kept, said) if _repeats(candidate, needed, says)), None)
+        wants = _wants(candidate)
+        host = next((card for card, says in zip(kept, said) if _repeats(wants, says)), None)
         if host is None:
             kept.append(candidate)
             said.append(_says(candidate))
@@ -146,9 +146,9 @@ def _fold_contained(cards: list[Candidate], chinese: bool) -> list[Candidate]:
     kept = sorted(cards, key=lambda c: (len(c.words), c.order))
     said = {id(card): _says(card) for card in kept}
     for candidate in list(kept):
-        needed = specifics(candidate.body)
+        wants = _wants(candidate)
         host = next((other for other in reversed(kept) if other is not candidate and _may_hold(other, candidate)
-                     and _repeats(candidate, needed, said[id(other)], TOLD_SHARE)), None)
+                     and _repeats(wants, said[id(other)], TOLD_SHARE)), None)
         if host is not None:
             kept.remove(candidate)
             _fold(candidate, host)
@@ -180,13 +180,18 @@ def _says(card: Candidate) -> tuple[set[str], set[str]]:
     return card.words | content_words(card.content) | named, named
 
 
-def _repeats(candidate: Candidate, needed: set[str], says: tuple[set[str], set[str]],
+def _wants(candidate: Candidate) -> tuple[set[str], set[str], set[str]]:
+    """What another card must say to hold ``candidate``'s point (read once per candidate, not per host): its words
+    as they were said, its words as its card tells them (in the third person), and its body's names and numbers."""
+    return candidate.words, content_words(plain("", candidate.content)), specifics(candidate.body)
+
+
+def _repeats(wants: tuple[set[str], set[str], set[str]], says: tuple[set[str], set[str]],
              share: float = REPEAT_SHARE) -> bool:
-    """Whether a card that ``says`` this holds ``candidate``'s point: nearly all its words (as it was said, or as
-    its card tells it, in the third person) and every name and number it ``needed`` (its body's specifics)."""
-    words, named = says
-    told = content_words(plain("", candidate.content))
-    return max(overlap_of(candidate.words, words), overlap_of(told, words)) >= share and needed <= named
+    """Whether a card that ``says`` this holds the point a candidate ``wants`` said: nearly all its words (as
+    said, or as told) and every name and number."""
+    (said_words, told_words, needed), (words, named) = wants, says
+    return max(overlap_of(said_words, words), overlap_of(told_words, words)) >= share and needed <= named
 
 
 def _fold(candidate: Candidate, host: Candidate) -> None:
