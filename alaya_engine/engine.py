@@ -717,7 +717,7 @@ class Engine:
                 raise AlayaError("unknown_entity", f"no entity {str(name)[:80]!r} in this store; entity names come "
                                                    "from alaya trace CARD or a recall's entities")
             card_ids = graph.entity_cards(entity["id"])
-            cards = graph.cards(card_ids)
+            cards = graph.cards(card_ids, content=False)
         listed = sorted(cards.values(), key=lambda card: (card["updated_at"], card["id"]), reverse=True)
         return {"entity": entity, "cards": [{"card_id": card["id"], "title": card["title"], "type": card["type"],
                                              "tier": card["tier"]} for card in listed]}

@@ -54,12 +54,19 @@ def test_the_snapshot_answers_as_the_database_does(demo_home, monkeypatch, slice
     with engine.hold() as graph:
         connection = graph.connect()
         try:
-            snapshot = GraphSnapshot.read(connection, graph.generation)
+            snapshot = GraphSnapshot.read(connection, graph.generation, graph.card_contents)
+            forgotten_since = GraphSnapshot.read(  # the first card gone from the database after the read
+                connection, graph.generation, lambda wanted: graph.card_contents([i for i in wanted if i != ids[0]]))
         finally:
             connection.close()
+        assert list(forgotten_since.cards(ids[:2])) == [ids[1]]
+        assert list(forgotten_since.cards(ids[:2], content=False)) == ids[:2]
         asked = ids + ["no-such-card"]
         assert snapshot.card_count() == graph.card_count() == len(ids)
         assert snapshot.cards(asked) == graph.cards(asked)
+        assert snapshot.cards(asked, content=False) == graph.cards(asked, content=False) == {
+            card_id: {name: value for name, value in card.items() if name != "content"}
+            for card_id, card in graph.cards(ids).items()}
         assert snapshot.card_types(asked) == graph.card_types(asked) == {
             card_id: card["type"] for card_id, card in graph.cards(ids).items()}
         mentioned = graph.card_entities(asked)

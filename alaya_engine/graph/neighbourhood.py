@@ -45,7 +45,7 @@ def neighbourhood(graph: GraphStore, card_id: str, hops: int = MAX_HOPS, limit: 
         left_out += dropped
         hop_of.update(dict.fromkeys(kept, hop))
         frontier = kept
-    cards = graph.cards(list(hop_of))
+    cards = graph.cards(list(hop_of), content=False)
     nodes = [_node(cards[node], hop) for node, hop in hop_of.items() if node in cards]
     kept_edges = [{"source": source, "target": target, "relation": relation}
                   for source, target, relation in edges if source in hop_of and target in hop_of]

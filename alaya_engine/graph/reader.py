@@ -11,8 +11,10 @@ class GraphReader(Protocol):
 
     def card_count(self) -> int: ...
 
-    def cards(self, card_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """The cards with these ids (unknown ids absent), by id."""
+    def cards(self, card_ids: list[str], content: bool = True) -> dict[str, dict[str, Any]]:
+        """The cards with these ids (unknown ids absent), by id. Without ``content`` every field but the content:
+        a snapshot does not hold it (most of a card's bytes) and reads it from the database, so a caller that
+        looks at many cards' other fields asks without it."""
 
     def card_types(self, card_ids: list[str]) -> dict[str, str]:
         """The type of each known card."""

@@ -12,7 +12,9 @@ million cards a read takes ~40 s, and rebuilding in every pause of an ingest
 kept a core busy and recalls waiting for the interpreter, p95 4.6 s).
 
 The builder reads through a connection of its own: LadybugDB lets that read
-run beside the owner's writes, so neither waits for the other.
+run beside the owner's writes, so neither waits for the other. The contents of
+the cards a recall returns (the snapshot does not hold them) are read through
+another, one recall at a time.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from ..foundations.memory import release_freed_memory
 from .snapshot import GraphSnapshot
 
 if TYPE_CHECKING:
@@ -44,6 +47,8 @@ class ResidentGraph:
         self._failed_generation: int | None = None
         self._build_seconds = 0.0
         """How long the last read of the snapshot took: the quiet a rebuild waits for."""
+        self._contents_reader: GraphStore | None = graph.reader()
+        self._reading = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="alaya-graph-snapshot", daemon=True)
         self._thread.start()
         self._wake.set()
@@ -73,6 +78,15 @@ class ResidentGraph:
         self._stopping.set()
         self._wake.set()
         self._thread.join()
+        with self._reading:
+            if self._contents_reader is not None:
+                self._contents_reader.close()
+                self._contents_reader = None
+
+    def _contents(self, card_ids: list[str]) -> dict[str, str]:
+        """The snapshot's way to the cards' contents (none once closed: the cards are then left out)."""
+        with self._reading:
+            return {} if self._contents_reader is None else self._contents_reader.card_contents(card_ids)
 
     def _run(self) -> None:
         connection = self.graph.connect()
@@ -105,7 +119,7 @@ class ResidentGraph:
     def _build(self, connection, generation: int) -> None:
         started = time.perf_counter()
         try:
-            snapshot = GraphSnapshot.read(connection, generation)
+            snapshot = GraphSnapshot.read(connection, generation, self._contents)
         except Exception as exc:  # the database path keeps answering; try again after the next write
             self._failed_generation = generation
             log.warning("graph snapshot at generation %d failed: %s", generation, exc)
@@ -114,6 +128,7 @@ class ResidentGraph:
             self.snapshot = snapshot
             self._fresh.notify_all()
         self._build_seconds = time.perf_counter() - started
+        release_freed_memory()  # the previous snapshot and the read's query results
         log.info("graph snapshot of %d cards at generation %d in %.2f s", snapshot.card_count(), generation,
                  self._build_seconds)
         if self.graph.generation != generation:

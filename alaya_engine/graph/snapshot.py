@@ -9,16 +9,20 @@ snapshot answers them in well under a millisecond, with exactly the results of
 Arrow columns (~70 MB at 100k cards); the edges and the mentions are compressed
 adjacency lists (numpy arrays sorted by card), the mentions read as the graph's
 row numbers rather than ids (8 bytes a mention while reading, 4 after).
+
+A card's content is not held: it is four fifths of the cards' bytes, and reading it for the snapshot also kept its
+pages in the database's buffer pool (at an aged 100k cards the snapshot cost the owner server 513 MB with it,
+about 280 MB without). The few cards a recall returns have it read by id (0.5 ms for ten at 100k cards).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from .store import ARROW_CHUNK_ROWS, CARD_FIELDS
+from .store import ARROW_CHUNK_ROWS, CARD_FIELDS, FIELDS_BUT_CONTENT
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     import pyarrow as pa
 
@@ -32,8 +36,9 @@ class GraphSnapshot:
     """The cards and card-to-card edges of one graph at one write generation."""
 
     def __init__(self, generation: int, cards: "pa.Table", edges: "pa.Table", session_times: dict[str, int],
-                 mentions: "Mentions"):
-        """``cards`` has the columns :data:`CARD_FIELDS`; ``edges`` has ``source, relation, target, weight``
+                 mentions: "Mentions", contents: "Callable[[list[str]], dict[str, str]]"):
+        """``cards`` has the columns :data:`FIELDS_BUT_CONTENT`; ``contents`` reads cards' contents by id from the
+        database (as :meth:`GraphStore.card_contents`); ``edges`` has ``source, relation, target, weight``
         with the relation already resolved (a custom edge's own name) and missing weights as 1.0;
         ``session_times`` maps each session to when it took place (ms); ``mentions`` the cards' entities."""
         import numpy as np
@@ -64,10 +69,12 @@ class GraphSnapshot:
         self._supersessions = _supersessions(replaced.column("source").to_pylist(),
                                              replaced.column("target").to_pylist(), self.cards)
         self._mentions = mentions
+        self._contents = contents
 
     @classmethod
-    def read(cls, connection, generation: int) -> "GraphSnapshot":
-        """Read the whole graph through ``connection`` (a connection of its own, so the owner's keeps working)."""
+    def read(cls, connection, generation: int, contents: "Callable[[list[str]], dict[str, str]]") -> "GraphSnapshot":
+        """Read the whole graph but the cards' contents through ``connection`` (a connection of its own, so the
+        owner's keeps working); ``contents`` reads them later, as :meth:`__init__` says."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
@@ -76,7 +83,7 @@ class GraphSnapshot:
 
         last = connection.execute("MATCH (c:Card) RETURN max(offset(id(c)))").get_next()[0]
         cards = _sliced(arrow, "MATCH (c:Card) {where} RETURN offset(id(c)) AS row, "
-                               + ", ".join(f"c.{name} AS {name}" for name in CARD_FIELDS), "c", last)
+                               + ", ".join(f"c.{name} AS {name}" for name in FIELDS_BUT_CONTENT), "c", last)
         rows = _sliced(arrow, "MATCH (a:Card)-[r]->(b:Card) {where} RETURN a.id AS source, label(r) AS label, "
                               "r.type AS custom, b.id AS target, r.weight AS weight", "a", last)
         edges = pa.table({"source": rows.column("source"),
@@ -87,19 +94,25 @@ class GraphSnapshot:
                          "CAST(to_epoch_ms(s.timestamp), 'INT64') AS at")
         mentions = Mentions.read(arrow, cards.column("row"), last)
         return cls(generation, cards.drop_columns(["row"]), edges,
-                   dict(zip(sessions.column("id").to_pylist(), sessions.column("at").to_pylist())), mentions)
+                   dict(zip(sessions.column("id").to_pylist(), sessions.column("at").to_pylist())), mentions, contents)
 
     def card_count(self) -> int:
         return len(self._ids)
 
-    def cards(self, card_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """As :meth:`GraphStore.cards`: the cards with these ids (unknown ids absent), by id."""
+    def cards(self, card_ids: list[str], content: bool = True) -> dict[str, dict[str, Any]]:
+        """As :meth:`GraphStore.cards`: the cards with these ids (unknown ids absent), by id. Their content is read
+        from the database; a card it no longer holds (forgotten since this snapshot) is left out."""
         rows = [self.position[card_id] for card_id in dict.fromkeys(card_ids) if card_id in self.position]
         if not rows:
             return {}
         taken = self._cards.take(rows)
-        columns = [taken.column(name).to_pylist() for name in CARD_FIELDS]
-        return {values[0]: dict(zip(CARD_FIELDS, values)) for values in zip(*columns)}
+        columns = [taken.column(name).to_pylist() for name in FIELDS_BUT_CONTENT]
+        found = {values[0]: dict(zip(FIELDS_BUT_CONTENT, values)) for values in zip(*columns)}
+        if not content:
+            return found
+        texts = self._contents(list(found))
+        return {card_id: {name: texts[card_id] if name == "content" else card[name] for name in CARD_FIELDS}
+                for card_id, card in found.items() if card_id in texts}
 
     def card_types(self, card_ids: list[str]) -> dict[str, str]:
         """As :meth:`GraphStore.card_types`."""
@@ -215,7 +228,8 @@ def _slices(arrow, template: str, node: str, last: int | None) -> "Iterator[pa.T
 
 def _supersessions(old: list[str], new: list[str], cards) -> dict[str, tuple[tuple[str, ...], list[str]]]:
     """Superseded card → (its sessions, the cards that replaced it), from ``SUPERSEDED_BY`` edges (old → new)."""
-    sessions = {card_id: tuple(card["source_sessions"] or ()) for card_id, card in cards(sorted(set(old))).items()}
+    sessions = {card_id: tuple(card["source_sessions"] or ())
+                for card_id, card in cards(sorted(set(old)), content=False).items()}
     found: dict[str, tuple[tuple[str, ...], list[str]]] = {}
     for stale, replacing in zip(old, new):
         if stale in sessions:

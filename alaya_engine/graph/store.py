@@ -55,6 +55,9 @@ _EDGE_PROPERTIES = "weight DOUBLE, created_at TIMESTAMP, reason STRING"
 CARD_FIELDS = ("id", "title", "content", "type", "tags", "tier", "source", "temperature", "source_sessions",
                "importance", "created_at", "updated_at", "facts")
 """What :meth:`GraphStore.cards` returns for a card, in this order (and what the snapshot and export read)."""
+FIELDS_BUT_CONTENT = tuple(name for name in CARD_FIELDS if name != "content")
+"""What a resident snapshot holds of a card: its content is most of a card's bytes and is read only for the few
+cards a recall returns."""
 
 ARROW_CHUNK_ROWS = 100_000
 HEAT_BATCH = 20_000
@@ -633,13 +636,21 @@ class GraphStore:
             found.setdefault(old, (tuple(sessions or ()), []))[1].append(new)
         return found
 
-    def cards(self, card_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """The cards with these ids (unknown ids are simply absent), by id."""
+    def cards(self, card_ids: list[str], content: bool = True) -> dict[str, dict[str, Any]]:
+        """The cards with these ids (unknown ids are simply absent), by id; without ``content``, every field but
+        it (see :class:`~.reader.GraphReader`)."""
         if not card_ids:
             return {}
+        fields = CARD_FIELDS if content else FIELDS_BUT_CONTENT
         rows = self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN "
-                          + ", ".join(f"c.{name}" for name in CARD_FIELDS), {"ids": card_ids})
-        return {row[0]: dict(zip(CARD_FIELDS, row)) for row in rows}
+                          + ", ".join(f"c.{name}" for name in fields), {"ids": card_ids})
+        return {row[0]: dict(zip(fields, row)) for row in rows}
+
+    def card_contents(self, card_ids: list[str]) -> dict[str, str]:
+        """The content of each of these cards (unknown ids absent), by id."""
+        if not card_ids:
+            return {}
+        return dict(self.query("UNWIND $ids AS x MATCH (c:Card {id: x}) RETURN c.id, c.content", {"ids": card_ids}))
 
     def card_entities(self, card_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
         """The entities each of these cards mentions (id, name, kind, aliases), by card id; cards without any

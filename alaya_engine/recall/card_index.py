@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..foundations.memory import release_freed_memory
 from .index import ResidentIndex, ResidentVectors
 
 if TYPE_CHECKING:
@@ -38,6 +39,7 @@ class CardIndex(ResidentIndex):
                 if version != self._cold_version:
                     self.cold = ResidentVectors(*self.store.cold_vectors())
                     self._cold_version = version
+                    release_freed_memory()
 
     def vector_of(self, card_id: str) -> "np.ndarray | None":
         vector = self.resident.vector_of(card_id)

@@ -90,7 +90,7 @@ def _reorder(nodes: list["RecallNode"], limit: int,
 
 def first_said(graph: "GraphReader", card_ids: list[str]) -> dict[str, int]:
     """When each card was first said: its earliest dated session (cards with none left out)."""
-    cards = graph.cards(card_ids)
+    cards = graph.cards(card_ids, content=False)
     times = graph.session_times(sorted({session for card in cards.values() for session in card["source_sessions"]
                                         or ()}))
     said = {}

@@ -23,6 +23,8 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..foundations.memory import release_freed_memory
+
 if TYPE_CHECKING:
     from collections.abc import Callable
     from concurrent.futures import Future
@@ -114,6 +116,7 @@ class ResidentIndex:
     def _load_version(self, version: int) -> None:
         self.resident = self._read(version)
         self._version = version
+        release_freed_memory()
 
     def _read(self, version: int) -> "ResidentVectors":
         """One load of the table at ``version``."""

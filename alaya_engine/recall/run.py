@@ -102,7 +102,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     if not query.include_memex:
         candidates = without_memex(candidates, graph)
     if in_scope is not None:
-        cards = graph.cards([reach.card_id for reach in candidates])
+        cards = graph.cards([reach.card_id for reach in candidates], content=False)
         candidates = [reach for reach in candidates
                       if in_scope.intersection(cards.get(reach.card_id, {}).get("source_sessions") or ())]
     if query.as_of is not None:
@@ -141,7 +141,7 @@ def without_memex(candidates: list[Reach], graph: "GraphReader") -> list[Reach]:
     through a memex card stay: only the memex cards themselves are left out of the result."""
     from ..memex.importer import SOURCE
 
-    cards = graph.cards([reach.card_id for reach in candidates])
+    cards = graph.cards([reach.card_id for reach in candidates], content=False)
     return [reach for reach in candidates if cards.get(reach.card_id, {}).get("source") != SOURCE]
 
 
@@ -274,7 +274,7 @@ def _vectors_for(card_ids: list[str], graph: "GraphReader", index: "ResidentInde
     vectors = [index.vector_of(card_id) for card_id in card_ids]
     cold = [card_id for card_id, vector in zip(card_ids, vectors) if vector is None]
     if cold:
-        titles = {card_id: card["title"] for card_id, card in graph.cards(cold).items()}
+        titles = {card_id: card["title"] for card_id, card in graph.cards(cold, content=False).items()}
         embedded = dict(zip(titles, embedder.embed(list(titles.values()))))
         missing = np.zeros(embedder.dimension, np.float32)  # a full-text hit the graph no longer has
         vectors = [embedded.get(card_id, missing) if vector is None else vector
