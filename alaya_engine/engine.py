@@ -474,20 +474,20 @@ class Engine:
 
     def turn_index(self):
         """The resident windows (reloaded only when the window table changes; in the background when large)."""
-        from .recall.index import EXACT_SEARCH_ROWS
+        from .recall.index import BACKGROUND_RELOAD_ROWS
         from .recall.turns import WindowIndex
 
         if self._turn_index is None:
-            self._turn_index = WindowIndex(self.turn_windows(), background_above=EXACT_SEARCH_ROWS)
+            self._turn_index = WindowIndex(self.turn_windows(), background_above=BACKGROUND_RELOAD_ROWS)
         return self._turn_index
 
     def card_index(self):
         """The cards' vectors as recall holds them: HOT/WARM floats, COLD codes (reloaded only when L1 changes)."""
         from .recall.card_index import CardIndex
-        from .recall.index import EXACT_SEARCH_ROWS
+        from .recall.index import BACKGROUND_RELOAD_ROWS
 
         if self._card_index is None:
-            self._card_index = CardIndex(self.vectors(), background_above=EXACT_SEARCH_ROWS)
+            self._card_index = CardIndex(self.vectors(), background_above=BACKGROUND_RELOAD_ROWS)
         return self._card_index
 
     def recall(self, request: dict) -> "RecallResult":

@@ -41,6 +41,7 @@ def test_small_stores_are_searched_exactly():
 
 
 def test_two_stages_find_what_the_exact_search_finds(monkeypatch):
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 10_000)
     matrix = clustered(6000)
     queries = [clustered(1, seed=seed) for seed in range(100, 140)] + [matrix[[42]], matrix[[7, 4000]]]
     exact = [loaded(matrix).vector_search(query, 20, -1.0) for query in queries]
@@ -61,6 +62,7 @@ def test_int8_codes_find_what_the_floats_find_with_and_without_the_coarse_stage(
     small (integer products choose, dequantised rows score) and large (the coarse stage built from the codes)."""
     from alaya_engine.vectors.store import quantise_rows
 
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 10_000)
     matrix = clustered(6000)
     queries = [clustered(1, seed=seed) for seed in range(200, 230)] + [matrix[[42]], matrix[[7, 4000]]]
     exact = [loaded(matrix).resident.scored_search(query, 20, -1.0) for query in queries]
