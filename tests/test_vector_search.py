@@ -173,3 +173,17 @@ def test_the_coarse_stage_of_codes_is_the_same_whatever_rows_it_projects_at_a_ti
         assert np.array_equal(built[0][0], other[0]) and np.array_equal(built[0][1], other[1])
         assert built[0][2] == other[2]
     assert np.array_equal(vectors.vectors_at(slice(5, 9)), codes[5:9].astype(np.float32) * scales[5:9, None])
+
+
+def test_integer_products_in_blocks_equal_one_product(monkeypatch):
+    """Several queries are scored a block of codes at a time (the last block short): the same products as one
+    SimSIMD call over every row."""
+    import simsimd
+
+    monkeypatch.setattr(card_index, "INTEGER_BLOCK_ROWS", 1000)
+    rng = np.random.default_rng(3)
+    codes = rng.integers(-127, 128, size=(4321, 64), dtype=np.int8)
+    queries = rng.integers(-127, 128, size=(3, 64), dtype=np.int8)
+    whole = np.asarray(simsimd.cdist(queries, codes, metric="dot", out_dtype="float32"))
+    assert np.array_equal(card_index.integer_products(queries, codes), whole)
+    assert np.array_equal(card_index.integer_products(queries[:1], codes), whole[:1])
