@@ -145,13 +145,14 @@ def test_recall_hybrid_false_leaves_full_text_out(demo_home):
 
 def test_the_coarse_codes_hold_the_projection_to_half_a_step(monkeypatch):
     """Each coordinate is scaled to -127..127 by its largest magnitude: rounding moves a value by at most half a
-    step, and the largest one lands on ±127 (no coordinate overflows int8)."""
+    step (plus float16's rounding of the projection while it is built), and the largest one lands on ±127 (no
+    coordinate overflows int8)."""
     monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
     matrix = clustered(3000)
     coarse = loaded(matrix).resident.coarse
     projected = matrix @ coarse.basis
     error = np.abs(coarse.codes[:, :-1] * coarse.scales[:-1] - projected)
-    assert np.all(error <= coarse.scales[:-1] / 2 + 1e-6)
+    assert np.all(error <= coarse.scales[:-1] / 2 + np.abs(projected) * 2.0 ** -11 + 1e-6)
     assert np.all(np.abs(coarse.codes).max(axis=0) == 127)
 
 
