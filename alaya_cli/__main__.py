@@ -1,4 +1,4 @@
-"""``python -m alaya_cli``: the ``alaya`` command, for a Python without the console script on its PATH."""
+"""``python -m alaya_cli``: the ``alaya`` command, for a Python without the ``alaya`` script on its PATH."""
 
 from .main import main
 

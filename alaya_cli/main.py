@@ -1,4 +1,4 @@
-"""Entry point of the ``alaya`` console script: forward the command line to the store's owner server, else run
+"""What the ``alaya`` command runs (``scripts/alaya``): forward the command line to the store's owner server, else run
 it here.
 
 The client parses nothing: it reads ``--home`` (which store's server), ``--no-server`` and the command's name,
