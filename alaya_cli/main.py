@@ -25,6 +25,10 @@ replace the layers under it. The command's name is all the client reads of the r
 
 
 def main() -> None:
+    """Forward, else run here. A forwarded command's process ends with ``os._exit`` once its output is flushed:
+    it holds nothing to clean up (a socket the kernel closes), and the interpreter's teardown took 1.3-1.5 ms of a
+    forwarded command's 14-21 ms."""
+    forwarded = False
     try:
         try:
             argv = sys.argv[1:]
@@ -32,14 +36,18 @@ def main() -> None:
                 code = forward(argv)
             except KeyboardInterrupt:
                 code = interrupted()
+            forwarded = code is not None
             if code is None:
                 code = run_here(argv)
         except SystemExit as exit_:
             code = exit_.code
-        if sys.stdout is not None:
-            sys.stdout.flush()  # here, not at exit, where a closed pipe would print "Exception ignored ..."
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()  # here, not at exit, where a closed pipe would print "Exception ignored ..."
     except BrokenPipeError:
         code = closed_stdout()
+    if forwarded:
+        os._exit(code)
     sys.exit(code)
 
 
