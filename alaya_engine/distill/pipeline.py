@@ -88,9 +88,18 @@ class DistillReport:
 
 
 @dataclass
+class _Drafted:
+    """A session distilled outside the step (or its L3 record read back to replay), its cards waiting for their
+    vectors: the sessions of one step are embedded together."""
+    record: DistilledRecord
+    """Its ``SIMILAR_TO`` links not made yet (they need the vectors)."""
+    session: Session | None
+    """The session it was distilled from; None for a record replayed as it is (``resumed``)."""
+
+
+@dataclass
 class _Distilled:
-    """A session distilled outside the step (or its L3 record read back to replay), waiting for the step that
-    writes it."""
+    """A session distilled and embedded, waiting for the step that writes it."""
     record: DistilledRecord
     vectors: "np.ndarray"
     session: Session | None
@@ -124,15 +133,15 @@ class DistillPipeline:
     def run(self, targets: list[tuple[str, str, str | None]], force: bool, dry_run: bool,
             progress: Callable[[int, int], None] | None = None) -> DistillReport:
         outcomes: list[SessionOutcome] = []
-        queue: list[SessionOutcome | _Distilled] = []
+        queue: list[SessionOutcome | _Drafted] = []
         waiting_since: float | None = None
         for position, (session_id, content_hash, distilled_hash) in enumerate(targets, start=1):
-            queue.append(self._distill(session_id, content_hash, distilled_hash, force, dry_run))
-            if waiting_since is None and isinstance(queue[-1], _Distilled):
+            queue.append(self._distill(session_id, content_hash, distilled_hash, force))
+            if waiting_since is None and isinstance(queue[-1], _Drafted):
                 waiting_since = time.monotonic()
             if (waiting_since is None or len(queue) == WRITE_EVERY or position == len(targets)
                     or time.monotonic() - waiting_since >= WRITE_WITHIN):
-                outcomes.extend(self._write(queue, force))
+                outcomes.extend(self._write(self._embedded(queue, dry_run), force))
                 queue, waiting_since = [], None
                 if progress:
                     progress(len(outcomes), len(targets))
@@ -143,27 +152,42 @@ class DistillPipeline:
                 self.vectors.refresh_full_text_index()
         return DistillReport(outcomes, distiller=self.distiller.name, dry_run=dry_run)
 
-    def _distill(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool,
-                 dry_run: bool) -> SessionOutcome | _Distilled:
-        """Distill one session, or read back its L3 record to replay, outside the step: what is left to write, or
-        the session's outcome when nothing is."""
+    def _distill(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool
+                 ) -> SessionOutcome | _Drafted:
+        """Distill one session, or read back its L3 record to replay, outside the step: what is left to embed and
+        write, or the session's outcome when nothing is."""
         record = self._recorded(session_id, content_hash, force)
         if record is not None:
-            if distilled_hash == content_hash:
-                return _outcome(record, "up_to_date")
-            vectors = self.embedder.embed([card.embedding_text() for card in record.cards])
-            self.index.add(session_id, [card.id for card in record.cards], vectors)
-            return _outcome(record, "resumed") if dry_run else _Distilled(record, vectors, None)
+            return _outcome(record, "up_to_date") if distilled_hash == content_hash else _Drafted(record, None)
         session = self.raw.read(self.raw.find(session_id))
         try:
             distillation = self.distiller.distill(session)
         except AlayaError as error:
             log.warning("distill failed for %s: %s", session_id, error.message)
             return SessionOutcome(session_id, "failed", reason=error.message)
-        record, vectors = self._record(session, content_hash, distillation)
-        if dry_run:
-            return _outcome(record, "would_distill" if record.cards else "would_skip")
-        return _Distilled(record, vectors, session)
+        return _Drafted(self._record(session, content_hash, distillation), session)
+
+    def _embedded(self, queue: list[SessionOutcome | _Drafted], dry_run: bool) -> list[SessionOutcome | _Distilled]:
+        """The queue with its sessions' cards embedded, all in one call (each session's as a call of its own would
+        embed them: the same vectors), then each session's cards linked to the similar cards of the sessions before
+        it, in the queue's order; with ``dry_run``, the outcome each would have."""
+        drafted = [item for item in queue if isinstance(item, _Drafted)]
+        vectors = iter(self.embedder.embed_each([[card.embedding_text() for card in item.record.cards]
+                                                 for item in drafted]))
+        embedded: list[SessionOutcome | _Distilled] = []
+        for item in queue:
+            if isinstance(item, SessionOutcome):
+                embedded.append(item)
+                continue
+            record, matrix = item.record, next(vectors)
+            if item.session is None:
+                self.index.add(record.session_id, [card.id for card in record.cards], matrix)
+                status = "resumed"
+            else:
+                self._link_similar(record, matrix)
+                status = "would_distill" if record.cards else "would_skip"
+            embedded.append(_outcome(record, status) if dry_run else _Distilled(record, matrix, item.session))
+        return embedded
 
     def _write(self, queue: list[SessionOutcome | _Distilled], force: bool) -> list[SessionOutcome]:
         """Write the distilled sessions of ``queue`` in one step, all in L3 (their records together) then in the
@@ -210,9 +234,8 @@ class DistillPipeline:
         record = self.records.read(session_id)
         return record if _current(record, content_hash, force) else None
 
-    def _record(self, session: Session, content_hash: str, distillation: Distillation
-                ) -> tuple[DistilledRecord, "np.ndarray"]:
-        """Give the drafts ids, turn contexts and every link, including SIMILAR_TO to other sessions' cards."""
+    def _record(self, session: Session, content_hash: str, distillation: Distillation) -> DistilledRecord:
+        """Give the drafts ids, turn contexts and every link but ``SIMILAR_TO`` (:meth:`_link_similar`)."""
         now = self.clock(session)
         cards, card_turns, ids_by_title = [], {}, {}
         valid_turns = range(len(session.turns))
@@ -228,16 +251,18 @@ class DistillPipeline:
             source, target = ids_by_title.get(draft.from_title), ids_by_title.get(draft.to_title)
             if source and target and source != target:
                 links.extend(directed(Link(source, target, draft.relation, draft.weight, draft.reason, now)))
-        vectors = self.embedder.embed([card.embedding_text() for card in cards])
-        for card, vector in zip(cards, vectors):
-            for other, score in self.index.similar(session.id, vector, self.similar_threshold):
-                links.extend(directed(Link(card.id, other, "SIMILAR_TO", round(score, 4),
-                                            f"embedding cosine similarity {score:.2f}", now)))
-        self.index.add(session.id, [card.id for card in cards], vectors)
-        record = DistilledRecord(session_id=session.id, session_hash=content_hash, distiller=self.distiller.name,
-                                 distilled_at=now, cards=cards, card_turns=card_turns, links=links,
-                                 dropped_links=distillation.dropped_links, skipped_reason=distillation.skipped_reason)
-        return record, vectors
+        return DistilledRecord(session_id=session.id, session_hash=content_hash, distiller=self.distiller.name,
+                               distilled_at=now, cards=cards, card_turns=card_turns, links=links,
+                               dropped_links=distillation.dropped_links, skipped_reason=distillation.skipped_reason)
+
+    def _link_similar(self, record: DistilledRecord, vectors: "np.ndarray") -> None:
+        """``SIMILAR_TO`` links from the record's cards to other sessions' cards the index holds; then the cards
+        join the index."""
+        for card, vector in zip(record.cards, vectors):
+            for other, score in self.index.similar(record.session_id, vector, self.similar_threshold):
+                record.links.extend(directed(Link(card.id, other, "SIMILAR_TO", round(score, 4),
+                                                  f"embedding cosine similarity {score:.2f}", record.distilled_at)))
+        self.index.add(record.session_id, [card.id for card in record.cards], vectors)
 
     def _apply(self, record: DistilledRecord, vectors: "np.ndarray", previous: DistilledRecord | None = None) -> None:
         """The record's cards in L2 now; its links (left to the caller), L1 and the done-mark later in the step.

