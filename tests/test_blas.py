@@ -10,7 +10,6 @@ import threading
 import numpy  # noqa: F401  (loads OpenBLAS, so the pool can be seen before the first recall)
 from threadpoolctl import threadpool_info, threadpool_limits
 
-from alaya_engine.foundations import blas
 from alaya_engine.foundations.blas import single_blas_thread
 
 
@@ -46,18 +45,6 @@ def test_recalls_at_once_share_one_narrowing_and_the_last_one_out_restores_the_p
     for thread in threads:
         thread.join(20)
     assert before and set(seen["after the first left"]) == {1}
-    assert blas_threads() == before
-
-
-def test_a_distillation_narrows_the_pool_only_when_no_core_is_idle(monkeypatch):
-    before = blas_threads()
-    cores = blas.os.cpu_count()
-    monkeypatch.setattr(blas.os, "getloadavg", lambda: (cores + 0.2, 0.0, 0.0))
-    with blas.single_blas_thread_when_busy():
-        assert set(blas_threads()) == {1}
-    monkeypatch.setattr(blas.os, "getloadavg", lambda: (max(0.0, cores - 1.0), 0.0, 0.0))
-    with blas.single_blas_thread_when_busy():
-        assert blas_threads() == before
     assert blas_threads() == before
 
 

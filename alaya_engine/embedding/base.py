@@ -26,6 +26,11 @@ class Embedder(Protocol):
         L2-normalised."""
         ...
 
+    def embed_each(self, lists: list[list[str]]) -> list["np.ndarray"]:
+        """:meth:`embed` of each list (the same rows as a call of its own), in one call: a distill step embeds its
+        sessions' cards together, where a session's few cards alone would leave a core idle."""
+        ...
+
     def embed_query(self, texts: list[str]) -> "np.ndarray":
         """Embed what a recall asks: the same as :meth:`embed` for symmetric models (the default USE); asymmetric
         ones (e5: ``query: `` / ``passage: ``) mark the two sides differently."""

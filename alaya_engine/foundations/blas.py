@@ -1,15 +1,13 @@
-"""One BLAS thread while a recall runs, or a distillation embeds its cards.
+"""One BLAS thread while a recall runs, or the model embeds.
 
 A recall's products are small (a few query vectors against the resident
 matrices), yet OpenBLAS splits each of them over both cores: at 100k cards
 and 200k windows a recall spent ~70 ms of CPU for ~37 ms of wall time on two
 cores, while the query embedding and LanceDB's full-text search beside it
 waited for a core. On one BLAS thread the same recalls spent ~38 ms of CPU
-and less wall time (docs/benchmarks.md). A distilled session's few cards are
-small products too: on both threads they embedded 3-8x slower whenever the
-other core was busy, and faster when it was idle, so a distillation narrows
-the pool only on a busy machine. So does the embedding of windows of raw turns
-(ingest): the model's products are as small in a batch (slices of 384 tokens).
+and less wall time (docs/benchmarks.md). The model's products are small too
+(slices of 384 tokens): it runs its slices on a thread per core instead, each
+on one BLAS thread (:mod:`alaya_engine.embedding.micro_batches`).
 
 The pool belongs to the process, so recalls running at once on the owner
 server share one narrowing: the first narrows the pool, the last one out
@@ -18,7 +16,6 @@ restores the thread counts it found.
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -46,19 +43,6 @@ def single_blas_thread() -> Iterator[None]:
             if _holders == 0:
                 for set_threads, count in _restore:
                     set_threads(count)
-
-
-@contextmanager
-def single_blas_thread_when_busy() -> Iterator[None]:
-    """:func:`single_blas_thread` only while no core is idle (the one-minute load average at least the cores less
-    a half): with a core idle the second thread helps (the demo's distillation, whole pipeline, at 12.4
-    sessions/s against 9.4 on one thread), with none it only waits for one."""
-    busy = hasattr(os, "getloadavg") and os.getloadavg()[0] >= (os.cpu_count() or 1) - 0.5
-    if busy:
-        with single_blas_thread():
-            yield
-    else:
-        yield
 
 
 def _openblas_pools() -> list:

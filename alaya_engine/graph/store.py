@@ -118,12 +118,12 @@ def card_document(card: dict[str, Any]) -> dict[str, Any]:
 
 
 def _card_row(card: Card) -> dict[str, Any]:
-    """A card's columns as :meth:`GraphStore.upsert_cards` sets them (``facts`` only when it states some)."""
-    row = {"id": card.id, "title": card.title, "content": card.content, "type": card.type,
-           "created_at": from_millis(card.created_at), "updated_at": from_millis(card.updated_at),
-           "sessions": card.source_sessions, "tags": card.tags, "temperature": card.temperature, "tier": card.tier,
-           "importance": card.importance, "source": card.source}
-    return {**row, "facts": _facts_to_graph(card.facts)} if card.facts else row
+    """A card's columns as :meth:`GraphStore.upsert_cards` sets them (``facts`` None when it states none)."""
+    return {"id": card.id, "title": card.title, "content": card.content, "type": card.type,
+            "created_at": from_millis(card.created_at), "updated_at": from_millis(card.updated_at),
+            "sessions": card.source_sessions, "tags": card.tags, "temperature": card.temperature, "tier": card.tier,
+            "importance": card.importance, "source": card.source,
+            "facts": _facts_to_graph(card.facts) if card.facts else None}
 
 
 def _facts_to_graph(facts: list[Fact]) -> list[dict[str, Any]]:
@@ -544,22 +544,23 @@ class GraphStore:
         self.upsert_cards([card])
 
     def upsert_cards(self, cards: list[Card]) -> None:
-        """Create or replace cards in their order: one ``UNWIND`` per run of cards stating facts or not (a statement
-        per card was 0.9 ms each, 0.1 s of a LoCoMo conversation's distillation), the last of a repeated id winning
-        as one :meth:`upsert_card` after another. Runs, because the binder types an empty ``facts`` of a row as a
-        list of strings, which it does not cast to the column's structs (as a parameter of its own it does)."""
-        from itertools import groupby
-
+        """Create or replace cards in their order, in one ``UNWIND`` (a statement per card was 0.9 ms each, 0.1 s of
+        a LoCoMo conversation's distillation), the last of a repeated id winning as one :meth:`upsert_card` after
+        another. A card stating no facts has none in its row: the binder types an empty list there as a list of
+        strings, which it does not cast to the column's structs, while the empty list as a parameter of its own it
+        does; and a ``coalesce`` of the rows' facts with it only binds when some row states facts."""
         latest = list({card.id: card for card in cards}.values())
-        for stating, run in groupby(latest, key=lambda card: bool(card.facts)):
-            rows = [_card_row(card) for card in run]
-            self.query(
-                "UNWIND $rows AS row MERGE (c:Card {id: row.id}) SET c.title = row.title, "
-                "c.content = row.content, c.type = row.type, c.created_at = row.created_at, "
-                "c.updated_at = row.updated_at, c.source_sessions = row.sessions, c.tags = row.tags, "
-                "c.temperature = row.temperature, c.tier = row.tier, c.importance = row.importance, "
-                f"c.source = row.source, c.facts = {'row.facts' if stating else '$no_facts'}",
-                {"rows": rows} if stating else {"rows": rows, "no_facts": []})
+        if not latest:
+            return
+        rows = [_card_row(card) for card in latest]
+        stating = any(row["facts"] for row in rows)
+        self.query(
+            "UNWIND $rows AS row MERGE (c:Card {id: row.id}) SET c.title = row.title, "
+            "c.content = row.content, c.type = row.type, c.created_at = row.created_at, "
+            "c.updated_at = row.updated_at, c.source_sessions = row.sessions, c.tags = row.tags, "
+            "c.temperature = row.temperature, c.tier = row.tier, c.importance = row.importance, "
+            f"c.source = row.source, c.facts = {'coalesce(row.facts, $no_facts)' if stating else '$no_facts'}",
+            {"rows": rows, "no_facts": []})
         if self._entities is not None:
             self._unread.update((card.id, card) for card in cards)
             if not self._in_transaction:

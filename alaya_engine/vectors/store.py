@@ -178,17 +178,29 @@ class VectorStore:
             return
         schemas = _schemas(self.dimension)
         ids = [card.id for card in cards]
-        self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-            .execute(pa.table({"id": ids, "vector": [row.tolist() for row in vectors],
-                               "tier": [card.tier for card in cards], "type": [card.type for card in cards]},
-                              schema=schemas[CARD_VECTORS]))
+        rows = pa.table({"id": ids, "vector": [row.tolist() for row in vectors], "tier": [card.tier for card in cards],
+                         "type": [card.type for card in cards]}, schema=schemas[CARD_VECTORS])
+        if self._all_new(CARD_VECTORS, ids):
+            self.table(CARD_VECTORS).add(rows)
+        else:
+            self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
+                .execute(rows)
         self._delete_where(COLD_VECTORS, ids)  # a card has one vector: the one just written
         meta = self.meta_rows(cards)
         table = self.table(CARD_META)
-        table.merge_insert("id").when_not_matched_insert_all().execute(meta)
-        table.merge_insert("id").when_matched_update_all().execute(
-            meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
+        if self._all_new(CARD_META, ids):
+            table.add(meta)
+        else:
+            table.merge_insert("id").when_not_matched_insert_all().execute(meta)
+            table.merge_insert("id").when_matched_update_all().execute(
+                meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
         self.write_stats()
+
+    def _all_new(self, name: str, card_ids: list[str]) -> bool:
+        """Whether no row of table ``name`` has one of these ids, each given once: then rows are appended, where
+        a merge on ``id`` cost ~11 ms a table for a distill step's few dozen cards (three merges a step, a tenth
+        of LoCoMo conversation 26's distillation)."""
+        return len(set(card_ids)) == len(card_ids) and not self.table(name).count_rows(_id_predicate(card_ids))
 
     def meta_rows(self, cards: list["Card"], access: dict[str, tuple[int, int]] | None = None):
         """``card_meta`` rows for ``cards``; ``access`` gives (access_count, last_accessed) where known."""

@@ -285,21 +285,17 @@ def window_vectors(embed: Embed, texts: list[str]) -> "np.ndarray":
 
     Windows every two turns share a turn with each neighbour, so embedding whole windows embedded each turn 1.5
     times on average; the model's cost is its text's length. Measured against whole-window embeddings on the
-    quality yardsticks in docs/benchmarks.md. The lines are embedded on one BLAS thread when no core is idle, as a
-    distillation's cards are: the model's products are small whatever the batch (it works in slices of 384
-    tokens), and the demo's 195 lines took 0.8-1.3 s on one thread against 1.9-5.2 s on two at load ~5.
+    quality yardsticks in docs/benchmarks.md.
     """
     import numpy as np
 
     from ..embedding.base import normalise_rows
-    from ..foundations.blas import single_blas_thread_when_busy
     from ..raw.windows import embedded_lines
 
     lines = [embedded_lines(text) for text in texts]
     distinct = list(dict.fromkeys(line for window in lines for line in window))
     row = {line: position for position, line in enumerate(distinct)}
-    with single_blas_thread_when_busy():
-        embedded = embed(distinct)
+    embedded = embed(distinct)
     return normalise_rows(np.vstack([embedded[[row[line] for line in window]].sum(axis=0) for window in lines]))
 
 
