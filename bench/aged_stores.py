@@ -11,8 +11,8 @@ cards (``--quick --only aged_stores``: 10k):
   ms, p95 ≤ 40 ms at 100k), and the texts it embedded beyond the query's own concepts (target 0: a COLD card never
   costs an embedding at query time), counted on the engine's real embedder;
 - the owner server's start to its first answer (target ≤ 3 s at 1M);
-- against a warm owner server: whole-process ``alaya recall --json`` paired with ``python -c pass`` (target ≤
-  2.5×) and the server's peak RSS (target ≤ 1.2 GB at 100k, 4 GB at 1M).
+- against a warm owner server: whole-process ``alaya recall --json`` and ``alaya status --json`` paired with
+  ``python -c pass`` (target ≤ 2.5×) and the server's peak RSS (target ≤ 1.2 GB at 100k, 4 GB at 1M).
 
 ``--million`` adds the same rows for a store of a million cards (2M windows): measured, a 17-minute build that
 peaks at 21.8 GB of RSS (a machine of 24 GB has just enough), 12 GB of disk, a 4.4-minute cool-down and ~17 minutes
@@ -81,13 +81,15 @@ def aged_rows(home: Path, size: int, queries: int, paired_runs: int) -> list[Row
     rows.append(_first_answer_row(home, label))
     with owner_server(home) as server:
         env = child_env(server=True)
-        floor, command = [], []
+        floor, command, status = [], [], []
         for text in texts[:paired_runs]:
             floor.append(measure([sys.executable, "-c", "pass"], env).ms)
             command.append(measure(ALAYA + ["--home", str(home), "recall", text, "--json"], env).ms)
-        rows.append(Row(NAME, f"{label}: alaya recall --json ÷ python -c pass", median(command) / median(floor),
-                        "× (≤ 2.5)", f"{median(command):.0f} ms vs {median(floor):.0f} ms p50, "
-                                     f"{paired_runs} paired runs, warm owner server"))
+            status.append(measure(ALAYA + ["--home", str(home), "status", "--json"], env).ms)
+        for name, timings in (("alaya recall --json", command), ("alaya status --json", status)):
+            rows.append(Row(NAME, f"{label}: {name} ÷ python -c pass", median(timings) / median(floor), "× (≤ 2.5)",
+                            f"{median(timings):.0f} ms vs {median(floor):.0f} ms p50, {paired_runs} paired runs, "
+                            "warm owner server"))
         peak = server.peak_mb()
         target = "1,200 MB at 100k" if size < 1_000_000 else "4,000 MB at 1M"
         now = server.resident_mb()

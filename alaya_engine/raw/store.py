@@ -16,7 +16,7 @@ from pathlib import Path
 from ..foundations.atomic import atomic_write_json, atomic_write_text
 from ..foundations.domain import Session
 from ..foundations.errors import RUNTIME, AlayaError
-from ..foundations.paths import file_sizes
+from ..foundations.folder_sizes import FolderSizes
 from ..foundations.scope import share_mark
 from .formats import parse_session_json
 from .summary import session_markdown
@@ -37,6 +37,7 @@ class RawStore:
     def __init__(self, sessions_dir: Path, contexts_dir: Path):
         self.sessions_dir = sessions_dir
         self.contexts_dir = contexts_dir
+        self._sizes = FolderSizes(sessions_dir.parent, self._is_session_file, _appended)
 
     def create(self) -> None:
         self.sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -107,10 +108,17 @@ class RawStore:
         return marks
 
     def stats(self) -> RawStats:
-        """Session count, and bytes of everything under ``raw/`` (sessions, summaries, contexts), in one walk."""
-        sessions, total, prefix = 0, 0, os.path.join(self.sessions_dir, "")
-        for path, size in file_sizes(self.sessions_dir.parent):
-            total += size
-            if path.startswith(prefix) and path.endswith(".json") and path.count(os.sep, len(prefix)) == 1:
-                sessions += path.startswith("session-", path.rindex(os.sep) + 1)
+        """Session count, and bytes of everything under ``raw/`` (sessions, summaries, records, contexts, the
+        journal); a directory unchanged since this store's last call is not listed again (:class:`FolderSizes`)."""
+        sessions, total = self._sizes.totals()
         return RawStats(sessions=sessions, bytes=total)
+
+    def _is_session_file(self, directory: str, name: str) -> bool:
+        """A session's JSON in its month's folder (its Markdown summary beside it is not counted)."""
+        return (name.startswith("session-") and name.endswith(".json")
+                and os.path.dirname(directory) == str(self.sessions_dir))
+
+
+def _appended(name: str) -> bool:
+    """The journal's files are appended to; every other file under ``raw/`` is written whole, by an atomic rename."""
+    return name.endswith(".jsonl")
