@@ -317,3 +317,33 @@ def test_a_large_card_index_reloads_beside_recalls_and_swaps_in_the_new_cards(me
         index.refresh()
     assert set(index.ids) == before | {"N"}
     assert index.vector_search(basis(9)[None, :], 1, 0.5) == ["N"]
+
+
+def test_a_card_written_since_the_last_load_is_scored_on_its_own_vector_until_the_index_loads_it(home):
+    """A large store reloads its resident vectors in the background: until then a card a distill step has just
+    written is held as written (never embedded from its title at query time); the load then holds it, and what
+    was kept for it is let go. A store without a resident index keeps nothing."""
+    engine = Engine.open(home)
+    vectors = engine.vectors()
+    vectors.upsert_cards([card("A")], basis(0)[None, :])
+    assert vectors.written_vector("A") is None  # nobody asked to keep them yet
+    index = CardIndex(vectors)
+    index.refresh()
+    vectors.upsert_cards([card("N")], basis(7)[None, :])
+    assert index.resident.vector_of("N") is None  # not loaded yet
+    assert np.array_equal(index.vector_of("N"), basis(7))
+    index.refresh()
+    assert vectors.written_vector("N") is None
+    assert np.array_equal(index.vector_of("N"), basis(7)) and np.array_equal(index.vector_of("A"), basis(0))
+
+
+def test_the_vectors_kept_for_cards_not_loaded_yet_are_bounded(home, monkeypatch):
+    from alaya_engine.vectors import store as vector_store
+
+    monkeypatch.setattr(vector_store, "WRITTEN_KEPT", 2)
+    vectors = Engine.open(home).vectors()
+    CardIndex(vectors)
+    vectors.upsert_cards([card("X"), card("Y"), card("Z")], np.vstack([basis(1), basis(2), basis(3)]))
+    assert vectors.written_vector("X") is None
+    assert np.array_equal(vectors.written_vector("Y"), basis(2))
+    assert np.array_equal(vectors.written_vector("Z"), basis(3))

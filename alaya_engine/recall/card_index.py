@@ -27,6 +27,7 @@ class CardIndex(ResidentIndex):
         during an ingest into a large store reloaded every HOT and WARM vector after each distill step, 1.7-2.4 s
         a recall at a million cards)."""
         super().__init__(vectors, background_above)
+        vectors.keep_written()
         self.cold = ResidentVectors([], None)
         self._cold_version: int | None = None
 
@@ -41,9 +42,16 @@ class CardIndex(ResidentIndex):
                     self._cold_version = version
                     release_freed_memory()
 
+    def _load_version(self, version: int) -> None:
+        super()._load_version(version)
+        self.store.loaded_through(version)
+
     def vector_of(self, card_id: str) -> "np.ndarray | None":
-        vector = self.resident.vector_of(card_id)
-        return self.cold.vector_of(card_id) if vector is None else vector
+        """Its resident vector; else the one this process wrote since the last load; else its COLD codes'."""
+        for vector in (self.resident.vector_of(card_id), self.store.written_vector(card_id)):
+            if vector is not None:
+                return vector
+        return self.cold.vector_of(card_id)
 
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
         """The ``top_k`` nearest cards of any tier, one ranking by similarity."""
