@@ -21,7 +21,7 @@ from pathlib import Path
 from conftest import FIXTURES, write_problem_session
 
 from alaya_engine.engine import Engine
-from alaya_engine.foundations.paths import disk_usage
+from alaya_engine.foundations.folder_sizes import disk_usage
 
 SEED = int(os.environ.get("ALAYA_CRASH_SEED", "20261130"))
 COMMANDS = ("ingest", "distill", "introspect", "cooldown", "approve_merge", "link", "import_memex", "rebuild")

@@ -4,8 +4,7 @@ written in place; a listing taken just after a change is not trusted."""
 import os
 import time
 
-from alaya_engine.foundations.folder_sizes import FolderSizes
-from alaya_engine.foundations.paths import disk_usage
+from alaya_engine.foundations.folder_sizes import FolderSizes, disk_usage
 
 LONG_AGO = 1_000_000_000  # seconds: 2001, a mtime long settled
 

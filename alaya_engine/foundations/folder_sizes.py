@@ -21,6 +21,12 @@ SETTLED_NS = 1_000_000_000
 """How long after its directory's last change a listing is kept (see the module's docstring)."""
 
 
+def disk_usage(folder: Path) -> int:
+    """Bytes in all files under ``folder`` (0 if it does not exist), listed now: one ``os.scandir`` walk and one
+    stat a file (``rglob`` with ``is_file`` and ``stat`` took 240 ms for a large store's 20k sessions)."""
+    return FolderSizes(folder, lambda directory, name: False, lambda name: True).totals()[1]
+
+
 @dataclass(frozen=True)
 class _Listing:
     mtime_ns: int

@@ -4,10 +4,6 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from collections.abc import Iterator
 
 HOME_ENV = "ALAYA_HOME"
 DEFAULT_HOME = "~/.alaya"
@@ -146,30 +142,3 @@ class Layout:
 
         if not self.is_initialised():
             raise AlayaError("not_initialised", f"no Alaya store at {self.home}; run: alaya --home {self.home} init")
-
-
-def disk_usage(folder: Path) -> int:
-    """Bytes in all files under ``folder`` (0 if it does not exist)."""
-    return sum(size for _, size in file_sizes(folder))
-
-
-def file_sizes(folder: Path) -> "Iterator[tuple[str, int]]":
-    """``(path, bytes)`` of every file under ``folder``, nothing if it does not exist. One ``os.scandir`` walk and
-    one stat a file: ``rglob`` with ``is_file`` and ``stat`` took 240 ms for the 20k sessions of a large store's
-    L3, which every ``alaya status`` walks. A file gone between the listing and its stat (an atomic write's
-    temporary file, renamed meanwhile by a concurrent writer) is skipped."""
-    pending = [str(folder)]
-    while pending:
-        try:
-            entries = os.scandir(pending.pop())
-        except (FileNotFoundError, NotADirectoryError):
-            continue
-        with entries:
-            for entry in entries:
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append(entry.path)
-                    elif entry.is_file():
-                        yield entry.path, entry.stat().st_size
-                except FileNotFoundError:
-                    continue

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from .. import __version__
 from ..foundations.domain import from_fields
-from ..foundations.paths import disk_usage
+from ..foundations.folder_sizes import disk_usage
 
 if TYPE_CHECKING:
     from ..store_parts import StoreParts
