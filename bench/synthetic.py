@@ -65,7 +65,7 @@ from alaya_engine.engine import Engine
 from alaya_engine.entities.read import read_text
 from alaya_engine.foundations.domain import Card, Link
 from alaya_engine.foundations.entities import Mention, Reading, stronger_kind
-from alaya_engine.foundations.paths import disk_usage
+from alaya_engine.foundations.folder_sizes import disk_usage
 from alaya_engine.maintenance.bulk import bulk_load
 
 START = int(datetime(2024, 6, 1, tzinfo=timezone.utc).timestamp() * 1000)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from alaya_engine.foundations.paths import disk_usage, file_sizes
+from alaya_engine.foundations.folder_sizes import FolderSizes, disk_usage
 
 
 def test_a_file_gone_between_the_listing_and_its_stat_is_skipped(tmp_path):
@@ -10,18 +10,24 @@ def test_a_file_gone_between_the_listing_and_its_stat_is_skipped(tmp_path):
     concurrency suite's status request failed with FileNotFoundError on a ``.tmp`` file)."""
     for name in ("a.json", "b.json.tmp", "c.json.tmp"):
         (tmp_path / name).write_text("x" * 10)
-    walk = file_sizes(tmp_path)
-    first, _size = next(walk)  # the folder is listed now
-    for path in tmp_path.iterdir():
-        if str(path) != first:
-            path.unlink()
-    assert list(walk) == []
-    assert disk_usage(tmp_path) == 10
+    seen = []
+
+    def counted(directory: str, name: str) -> bool:
+        """Called once the folder is listed and the first file stat'ed: the others vanish now."""
+        if not seen:
+            for path in tmp_path.iterdir():
+                if path.name != name:
+                    path.unlink()
+        seen.append(name)
+        return True
+
+    assert FolderSizes(tmp_path, counted, lambda name: False).totals() == (1, 10)
+    assert len(seen) == 1 and disk_usage(tmp_path) == 10
 
 
 def test_sizes_of_nested_files_and_of_a_missing_folder(tmp_path):
     (tmp_path / "2026-12").mkdir()
     (tmp_path / "2026-12" / "s.json").write_text("12345")
     (tmp_path / "top").write_text("1")
-    assert sorted(size for _, size in file_sizes(tmp_path)) == [1, 5]
+    assert disk_usage(tmp_path) == 6
     assert disk_usage(tmp_path / "missing") == 0
