@@ -25,9 +25,10 @@ MAX_MERGED_TURNS = 7
 """A merged window spans at most this many turns (three windows of three, two apart): on LoCoMo a longer merge
 added tokens for no evidence (recall@10 0.813 at 7, 0.814 unbounded), on MemoryBank nothing but tokens."""
 COLD_SIMILARITY_SHARE = 0.5
-"""A COLD card reached through the graph counts as this share of its via's similarity to the concepts: measured
-on the introspected 100k synthetic store, 750 COLD cards' true similarity was 0.53 of their via's (median ratio;
-least squares 0.54, correlation 0.44), so COLD cards enter results about as often as their true distances say."""
+"""A card without a vector (see :func:`_concept_distances`) reached through the graph counts as this share of its
+via's similarity to the concepts: measured on the introspected 100k synthetic store, 750 COLD cards' true
+similarity was 0.53 of their via's (median ratio; least squares 0.54, correlation 0.44), so such cards enter
+results about as often as their true distances say."""
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -226,10 +227,10 @@ def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: 
                        index: "ResidentIndex", embedder: "Embedder") -> dict[str, float]:
     """Cosine distance to the nearest concept of every reached card, in one matrix product.
 
-    A COLD card has no vector. Reached through the graph, its similarity is :data:`COLD_SIMILARITY_SHARE` of
-    the similarity of the card it was reached from: embedding its text on the spot cost ~16 ms a card, 1.1 s a
-    recall at 100k cards once introspect had made 90% of them COLD. A COLD seed (a full-text hit) is embedded
-    from its title, all of them in one call (~1.6 ms a title).
+    Every card recall holds has a vector: resident floats, COLD codes, or the vector a distill step just wrote.
+    One without any (a store made before COLD cards kept theirs, until its next introspect) counts, reached
+    through the graph, as :data:`COLD_SIMILARITY_SHARE` of the similarity of the card it was reached from; found
+    by full-text search, it is embedded from its title (:func:`_vectors_for`).
     """
     import numpy as np
 
@@ -268,7 +269,7 @@ def _nodes(scored: list[_Scored], graph: "GraphReader") -> list[RecallNode]:
 
 def _vectors_for(card_ids: list[str], graph: "GraphReader", index: "ResidentIndex",
                  embedder: "Embedder") -> "np.ndarray":
-    """Resident vectors where L1 has them; COLD cards embedded from their titles (read for them alone)."""
+    """The vectors recall holds; a card without one (see :func:`_concept_distances`) embedded from its title."""
     import numpy as np
 
     vectors = [index.vector_of(card_id) for card_id in card_ids]
