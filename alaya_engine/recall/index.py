@@ -37,8 +37,12 @@ RRF_K = 60
 EXACT_SEARCH_ROWS = 5_000
 """Measured on an aged 100k-card store (14k HOT/WARM vectors): the two stages took recall from 22.9 to 17.9 ms
 p50 with the same top 20 for every query; at 5k rows the exact product is ~1 ms a concept."""
-BACKGROUND_RELOAD_ROWS = 20_000
-"""A table of more resident rows than this is reloaded beside recalls, not in one (:class:`ResidentIndex`)."""
+BACKGROUND_RELOAD_ROWS = EXACT_SEARCH_ROWS
+"""A table of more resident rows than this is reloaded beside recalls, not in one (:class:`ResidentIndex`): from
+here on a load builds the coarse projection too, which the aged 100k store's 14k HOT and WARM cards made a recall
+pay after every distill step of an ingest (recall p95 through the owner server during an ingest of 100 sessions
+425-437 ms at 20,000, 197-203 ms at 5,000). Until the load, a card just written is scored on the vector its step
+wrote (:meth:`~alaya_engine.vectors.store.VectorStore.written_vector`) and found by full-text search."""
 COARSE_SHARE = 4
 """The coarse stage scores a card on this fraction of its dimensions (128 of the default model's 512)."""
 MIN_COARSE_DIMENSIONS = 32
