@@ -47,8 +47,9 @@ class CardIndex(ResidentIndex):
         self.store.loaded_through(version)
 
     def vector_of(self, card_id: str) -> "np.ndarray | None":
-        """Its resident vector; else the one this process wrote since the last load; else its COLD codes'."""
-        for vector in (self.resident.vector_of(card_id), self.store.written_vector(card_id)):
+        """The vector this process wrote since the last load (newer than any the load holds: a card distilled
+        again); else its resident vector; else its COLD codes'."""
+        for vector in (self.store.written_vector(card_id), self.resident.vector_of(card_id)):
             if vector is not None:
                 return vector
         return self.cold.vector_of(card_id)

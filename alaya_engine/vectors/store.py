@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import threading
 import time
 from concurrent.futures import Future
 from datetime import timedelta
@@ -98,7 +99,9 @@ class VectorStore:
         self._versions = TableVersions(folder)
         self._written: dict[str, tuple[int, Any]] | None = None
         """Vectors of the cards this store wrote, with the ``card_vectors`` version holding them, kept (once a
-        resident index asks: :meth:`keep_written`) until it has loaded that version (:meth:`written_vector`)."""
+        resident index asks: :meth:`keep_written`) until it has loaded that version (:meth:`written_vector`).
+        A distill step writes them while a background reload lets them go: both under ``_written_lock``."""
+        self._written_lock = threading.Lock()
         self.full_text_behind = False
         """True after a bulk rewrite of ``card_meta`` until the full-text index is refreshed: searches then use
         the index alone (see :meth:`full_text_search`)."""
@@ -204,28 +207,33 @@ class VectorStore:
                 meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
         if self._written is not None:
             version = self.table(CARD_VECTORS).version
-            self._written.update((card_id, (version, vector)) for card_id, vector in zip(ids, vectors))
-            for card_id in list(itertools.islice(self._written, max(0, len(self._written) - WRITTEN_KEPT))):
-                del self._written[card_id]
+            with self._written_lock:
+                self._written.update((card_id, (version, vector)) for card_id, vector in zip(ids, vectors))
+                for card_id in list(itertools.islice(self._written, max(0, len(self._written) - WRITTEN_KEPT))):
+                    del self._written[card_id]
         self.write_stats()
 
     def keep_written(self) -> None:
         """Keep the vectors of the cards written from now on for :meth:`written_vector` (a resident index's
         store; a rebuild or an ingest without one keeps nothing)."""
-        if self._written is None:
-            self._written = {}
+        with self._written_lock:
+            if self._written is None:
+                self._written = {}
 
     def written_vector(self, card_id: str) -> "np.ndarray | None":
         """The vector this store wrote for the card, while no resident index has loaded it yet: a card a distill
         step wrote a moment ago, reached by full-text search or the graph before a large store's background reload,
         is scored on its own vector instead of its title embedded at query time."""
-        written = self._written.get(card_id) if self._written else None
+        with self._written_lock:
+            written = self._written.get(card_id) if self._written else None
         return None if written is None else written[1]
 
     def loaded_through(self, version: int) -> None:
         """A resident index now holds ``card_vectors`` as of ``version``: the vectors written up to it are there."""
-        if self._written:
-            self._written = {card_id: written for card_id, written in self._written.items() if written[0] > version}
+        with self._written_lock:
+            if self._written:
+                self._written = {card_id: written for card_id, written in self._written.items()
+                                 if written[0] > version}
 
     def _all_new(self, name: str, card_ids: list[str]) -> bool:
         """Whether no row of table ``name`` has one of these ids, each given once: then rows are appended, where
