@@ -31,3 +31,17 @@ def test_sizes_of_nested_files_and_of_a_missing_folder(tmp_path):
     (tmp_path / "top").write_text("1")
     assert disk_usage(tmp_path) == 6
     assert disk_usage(tmp_path / "missing") == 0
+
+
+def test_links_in_a_store_folder_are_not_followed(tmp_path):
+    """A link loop or a dangling link (a user's stray ``ln -s``) is not a file of the store: ``status`` must not fail
+    on it (following it raised ELOOP) nor count what a link points to elsewhere."""
+    (tmp_path / "s.json").write_text("12345")
+    (tmp_path / "loop").symlink_to("loop")
+    (tmp_path / "dangling").symlink_to("missing")
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.mkdir()
+    (outside / "big").write_text("x" * 1000)
+    (tmp_path / "elsewhere").symlink_to(outside)
+    (tmp_path / "big-link").symlink_to(outside / "big")
+    assert disk_usage(tmp_path) == 5

@@ -82,8 +82,8 @@ class FolderSizes:
                 try:
                     if entry.is_dir(follow_symlinks=False):
                         subdirs.append(entry.path)
-                    elif entry.is_file():
-                        total += entry.stat().st_size
+                    elif entry.is_file(follow_symlinks=False):  # a link's target lies elsewhere (or loops)
+                        total += entry.stat(follow_symlinks=False).st_size
                         counted += self._counted(path, entry.name)
                         in_place = in_place or self._in_place(entry.name)
                 except FileNotFoundError:  # an atomic write's temporary file, renamed meanwhile
