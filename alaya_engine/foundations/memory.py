@@ -7,8 +7,6 @@ later. Measured at an aged 100k-card store: 150-220 MB of the owner server's res
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import functools
 
 
@@ -21,7 +19,11 @@ def release_freed_memory() -> None:
 
 @functools.cache
 def _malloc_trim():
+    """The process's own ``malloc_trim``, looked up on first use: ``ctypes.util`` (8.7 ms to import, and its
+    ``find_library`` runs ``ldconfig``) is not needed to find a symbol the process already has."""
+    import ctypes
+
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc (macOS, musl)
         return None
