@@ -478,7 +478,7 @@ class Engine:
         from .recall.turns import WindowIndex
 
         if self._turn_index is None:
-            self._turn_index = WindowIndex(self.turn_windows(), background_above=BACKGROUND_RELOAD_ROWS)
+            self._turn_index = WindowIndex(self.turn_windows(), BACKGROUND_RELOAD_ROWS, self._saved_loads())
         return self._turn_index
 
     def card_index(self):
@@ -487,8 +487,19 @@ class Engine:
         from .recall.index import BACKGROUND_RELOAD_ROWS
 
         if self._card_index is None:
-            self._card_index = CardIndex(self.vectors(), background_above=BACKGROUND_RELOAD_ROWS)
+            self._card_index = CardIndex(self.vectors(), BACKGROUND_RELOAD_ROWS, self._saved_loads())
         return self._card_index
+
+    def _saved_loads(self):
+        from .recall.saved_loads import SavedLoads
+
+        return SavedLoads(self.layout.cache / "resident")
+
+    def save_resident(self) -> list[str]:
+        """Save the resident loads of the tables whose load is current and not saved yet, for the next owner server
+        to map instead of reading (:mod:`.recall.saved_loads`); returns what was saved."""
+        indexes = {"cards": self._card_index, "windows": self._turn_index}
+        return [name for name, index in indexes.items() if index is not None and index.save()]
 
     def recall(self, request: dict) -> "RecallResult":
         """Navigate memory: the same call behind ``alaya recall``, the TUI and the server.

@@ -14,22 +14,29 @@ from typing import TYPE_CHECKING
 
 from ..foundations.memory import release_freed_memory
 from .index import ResidentIndex, ResidentVectors
+from .saved_loads import SavedTable
 
 if TYPE_CHECKING:
     import numpy as np
 
     from ..vectors.store import VectorStore
+    from .saved_loads import SavedLoads
 
 
 class CardIndex(ResidentIndex):
-    def __init__(self, vectors: "VectorStore", background_above: int | None = None):
+    def __init__(self, vectors: "VectorStore", background_above: int | None = None,
+                 saved: "SavedLoads | None" = None):
         """``background_above``: see :class:`.index.ResidentIndex` (the owner server's engine gives it: a recall
         during an ingest into a large store reloaded every HOT and WARM vector after each distill step, 1.7-2.4 s
-        a recall at a million cards)."""
-        super().__init__(vectors, background_above)
+        a recall at a million cards). ``saved``: where both tables' loads are saved (:mod:`.saved_loads`)."""
+        from ..vectors.store import CARD_VECTORS, COLD_VECTORS
+
+        super().__init__(vectors, background_above, saved and SavedTable(
+            saved, CARD_VECTORS, lambda: vectors.identity(CARD_VECTORS)))
         vectors.keep_written()
         self.cold = ResidentVectors([], None)
         self._cold_version: int | None = None
+        self._saved_cold = saved and SavedTable(saved, COLD_VECTORS, lambda: vectors.identity(COLD_VECTORS))
 
     def refresh(self) -> None:
         """Reload what changed: the resident matrix, the COLD codes, or both."""
@@ -38,13 +45,19 @@ class CardIndex(ResidentIndex):
         if version != self._cold_version:
             with self._loading:
                 if version != self._cold_version:
-                    self.cold = ResidentVectors(*self.store.cold_vectors())
+                    restored = self._saved_cold and self._saved_cold.restore(version, ResidentVectors.of_arrays)
+                    self.cold = restored or ResidentVectors(*self.store.cold_vectors())
                     self._cold_version = version
                     release_freed_memory()
 
     def _load_version(self, version: int) -> None:
         super()._load_version(version)
         self.store.loaded_through(version)
+
+    def save(self) -> bool:
+        """Save both loads (see :meth:`.index.ResidentIndex.save`); True if either was written."""
+        cold = self._saved_cold is not None and self._saved_cold.save(self.cold, self._cold_version)
+        return super().save() or cold
 
     def vector_of(self, card_id: str) -> "np.ndarray | None":
         """The vector this process wrote since the last load (newer than any the load holds: a card distilled

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ..vectors.store import VectorStore
+    from .saved_loads import SavedTable
 
 RRF_K = 60
 EXACT_SEARCH_ROWS = 5_000
@@ -92,10 +93,14 @@ class ResidentIndex:
     the query); rows gone are skipped when read.
     """
 
-    def __init__(self, vectors: "VectorStore", background_above: int | None = None):
+    def __init__(self, vectors: "VectorStore", background_above: int | None = None,
+                 saved: "SavedTable | None" = None):
+        """``saved``: where this table's loads are saved by :meth:`save` and found again by a later process
+        (:mod:`.saved_loads`)."""
         import threading
 
         self.store = vectors
+        self.saved = saved
         self.resident = ResidentVectors([], None)
         self._version: int | None = None
         self._loading = threading.Lock()
@@ -124,13 +129,22 @@ class ResidentIndex:
                 self._load_version(version)
 
     def _load_version(self, version: int) -> None:
-        self.resident = self._read(version)
+        self.resident = self._restored(version) or self._read(version)
         self._version = version
         release_freed_memory()
+
+    def _restored(self, version: int) -> "ResidentVectors | None":
+        """The load of ``version`` a process saved before, if there is one."""
+        return self.saved.restore(version, ResidentVectors.of_arrays) if self.saved is not None else None
 
     def _read(self, version: int) -> "ResidentVectors":
         """One load of the table at ``version``."""
         return ResidentVectors(*self.store.active_vectors())
+
+    def save(self) -> bool:
+        """Save the load held now for the next process, if it is of the table's current version and not saved yet
+        (the owner server, as it stops)."""
+        return self.saved is not None and self.saved.save(self.resident, self._version)
 
     def _reload_in_background(self, version: int) -> None:
         import time
@@ -174,10 +188,30 @@ class ResidentVectors:
 
     def __init__(self, ids: list[str], matrix: "np.ndarray | None", scales: "np.ndarray | None" = None):
         self.ids, self.matrix, self.scales = ids, matrix, scales
-        self.position = {card_id: index for index, card_id in enumerate(ids)}
+        self.position = dict(zip(ids, range(len(ids))))
         coarse_dimensions = 0 if matrix is None else matrix.shape[1] // COARSE_SHARE
         many = len(ids) > EXACT_SEARCH_ROWS and coarse_dimensions >= MIN_COARSE_DIMENSIONS
         self.coarse = CoarseProjection(self.vectors_at, len(ids), coarse_dimensions) if many else None
+
+    def arrays(self) -> "tuple[dict[str, np.ndarray], dict[str, list[str]]]":
+        """What :meth:`of_arrays` makes this load again from: its arrays, and its lists of strings (the ids)
+        (:mod:`.saved_loads` writes and maps them)."""
+        arrays = {"matrix": self.matrix}
+        if self.scales is not None:
+            arrays["scales"] = self.scales
+        if self.coarse is not None:
+            arrays.update({f"coarse_{name}": array for name, array in self.coarse.arrays().items()})
+        return arrays, {"ids": self.ids}
+
+    @classmethod
+    def of_arrays(cls, arrays: "dict[str, np.ndarray]", texts: dict[str, list[str]]) -> "ResidentVectors":
+        """The load :meth:`arrays` gave, as it was: nothing is computed again (its arrays may be mapped files)."""
+        load = cls.__new__(cls)
+        load.ids, load.matrix, load.scales = texts["ids"], arrays["matrix"], arrays.get("scales")
+        load.position = dict(zip(load.ids, range(len(load.ids))))
+        coarse = {name.removeprefix("coarse_"): array for name, array in arrays.items() if name.startswith("coarse_")}
+        load.coarse = CoarseProjection.of_arrays(coarse) if coarse else None
+        return load
 
     def vectors_at(self, positions) -> "np.ndarray":
         """Float rows of the matrix (``positions``: an index array or a slice), dequantised when it holds codes."""
@@ -259,6 +293,16 @@ class CoarseProjection:
             self.codes[start:start + PROJECTION_BLOCK] = _quantised(
                 projected[start:start + PROJECTION_BLOCK].astype(np.float32), self.scales)
         self._sample = np.random.default_rng(0).choice(count, min(count, THRESHOLD_SAMPLE), replace=False)
+
+    def arrays(self) -> "dict[str, np.ndarray]":
+        return {"basis": self.basis, "scales": self.scales, "codes": self.codes, "sample": self._sample}
+
+    @classmethod
+    def of_arrays(cls, arrays: "dict[str, np.ndarray]") -> "CoarseProjection":
+        projection = cls.__new__(cls)
+        projection.basis, projection.scales = arrays["basis"], arrays["scales"]
+        projection.codes, projection._sample = arrays["codes"], arrays["sample"]
+        return projection
 
     def candidates(self, queries: "np.ndarray", count: int) -> "np.ndarray":
         """Row numbers, ascending, of at least ``count`` rows whose approximate similarity to any query is

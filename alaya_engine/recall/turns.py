@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from ..raw.store import RawStore
     from ..vectors.turn_windows import TurnWindowStore
+    from .saved_loads import SavedLoads
 
 WINDOW_KIND = "session_turns"
 WINDOW_TIER = "RAW"
@@ -43,8 +44,12 @@ class WindowIndex(ResidentIndex):
     the table's current version: a window written or replaced since (an ingest; a large table is reloaded in the
     background) is read from the table."""
 
-    def __init__(self, vectors: "TurnWindowStore", background_above: int | None = None):
-        super().__init__(vectors, background_above)
+    def __init__(self, vectors: "TurnWindowStore", background_above: int | None = None,
+                 saved: "SavedLoads | None" = None):
+        from ..vectors.turn_windows import TURN_WINDOWS
+        from .saved_loads import SavedTable
+
+        super().__init__(vectors, background_above, saved and SavedTable(saved, TURN_WINDOWS, vectors.identity))
         self.with_rows = False
 
     def keep_rows(self) -> None:
@@ -53,8 +58,17 @@ class WindowIndex(ResidentIndex):
             self.with_rows = True
             self._version = None
 
+    def _restored(self, version: int) -> "ResidentWindows | None":
+        """A saved load (always with rows: only the owner server saves) serves a process without rows too: its
+        rows stay on disk unless read."""
+        return self.saved.restore(version, ResidentWindows.of_arrays) if self.saved is not None else None
+
     def _read(self, version: int) -> "ResidentWindows":
         return ResidentWindows(*self.store.active_windows(self.with_rows, version), version)
+
+    def save(self) -> bool:
+        """Only a load with rows is saved: one without them would make every later owner server load again."""
+        return self.resident.rows is not None and super().save()
 
     def _load_version(self, version: int) -> None:
         super()._load_version(version)
@@ -84,6 +98,34 @@ class ResidentWindows(ResidentVectors):
         self._starts = [0, *accumulate(batch.num_rows for batch in batches or [])]
         self._by_row_id = np.argsort(row_ids, kind="stable")
         self._sorted_row_ids = row_ids[self._by_row_id]
+
+    def arrays(self) -> "tuple[dict[str, np.ndarray], dict[str, list[str]]]":
+        import numpy as np
+
+        from ..vectors.packed_rows import pack_batches
+
+        arrays, texts = super().arrays()
+        arrays.update({"by_row_id": self._by_row_id, "sorted_row_ids": self._sorted_row_ids,
+                       "version": np.array([self.version])})
+        if self.rows is not None:
+            packed, texts["sessions"] = pack_batches(self.rows)
+            arrays.update({f"rows_{name}": array for name, array in packed.items()})
+        return arrays, texts
+
+    @classmethod
+    def of_arrays(cls, arrays: "dict[str, np.ndarray]", texts: dict[str, list[str]]) -> "ResidentWindows":
+        from itertools import accumulate
+
+        from ..vectors.packed_rows import unpack_batches
+
+        load = super().of_arrays({name: array for name, array in arrays.items() if not name.startswith("rows_")},
+                                 texts)
+        load.version = int(arrays["version"][0])
+        rows = {name.removeprefix("rows_"): array for name, array in arrays.items() if name.startswith("rows_")}
+        load.rows = unpack_batches(rows, texts["sessions"]) if rows else None
+        load._starts = [0, *accumulate(batch.num_rows for batch in load.rows or [])]
+        load._by_row_id, load._sorted_row_ids = arrays["by_row_id"], arrays["sorted_row_ids"]
+        return load
 
     def ids_of(self, row_ids: "np.ndarray") -> list[str | None]:
         """The ids of the windows at these LanceDB row ids of this load's version; None for a row it does not hold

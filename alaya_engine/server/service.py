@@ -167,6 +167,8 @@ class OwnerServer:
                     self.on_ready()
                     self._serve(listener, idle_timeout, {self.layout.socket: socket_identity,
                                                          self.layout.home: home_identity})
+                    if _identity(self.layout.home) == home_identity:  # not into a home deleted or replaced
+                        self._save_resident()
                 finally:
                     self._close(listener, socket_identity)
         except AlayaError as error:
@@ -217,6 +219,18 @@ class OwnerServer:
         self.engine.card_index().refresh()
         self.engine.keep_resident()
         threading.Thread(target=self._load_windows, name="alaya-warm-windows", daemon=True).start()
+
+    def _save_resident(self) -> None:
+        """What this server loaded, for its successor to map in a moment instead of loading again (the socket is
+        gone: clients meanwhile start that successor, which waits for the store lock)."""
+        started = time.perf_counter()
+        try:
+            saved = self.engine.save_resident()
+        except Exception:  # a cache: a failure costs the next start its load, never this stop
+            log.exception("saving the resident loads failed")
+            return
+        if saved:
+            log.info("saved the resident %s in %.1f s", " and ".join(saved), time.perf_counter() - started)
 
     def _load_windows(self) -> None:
         try:

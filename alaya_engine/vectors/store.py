@@ -435,6 +435,10 @@ class VectorStore:
     def vectors_version(self) -> int:
         return self.version(CARD_VECTORS)
 
+    def identity(self, name: str) -> tuple[int, str] | None:
+        """See :meth:`.versions.TableVersions.identity`."""
+        return self._versions.identity(name, lambda: self.table(name).version)
+
     def version(self, name: str) -> int:
         """The table's newest committed version, by any process (see :mod:`alaya_engine.vectors.versions`)."""
         return self._versions.version(name, lambda: self.table(name).version)

@@ -226,6 +226,10 @@ class TurnWindowStore:
     def vectors_version(self) -> int:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
 
+    def identity(self) -> tuple[int, str] | None:
+        """See :meth:`.versions.TableVersions.identity`."""
+        return self._versions.identity(TURN_WINDOWS, lambda: self.table().version)
+
     def active_windows(self, with_rows: bool, version: int
                        ) -> tuple[list[str], "np.ndarray", "np.ndarray", list | None, "np.ndarray"]:
         """The ids and vectors of the embedded windows (int8 codes and their scales: windows grow with every

@@ -43,6 +43,15 @@ class TableVersions:
             self._known[name] = (stamp, checked_at, version)
         return version
 
+    def identity(self, name: str, ask: Callable[[], int]) -> tuple[int, str] | None:
+        """The table's version asked of LanceDB, and a name for that version of this very table (the version with
+        its ``_versions`` folder's inode and mtime); None while a commit moves the folder meanwhile."""
+        before = self._stamp(name)
+        version = ask()
+        if before is None or self._stamp(name) != before:
+            return None
+        return version, f"{version}-{before[1]}-{before[0]}"
+
     def _stamp(self, name: str) -> tuple[int, int] | None:
         """The ``_versions`` folder's mtime and inode (a dropped and re-created table has a new folder)."""
         try:
