@@ -125,6 +125,24 @@ def test_picking_from_offered_options_is_a_decision_and_an_ok_that_moves_on_acce
     assert "英式红茶" in decisions[0].content and "阿司匹林" in decisions[0].content  # what, and why
 
 
+def test_a_go_ahead_naming_the_proposed_value_before_turning_to_something_else_still_decides():
+    chinese = cards(session(
+        ("user", "report-worker 调用 pdf-render 的 http.Client 超时设多少？"),
+        ("assistant", "pdf-render 的 p99 大概 1.2 秒，那 5 秒比较合适：比 p99 宽裕，又不会让请求无限挂着。"),
+        ("user", "行，5 秒。另外有没有办法防止以后再犯？加个测试什么的。"),
+        tools=True))
+    decision = card_saying(chinese, "5 秒", "p99")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in chinese]
+    english = cards(session(
+        ("user", "What retry limit should the mail-relay client use?"),
+        ("assistant", "Upstream rejects bursts, so I'd cap retries at 4 with a 30 s backoff on mail-relay."),
+        ("user", "ok, 4 retries. Also, can we get an alert when the queue backs up?"),
+        tools=True))
+    decision = card_saying(english, "4", "mail-relay")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in english]
+    assert not any(card.type == "decision" and "alert" in card.content.lower() for card in english)
+
+
 def test_a_guess_at_a_cause_is_no_card():
     found = cards(session(
         ("user", "ES 快照桶 fw-es-snapshots 的 S3 lifecycle 规则是 7 天就删除，跟 wiki 上写的 30 天对不上。"),
