@@ -10,6 +10,7 @@ from ..text.cue_match import has_cue
 from ..text.markdown import strip_markdown
 from ..text.overlap import content_words
 from ..turns import asks
+from .done import did, names_the_proposal
 from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
 from .sentences import (
     approves,
@@ -75,10 +76,14 @@ def read_statements(session: Session) -> list[Statement]:
                 acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))
         current: Statement | None = None
         carried = None
-        for sentence in sentences:
+        for position, sentence in enumerate(sentences):
             kind = kind_of(sentence, turn) or carried
             carried = conclusion(sentence)
-            if kind is None:
+            done = _done_as_proposed(turns, index, sentence) if position == 0 and turn.role == "user" else None
+            if done is not None:
+                current = Statement(index, "decision", [sentence], done, index - 1)
+                found.append(current)
+            elif kind is None:
                 current = None
             elif current is not None and kind in (current.kind, "fact"):
                 current.sentences.append(sentence)  # a plain sentence goes on with the statement before it
@@ -94,6 +99,14 @@ def read_statements(session: Session) -> list[Statement]:
             else:
                 found.append(Statement(acknowledged[0], "fact", acknowledged[1], []))
     return _with_problems(found, turns)
+
+
+def _done_as_proposed(turns: list[Turn], index: int, sentence: str) -> list[str] | None:
+    """What the assistant proposed just before, when the user's message opens by reporting having done it."""
+    if index == 0 or turns[index - 1].role != "assistant" or not did(sentence):
+        return None
+    proposal = _proposal(turns[index - 1], sentence, True)
+    return proposal if proposal and names_the_proposal(sentence, proposal) else None
 
 
 def _stated_at(statements: list[Statement], index: int) -> bool:
