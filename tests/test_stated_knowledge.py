@@ -170,6 +170,26 @@ def test_a_result_reported_in_the_first_person_is_no_acceptance_without_an_act()
     assert not any(card.type == "decision" for card in found), [(c.type, c.content) for c in found]
 
 
+def test_a_decision_on_a_value_carries_the_question_the_figures_answered():
+    chinese = cards(session(
+        ("user", "pdf-render 偶尔卡住，report-worker 一直等。"),
+        ("assistant", "先给 http.Client 设超时。\n\nClient 的 Timeout 设多少合适？"),
+        ("user", "pdf-render 的 p99 大概 1.2 秒。"),
+        ("assistant", "那 5 秒比较合适：比 p99 宽裕很多，又不会让请求无限挂着。"),
+        ("user", "行，5 秒。"),
+        tools=True))
+    decision = card_saying(chinese, "5 秒", "Timeout", "1.2 秒")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in chinese]
+    english = cards(session(
+        ("user", "Remind me to renew the parking permit for Flat 4B."),
+        ("assistant", "Sure. When does the current permit expire?"),
+        ("user", "On 31 March, and the council wants two weeks' notice."),
+        ("assistant", "Then I'll remind you on 10 March. Is 7pm good?"),
+        ("user", "7pm is perfect.")))
+    decision = card_saying(english, "7pm", "expire", "31 March")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in english]
+
+
 def test_a_guess_at_a_cause_is_no_card():
     found = cards(session(
         ("user", "ES 快照桶 fw-es-snapshots 的 S3 lifecycle 规则是 7 天就删除，跟 wiki 上写的 30 天对不上。"),
