@@ -17,7 +17,8 @@ from .sentences import APPROVAL_LEAD
 
 def statement_card(statement: Statement, session: Session, today: date, chinese: bool) -> Candidate:
     """The statement in the third person (who said it is named, as the other readers name people), with the
-    problem it answers (unless another card of the session states that problem), what the assistant added or
+    problem it answers (unless another card of the session states that problem; for a decision, with the question
+    the user's message there answered), what the assistant added or
     proposed, and who said it when. Its tags are left to the distiller, for the cards it keeps: most statements
     are dropped as said already, and tags (jieba for Chinese) cost more than the rest of the card."""
     turns = session.turns
@@ -25,7 +26,8 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     label = LABELS[statement.kind][1 if chinese else 0]
     said = voice.say(statement.turn, statement.sentences)
     lines = []
-    problem = voice.say(statement.problem_turn, statement.problem)
+    problem = " ".join(filter(None, (voice.say(statement.asked_turn, statement.asked),
+                                     voice.say(statement.problem_turn, statement.problem))))
     if problem:
         heading = ("背景", "Context") if statement.kind == "decision" else ("问题", "Problem")
         lines.append(f"**{heading[0] if chinese else heading[1]}:** {problem}")
@@ -46,7 +48,8 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     title = shorten(title_source.strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
-                                                       statement.reply_turn, statement.found_turn) if turn is not None]
+                                                       statement.reply_turn, statement.found_turn,
+                                                       statement.asked_turn) if turn is not None]
     return Candidate(type=CARD_TYPE[statement.kind], title=title, content="\n\n".join(line for line in lines if line),
                      tags=[], importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),
                      turns=card_turns, order=(min(card_turns), 50), words=content_words(body), body=body)

@@ -9,7 +9,10 @@ from ....foundations.domain import Session, Turn
 from ..text.cue_match import has_cue
 from ..text.markdown import strip_markdown
 from ..text.overlap import content_words
+from ..text.sentences import split_sentences
+from ..text.titles import title_width
 from ..turns import asks
+from .done import did, names_the_proposal
 from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
 from .sentences import (
     approves,
@@ -36,6 +39,10 @@ class Statement:
     problem: list[str] = field(default_factory=list)
     """What the user reported, for a cause or a fix."""
     problem_turn: int | None = None
+    asked: list[str] = field(default_factory=list)
+    """The assistant's question that the user's ``problem`` answers ("Client 的 Timeout 你们想设多少？"): what the
+    decision is about, when the user answered with data and the assistant proposed from it."""
+    asked_turn: int | None = None
     reply: list[str] = field(default_factory=list)
     """What the assistant's answer adds to a user's statement."""
     reply_turn: int | None = None
@@ -75,10 +82,14 @@ def read_statements(session: Session) -> list[Statement]:
                 acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))
         current: Statement | None = None
         carried = None
-        for sentence in sentences:
+        for position, sentence in enumerate(sentences):
             kind = kind_of(sentence, turn) or carried
             carried = conclusion(sentence)
-            if kind is None:
+            done = _done_as_proposed(turns, index, sentence) if position == 0 and turn.role == "user" else None
+            if done is not None:
+                current = Statement(index, "decision", [sentence], done, index - 1)
+                found.append(current)
+            elif kind is None:
                 current = None
             elif current is not None and kind in (current.kind, "fact"):
                 current.sentences.append(sentence)  # a plain sentence goes on with the statement before it
@@ -94,6 +105,14 @@ def read_statements(session: Session) -> list[Statement]:
             else:
                 found.append(Statement(acknowledged[0], "fact", acknowledged[1], []))
     return _with_problems(found, turns)
+
+
+def _done_as_proposed(turns: list[Turn], index: int, sentence: str) -> list[str] | None:
+    """What the assistant proposed just before, when the user's message opens by reporting having done it."""
+    if index == 0 or turns[index - 1].role != "assistant" or not did(sentence):
+        return None
+    proposal = _proposal(turns[index - 1], sentence, True)
+    return proposal if proposal and names_the_proposal(sentence, proposal) else None
 
 
 def _stated_at(statements: list[Statement], index: int) -> bool:
@@ -123,6 +142,7 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem = _specific_sentences(turns[asked], 2)
                 statement.problem_turn = asked if statement.problem else None
                 absorbed.add(asked)
+                _with_question(statement, turns, asked)
         if turns[statement.turn].role == "user":  # a decision too: the reply says what was done ("the rule: …")
             reply = _reply_turn(turns, statement.turn)
             if reply is not None:
@@ -132,6 +152,18 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.reply_turn = reply if statement.reply else None
                 absorbed.add(reply)
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
+
+
+def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None:
+    """When the user's message a proposal answers was itself the answer to the assistant's question (asked how
+    much, the user gave the figures, the assistant proposed a value), the decision carries that question: "ok, 3
+    seconds" says what is decided only beside "what timeout should the client have?"."""
+    if not statement.problem or answer == 0 or turns[answer - 1].role != "assistant":
+        return
+    last_line = turns[answer - 1].content.strip().splitlines()[-1]  # the question the message ends on, alone
+    question = split_sentences(strip_markdown(last_line))[-1:] if last_line.rstrip().endswith(("?", "？")) else []
+    if question and title_width(question[0]) >= 8:
+        statement.asked, statement.asked_turn = question, answer - 1
 
 
 def _with_finding(statement: Statement, turns: list[Turn], opener: int) -> None:

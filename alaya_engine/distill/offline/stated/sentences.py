@@ -153,7 +153,8 @@ def moves_on(text: str, before: str) -> bool:
     after advice on parking), states a point of its own kind ("就这么办。另外记住：…") or a finding ("ok 我查到了，
     是…"): the rest is read for
     itself, not as what was accepted. A rest that points back or speaks of the same things ("好，顺便把这个加到
-    checklist 里") goes on with what was accepted."""
+    checklist 里") goes on with what was accepted, and so does a go-ahead naming a number or name of the proposal
+    before it turns ("行，3 秒。另外…")."""
     plain = strip_markdown(text).strip()
     finding = _finding_opening(plain)
     if finding != plain and (cue_pattern(CONCLUSIONS).match(finding) or stated_kind(finding) == "cause"):
@@ -162,6 +163,9 @@ def moves_on(text: str, before: str) -> bool:
     if len(parts) < 2 or not has_cue(parts[1].strip()[:20], TOPIC_CHANGE):
         return False
     rest = parts[1]
+    change = cue_pattern(TOPIC_CHANGE).search(rest)
+    if specifics(rest[:change.start()]) & specifics(before):
+        return False  # "行，3 秒。另外…": the go-ahead names what it accepts before turning to something else
     related = POINTS_BACK.search(rest) or content_words(rest) & content_words(before)
     return bool(stated_kind(rest, "user")) or not related
 
