@@ -190,6 +190,19 @@ def test_a_decision_on_a_value_carries_the_question_the_figures_answered():
     assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in english]
 
 
+def test_a_question_asked_through_tool_calls_alone_is_no_question_to_carry():
+    """The user answered an assistant turn without text (its tool calls only): the decision stands without a
+    question, and nothing fails on the empty turn."""
+    found = cards(session(
+        ("user", "pdf-render hangs now and then and report-worker waits forever."),
+        ("assistant", ""),
+        ("user", "The p99 of pdf-render is about 1.2 s."),
+        ("assistant", "Then a 5 s timeout on the http.Client fits: well above the p99, and nothing hangs forever."),
+        ("user", "ok, 5 s.")))
+    decision = card_saying(found, "5 s", "1.2 s")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in found]
+
+
 def test_a_guess_at_a_cause_is_no_card():
     found = cards(session(
         ("user", "ES 快照桶 fw-es-snapshots 的 S3 lifecycle 规则是 7 天就删除，跟 wiki 上写的 30 天对不上。"),

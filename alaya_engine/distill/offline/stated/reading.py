@@ -160,7 +160,8 @@ def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None
     seconds" says what is decided only beside "what timeout should the client have?"."""
     if not statement.problem or answer == 0 or turns[answer - 1].role != "assistant":
         return
-    last_line = turns[answer - 1].content.strip().splitlines()[-1]  # the question the message ends on, alone
+    lines = turns[answer - 1].content.strip().splitlines()  # none in a turn of tool calls alone
+    last_line = lines[-1] if lines else ""  # the question the message ends on, alone
     question = split_sentences(strip_markdown(last_line))[-1:] if last_line.rstrip().endswith(("?", "？")) else []
     if question and title_width(question[0]) >= 8:
         statement.asked, statement.asked_turn = question, answer - 1

@@ -163,8 +163,8 @@ def moves_on(text: str, before: str) -> bool:
     if len(parts) < 2 or not has_cue(parts[1].strip()[:20], TOPIC_CHANGE):
         return False
     rest = parts[1]
-    change = cue_pattern(TOPIC_CHANGE).search(rest)
-    if specifics(rest[:change.start()]) & specifics(before):
+    change = cue_pattern(TOPIC_CHANGE).search(rest)  # None only where the cue ended the 20 characters above
+    if change is not None and specifics(rest[:change.start()]) & specifics(before):
         return False  # "行，3 秒。另外…": the go-ahead names what it accepts before turning to something else
     related = POINTS_BACK.search(rest) or content_words(rest) & content_words(before)
     return bool(stated_kind(rest, "user")) or not related
