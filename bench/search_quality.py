@@ -13,7 +13,9 @@ Queries: 300 LoCoMo questions as one concept each, and 300 pairs of questions as
 ``"a; b"`` (three concepts: the whole and its two parts); without LoCoMo, held-out comment lines instead. For
 each query the exact top 20 (one product over the whole matrix) is compared with
 :meth:`ResidentVectors.vector_search` forced into two stages, under the shipped settings, with half the
-candidates (the margin), and two earlier ones (no residual allowance; no allowance and twice the candidates).
+candidates (the margin), two earlier ones (no residual allowance; no allowance and twice the candidates), and
+with the coarse stage's lists (:mod:`alaya_engine.recall.partition`), which the shipped search uses only above
+``PARTITION_ROWS``.
 Reported: the share of exact top-20 members found, and the share of queries whose top-20 set is identical.
 
 ``--quick``: 1k texts and 20 queries; the full run: 100k texts and 600 queries (~4 minutes, most of it the
@@ -36,6 +38,7 @@ import numpy as np
 from alaya_engine.embedding.local import LocalEmbedder
 from alaya_engine.foundations.config import default_config
 from alaya_engine.recall import index as card_index
+from alaya_engine.recall import partition
 from alaya_engine.recall.query import build_query
 
 from .distill_speed import LOCOMO
@@ -51,6 +54,7 @@ SETTINGS = {
                             "MIN_CANDIDATES": card_index.MIN_CANDIDATES // 2},
     "no allowance": {"RESIDUAL_ALLOWANCE": 0.0},
     "no allowance, 2x candidates": {"RESIDUAL_ALLOWANCE": 0.0, "CANDIDATE_SHARE": card_index.CANDIDATE_SHARE // 2},
+    f"lists (as above {partition.PARTITION_ROWS:,} rows)": {"partition.PARTITION_ROWS": 0},
 }
 
 
@@ -95,14 +99,19 @@ def _prose_lines(enough: int | None = None) -> list[str]:
 
 @contextmanager
 def _settings(values: dict):
-    saved = {name: getattr(card_index, name) for name in values}
+    """Module constants set for a while: ``NAME`` of :mod:`alaya_engine.recall.index`, ``partition.NAME`` of
+    :mod:`alaya_engine.recall.partition`."""
+    def owner(name: str):
+        return (partition, name.split(".")[1]) if name.startswith("partition.") else (card_index, name)
+
+    saved = {name: getattr(*owner(name)) for name in values}
     for name, value in values.items():
-        setattr(card_index, name, value)
+        setattr(*owner(name), value)
     try:
         yield
     finally:
         for name, value in saved.items():
-            setattr(card_index, name, value)
+            setattr(*owner(name), value)
 
 
 def _exact_top(matrix: np.ndarray, queries: np.ndarray) -> set[int]:

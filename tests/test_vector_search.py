@@ -188,3 +188,38 @@ def test_integer_products_in_blocks_equal_one_product(monkeypatch):
     whole = np.asarray(simsimd.cdist(queries, codes, metric="dot", out_dtype="float32"))
     assert np.array_equal(card_index.integer_products(queries, codes), whole)
     assert np.array_equal(card_index.integer_products(queries[:1], codes), whole[:1])
+
+
+def test_lists_of_near_rows_find_what_scoring_every_row_finds(monkeypatch, tmp_path):
+    """Above ``PARTITION_ROWS`` the coarse stage scores only the lists nearest to each concept: the same best row
+    for every query, nearly all the exact top 20, a twelfth to a quarter of the rows scored, and the lists saved
+    and mapped back with the load."""
+    from alaya_engine.recall import partition
+    from alaya_engine.recall.saved_loads import SavedLoads, SavedTable
+
+    monkeypatch.setattr(card_index, "EXACT_SEARCH_ROWS", 1000)
+    monkeypatch.setattr(card_index, "MIN_CANDIDATES", 0)
+    monkeypatch.setattr(partition, "PARTITION_ROWS", 5000)
+    matrix = clustered(12_000)
+    queries = [clustered(1, seed=seed) for seed in range(200, 240)] + [matrix[[42]], matrix[[7, 9000]]]
+    exact = [[f"card-{row}" for row in np.argsort(-best_similarity(matrix, query))[:20]] for query in queries]
+    index = loaded(matrix)
+    lists = index.resident.coarse.partition
+    assert lists is not None and len(lists.centres) >= 100  # 32 groups of up to 32 lists of 8 sample rows or more
+    assert sorted(lists.order.tolist()) == list(range(12_000))
+    for query in queries:
+        ranges = lists.ranges(query @ index.resident.coarse.basis)
+        scored = sum(stop - start for start, stop in ranges)
+        assert 12_000 // partition.PROBE_SHARE <= scored <= 12_000 // 4
+        assert all(first[1] < second[0] for first, second in zip(ranges, ranges[1:]))
+    approximate = [index.vector_search(query, 20, -1.0) for query in queries]
+    overlap = [len(set(a) & set(b)) / 20 for a, b in zip(exact, approximate)]
+    assert np.mean(overlap) >= 0.95, overlap
+    assert all(found[0] == wanted[0] for found, wanted in zip(approximate, exact))
+    assert approximate[-2][0] == "card-42" and set(approximate[-1][:2]) == {"card-7", "card-9000"}
+
+    table = SavedTable(SavedLoads(tmp_path), "cards", lambda: (1, "1-key"))
+    assert table.save(index.resident, 1)
+    restored = table.restore(1, ResidentVectors.of_arrays)
+    assert restored.coarse.partition is not None
+    assert [restored.vector_search(query, 20, -1.0) for query in queries] == approximate
