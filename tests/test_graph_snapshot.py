@@ -178,6 +178,28 @@ def test_the_snapshot_is_rebuilt_beside_writes_and_stopped_with_the_store(demo_h
     assert engine._resident is None and not builder.is_alive()
 
 
+def test_a_read_ends_at_its_next_query_once_its_owner_stops(demo_home):
+    """A million cards take ~25 s to read in ~30 queries: a stopping server waited for all of them, near the 30 s
+    a ``server stop`` waits. The read asks before each query, ends early, and leaves its connection usable."""
+    engine = Engine.open(demo_home)
+    with engine.hold() as graph:
+        connection = graph.connect()
+        queries = []
+
+        def stopping() -> bool:
+            queries.append(1)
+            return len(queries) > 2
+
+        try:
+            with pytest.raises(snapshot_module.ReadStopped):
+                GraphSnapshot.read(connection, graph.generation, graph.card_contents, stopping)
+            assert len(queries) == 3  # two queries ran, the third was not started
+            assert GraphSnapshot.read(connection, graph.generation, graph.card_contents).card_count() == \
+                graph.card_count()
+        finally:
+            connection.close()
+
+
 def test_a_rebuild_waits_for_as_much_quiet_as_the_last_build_took(demo_home, monkeypatch):
     """At a million cards a build takes ~40 s: rebuilding in every pause of a long ingest kept a core busy and
     made recalls wait. After a build that took 2 s, a write leaves recall on the database until 2 s of quiet."""

@@ -26,7 +26,7 @@ import time
 from typing import TYPE_CHECKING
 
 from ..foundations.memory import release_freed_memory
-from .snapshot import GraphSnapshot
+from .snapshot import GraphSnapshot, ReadStopped
 
 if TYPE_CHECKING:
     from .store import GraphStore
@@ -74,7 +74,8 @@ class ResidentGraph:
         return True
 
     def close(self) -> None:
-        """Stop the builder, waiting for a read in progress (the database must not close under it)."""
+        """Stop the builder, waiting for the query in progress of a read (the database must not close under it):
+        the read ends before its next one."""
         self._stopping.set()
         self._wake.set()
         self._thread.join()
@@ -119,7 +120,9 @@ class ResidentGraph:
     def _build(self, connection, generation: int) -> None:
         started = time.perf_counter()
         try:
-            snapshot = GraphSnapshot.read(connection, generation, self._contents)
+            snapshot = GraphSnapshot.read(connection, generation, self._contents, self._stopping.is_set)
+        except ReadStopped:
+            return
         except Exception as exc:  # the database path keeps answering; try again after the next write
             self._failed_generation = generation
             log.warning("graph snapshot at generation %d failed: %s", generation, exc)
