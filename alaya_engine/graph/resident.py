@@ -90,7 +90,7 @@ class ResidentGraph:
             return {} if self._contents_reader is None else self._contents_reader.card_contents(card_ids)
 
     def _run(self) -> None:
-        connection = self.graph.connect()
+        connection = self.graph.connect(threads=1)  # on every core, its scans starved recalls reading meanwhile
         try:
             while self._wake.wait() and not self._stopping.is_set():
                 self._wake.clear()

@@ -224,9 +224,10 @@ class GraphStore:
             rows.append(result.get_next())
         return rows
 
-    def connect(self):
-        """A connection of its own to this database, for a reader on another thread (a snapshot builder)."""
-        return self._module.Connection(self._db)
+    def connect(self, threads: int = 0):
+        """A connection of its own to this database, for a reader on another thread (a snapshot builder); its
+        queries run on ``threads`` threads (0: the database's default, every core)."""
+        return self._module.Connection(self._db, threads)
 
     def reader(self) -> "GraphStore":
         """This database seen through a connection of its own, with every read method of this class.
