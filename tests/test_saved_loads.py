@@ -17,6 +17,7 @@ from test_server import server_env
 from test_turn_windows import CHAT, chat_session
 
 from alaya_engine.engine import Engine
+from alaya_engine.recall.id_table import IdTable
 from alaya_engine.recall.index import EXACT_SEARCH_ROWS, ResidentVectors
 from alaya_engine.recall.saved_loads import SavedLoads, SavedTable
 from alaya_engine.vectors.packed_rows import PackedRows, pack_batches, unpack_batches
@@ -47,11 +48,23 @@ def test_a_large_load_saved_and_mapped_back_searches_exactly_as_it_did(tmp_path)
         assert table.save(load, 3) and not table.save(load, 3)  # saved once
         restored = table.restore(3, ResidentVectors.of_arrays)
         assert mapped(restored.matrix) and mapped(restored.coarse.codes)
-        assert restored.ids == ids and restored.position == load.position
+        assert restored.ids == ids and all(restored.position.get(card_id) == row for row, card_id in enumerate(ids))
+        assert restored.position.get("card-x") is None and restored.ids[7] == "card-7"
         assert np.array_equal(restored.coarse.codes, load.coarse.codes)
         for query in queries:
             assert restored.scored_search(query[None], 20, 0.0) == load.scored_search(query[None], 20, 0.0)
         assert table.restore(4, ResidentVectors.of_arrays) is None  # the table moved on: not this load
+
+
+def test_an_id_table_reads_and_finds_ids_as_a_list_and_a_dict_would():
+    ids = ["synth-1:turns:0-2", "card-b", "周末-爬山:turns:2-4", "", "card-a", "card-ab", "z" * 300, "card-aa"]
+    table = IdTable(*IdTable.arrays_of(ids).values())
+    assert len(table) == len(ids) and list(table) == ids and table == ids and table[2] == ids[2]
+    assert [table.get(card_id) for card_id in ids] == list(range(len(ids)))
+    for missing in ("card-", "card-c", "a", "zz", "周末", "~"):
+        assert table.get(missing) is None
+    again = IdTable(*IdTable.arrays_of(table).values())
+    assert again == ids and again.get("card-aa") == 7
 
 
 def test_packed_rows_flattened_and_split_again_read_every_row_as_before():

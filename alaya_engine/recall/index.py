@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from ..foundations.memory import release_freed_memory
 from . import partition
+from .id_table import IdTable
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -195,21 +196,22 @@ class ResidentVectors:
         self.coarse = CoarseProjection(self.vectors_at, len(ids), coarse_dimensions) if many else None
 
     def arrays(self) -> "tuple[dict[str, np.ndarray], dict[str, list[str]]]":
-        """What :meth:`of_arrays` makes this load again from: its arrays, and its lists of strings (the ids)
-        (:mod:`.saved_loads` writes and maps them)."""
-        arrays = {"matrix": self.matrix}
+        """What :meth:`of_arrays` makes this load again from: its arrays (the ids too, as an
+        :class:`.id_table.IdTable`), and lists of strings (none here) (:mod:`.saved_loads` writes and maps them)."""
+        arrays = {"matrix": self.matrix, **IdTable.arrays_of(self.ids)}
         if self.scales is not None:
             arrays["scales"] = self.scales
         if self.coarse is not None:
             arrays.update({f"coarse_{name}": array for name, array in self.coarse.arrays().items()})
-        return arrays, {"ids": self.ids}
+        return arrays, {}
 
     @classmethod
     def of_arrays(cls, arrays: "dict[str, np.ndarray]", texts: dict[str, list[str]]) -> "ResidentVectors":
-        """The load :meth:`arrays` gave, as it was: nothing is computed again (its arrays may be mapped files)."""
+        """The load :meth:`arrays` gave, as it was: nothing is computed again (its arrays may be mapped files),
+        its ids read in place (an :class:`.id_table.IdTable` is also its own ``position``)."""
         load = cls.__new__(cls)
-        load.ids, load.matrix, load.scales = texts["ids"], arrays["matrix"], arrays.get("scales")
-        load.position = dict(zip(load.ids, range(len(load.ids))))
+        load.matrix, load.scales = arrays["matrix"], arrays.get("scales")
+        load.ids = load.position = IdTable(arrays["ids_blob"], arrays["ids_ends"], arrays["ids_order"])
         coarse = {name.removeprefix("coarse_"): array for name, array in arrays.items() if name.startswith("coarse_")}
         load.coarse = CoarseProjection.of_arrays(coarse) if coarse else None
         return load
