@@ -493,6 +493,8 @@ def print_status(console: "Console", report: dict) -> None:
     for line in window_lines(l1.get("windows")):
         console.print(f"  {line}")
     console.print(f"  Relation embeddings: {l1['relations']:,}")
+    if l1.get("saved_bytes"):
+        console.print(f"  Saved for the next server's start: {human_bytes(l1['saved_bytes'])} (cache/resident)")
     console.print("\n[bold]Temperature Distribution[/]")
     for band in report["temperature"]:
         console.print(f"  {band['range']}: {share_bar(band['share'])} {band['share']:.0%} ({band['count']:,})")

@@ -10,7 +10,8 @@ cards (``--quick --only aged_stores``: 10k):
 - ``Engine.recall`` of free text in-process with the store held as the owner server holds it (targets p50 ≤ 20
   ms, p95 ≤ 40 ms at 100k), and the texts it embedded beyond the query's own concepts (target 0: a COLD card never
   costs an embedding at query time), counted on the engine's real embedder;
-- the owner server's start to its first answer (target ≤ 3 s at 1M);
+- the owner server's start to its first answer, with nothing saved and again once its stop saved its loads
+  (target ≤ 3 s at 1M);
 - against a warm owner server: whole-process ``alaya recall --json`` and ``alaya status --json`` paired with
   ``python -c pass`` (target ≤ 2.5×) and the server's peak RSS (target ≤ 1.2 GB at 100k, 4 GB at 1M).
 

@@ -169,3 +169,6 @@ def test_the_owner_server_saves_its_loads_as_it_stops_and_the_next_one_answers_f
                    capture_output=True, text=True, timeout=60)
     verified = cli("verify", "--json")
     assert verified.exit_code == 0, verified.stdout
+    saved = sum(file.stat().st_size for file in (home / "cache" / "resident").rglob("*") if file.is_file())
+    assert json.loads(cli("status", "--json").stdout)["l1"]["saved_bytes"] == saved > 0
+    assert "Saved for the next server's start" in cli("status").stdout

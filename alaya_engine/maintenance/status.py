@@ -68,7 +68,7 @@ def store_status(store: StoreParts) -> StatusReport:
             "gave_nothing": {"sessions": len(empty), "newest": _why_nothing(store, empty[:GAVE_NOTHING_LISTED])}},
         l2={"engine": store.manifest["graph_engine"], **l2, "bytes": disk_usage(store.layout.graph_dir)},
         l1={**l1, "windows": read_window_stats(store.layout.vectors_dir), "embedding": store.manifest["embedding"],
-            "bytes": disk_usage(store.layout.vectors_dir),
+            "bytes": disk_usage(store.layout.vectors_dir), "saved_bytes": disk_usage(store.layout.cache / "resident"),
             "resident_bytes": {tier: l1["by_tier"].get(tier, 0) * vector_bytes for tier in ("HOT", "WARM")}},
         temperature=histogram,
         sync=sync_status(store.layout, store.config),
