@@ -17,7 +17,7 @@ from test_server import server_env
 from test_turn_windows import CHAT, chat_session
 
 from alaya_engine.engine import Engine
-from alaya_engine.recall.id_table import IdTable
+from alaya_engine.foundations.id_table import IdTable
 from alaya_engine.recall.index import EXACT_SEARCH_ROWS, ResidentVectors
 from alaya_engine.recall.saved_loads import SavedLoads, SavedTable
 from alaya_engine.vectors.packed_rows import PackedRows, pack_batches, unpack_batches

@@ -127,10 +127,10 @@ class ResidentGraph:
             self._failed_generation = generation
             log.warning("graph snapshot at generation %d failed: %s", generation, exc)
             return
-        with self._fresh:
+        with self._fresh:  # the build's time first: whoever the snapshot wakes sees the quiet the next one waits for
+            self._build_seconds = time.perf_counter() - started
             self.snapshot = snapshot
             self._fresh.notify_all()
-        self._build_seconds = time.perf_counter() - started
         release_freed_memory()  # the previous snapshot and the read's query results
         log.info("graph snapshot of %d cards at generation %d in %.2f s", snapshot.card_count(), generation,
                  self._build_seconds)

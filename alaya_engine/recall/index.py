@@ -23,9 +23,9 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..foundations.id_table import IdTable
 from ..foundations.memory import release_freed_memory
 from . import partition
-from .id_table import IdTable
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -197,7 +197,8 @@ class ResidentVectors:
 
     def arrays(self) -> "tuple[dict[str, np.ndarray], dict[str, list[str]]]":
         """What :meth:`of_arrays` makes this load again from: its arrays (the ids too, as an
-        :class:`.id_table.IdTable`), and lists of strings (none here) (:mod:`.saved_loads` writes and maps them)."""
+        :class:`~alaya_engine.foundations.id_table.IdTable`) and lists of strings (none here); :mod:`.saved_loads`
+        writes and maps them."""
         arrays = {"matrix": self.matrix, **IdTable.arrays_of(self.ids)}
         if self.scales is not None:
             arrays["scales"] = self.scales
@@ -208,10 +209,11 @@ class ResidentVectors:
     @classmethod
     def of_arrays(cls, arrays: "dict[str, np.ndarray]", texts: dict[str, list[str]]) -> "ResidentVectors":
         """The load :meth:`arrays` gave, as it was: nothing is computed again (its arrays may be mapped files),
-        its ids read in place (an :class:`.id_table.IdTable` is also its own ``position``)."""
+        its ids read in place (an :class:`~alaya_engine.foundations.id_table.IdTable` and its ``position``)."""
         load = cls.__new__(cls)
         load.matrix, load.scales = arrays["matrix"], arrays.get("scales")
-        load.ids = load.position = IdTable(arrays["ids_blob"], arrays["ids_ends"], arrays["ids_order"])
+        load.ids = IdTable(arrays["ids_blob"], arrays["ids_ends"], arrays["ids_digests"], arrays["ids_order"])
+        load.position = load.ids.position
         coarse = {name.removeprefix("coarse_"): array for name, array in arrays.items() if name.startswith("coarse_")}
         load.coarse = CoarseProjection.of_arrays(coarse) if coarse else None
         return load

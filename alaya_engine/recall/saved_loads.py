@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
     import numpy as np
 
-FORMAT = 3
+FORMAT = 4
 """Part of every folder's name: a change to what a load holds changes it, and older folders are not read."""
 SEPARATOR = "\n"
 """Between the strings of a saved list (ids and session ids never hold it: a list that does is not saved)."""
