@@ -130,9 +130,15 @@ def test_a_damaged_saved_load_is_read_from_its_table_instead(home, tmp_path):
     _, windows = held(first)
     first.save_resident()
     folder = next((home / "cache" / "resident").glob("turn_windows-*"))
+    ends = np.load(folder / "ids_ends.npy")
+    np.save(folder / "ids_ends.npy", ends[:-1])  # a valid file that disagrees with the others
+    _, again = held(Engine.open(home))
+    assert not mapped(again.matrix) and again.ids == windows.ids
+    np.save(folder / "ids_ends.npy", ends)
+    _, mapped_again = held(Engine.open(home))
+    assert mapped(mapped_again.matrix)  # the same folder, whole again: used
     codes = folder / "matrix.npy"
     codes.write_bytes(codes.read_bytes()[:-7])  # cut short, as a disk that filled up mid-write leaves it
-    (folder / "ids.txt").write_text("only-one-id", encoding="utf-8")
     _, again = held(Engine.open(home))
     assert not mapped(again.matrix) and again.ids == windows.ids
 

@@ -216,6 +216,10 @@ class ResidentVectors:
         load.position = load.ids.position
         coarse = {name.removeprefix("coarse_"): array for name, array in arrays.items() if name.startswith("coarse_")}
         load.coarse = CoarseProjection.of_arrays(coarse) if coarse else None
+        rows = {len(load.ids), len(load.matrix), *([len(load.scales)] if load.scales is not None else []),
+                *([len(load.coarse.codes)] if load.coarse is not None else [])}
+        if len(rows) > 1:
+            raise ValueError(f"its arrays disagree on the number of rows ({sorted(rows)})")
         return load
 
     def vectors_at(self, positions) -> "np.ndarray":

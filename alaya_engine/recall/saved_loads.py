@@ -24,14 +24,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
     import numpy as np
 
 FORMAT = 4
 """Part of every folder's name: a change to what a load holds changes it, and older folders are not read."""
 SEPARATOR = "\n"
-"""Between the strings of a saved list (ids and session ids never hold it: a list that does is not saved)."""
+"""Between the strings of a saved list (session ids never hold it: a list that does is not saved)."""
 log = logging.getLogger(__name__)
 
 
@@ -101,7 +101,7 @@ class SavedLoads:
 class Load(Protocol):
     """What a saved load is made from and made into (:class:`.index.ResidentVectors`)."""
 
-    ids: list[str]
+    ids: "Sequence[str]"
     matrix: Any
 
     def arrays(self) -> "tuple[dict[str, np.ndarray], dict[str, list[str]]]": ...
@@ -123,10 +123,10 @@ class SavedTable:
             return None
         try:
             load = made(*saved)
-        except (KeyError, ValueError, IndexError) as error:
+        except (KeyError, ValueError, IndexError) as error:  # what a damaged or tampered folder raises
             log.warning("the saved load of %s is incomplete (%s); reading the table instead", self.table, error)
             return None
-        return load if load.matrix is not None and len(load.matrix) == len(load.ids) else None
+        return load
 
     def save(self, load: Load, version: int | None) -> bool:
         """Save ``load``, the table's at ``version``, unless the table has moved on since or it is saved already."""

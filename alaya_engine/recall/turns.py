@@ -125,6 +125,8 @@ class ResidentWindows(ResidentVectors):
         load.rows = unpack_batches(rows, texts["sessions"]) if rows else None
         load._starts = [0, *accumulate(batch.num_rows for batch in load.rows or [])]
         load._by_row_id, load._sorted_row_ids = arrays["by_row_id"], arrays["sorted_row_ids"]
+        if len(load._sorted_row_ids) != len(load.ids) or (load.rows is not None and load._starts[-1] != len(load.ids)):
+            raise ValueError("its rows and row ids disagree with its ids")
         return load
 
     def ids_of(self, row_ids: "np.ndarray") -> list[str | None]:
