@@ -125,40 +125,34 @@ def test_picking_from_offered_options_is_a_decision_and_an_ok_that_moves_on_acce
     assert "英式红茶" in decisions[0].content and "阿司匹林" in decisions[0].content  # what, and why
 
 
+def decided(turns: list[tuple[str, str]], *needles: str, tools: bool = True) -> list:
+    """The session's cards, one of which is a decision saying every needle."""
+    found = cards(session(*turns, tools=tools))
+    decision = card_saying(found, *needles)
+    assert decision is not None and decision.type == "decision", [(card.type, card.content) for card in found]
+    return found
+
+
 def test_a_go_ahead_naming_the_proposed_value_before_turning_to_something_else_still_decides():
-    chinese = cards(session(
-        ("user", "report-worker 调用 pdf-render 的 http.Client 超时设多少？"),
-        ("assistant", "pdf-render 的 p99 大概 1.2 秒，那 5 秒比较合适：比 p99 宽裕，又不会让请求无限挂着。"),
-        ("user", "行，5 秒。另外有没有办法防止以后再犯？加个测试什么的。"),
-        tools=True))
-    decision = card_saying(chinese, "5 秒", "p99")
-    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in chinese]
-    english = cards(session(
+    decided([("user", "report-worker 调用 pdf-render 的 http.Client 超时设多少？"),
+             ("assistant", "pdf-render 的 p99 大概 1.2 秒，那 5 秒比较合适：比 p99 宽裕，又不会让请求无限挂着。"),
+             ("user", "行，5 秒。另外有没有办法防止以后再犯？加个测试什么的。")], "5 秒", "p99")
+    english = decided([
         ("user", "What retry limit should the mail-relay client use?"),
         ("assistant", "Upstream rejects bursts, so I'd cap retries at 4 with a 30 s backoff on mail-relay."),
-        ("user", "ok, 4 retries. Also, can we get an alert when the queue backs up?"),
-        tools=True))
-    decision = card_saying(english, "4", "mail-relay")
-    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in english]
+        ("user", "ok, 4 retries. Also, can we get an alert when the queue backs up?")], "4", "mail-relay")
     assert not any(card.type == "decision" and "alert" in card.content.lower() for card in english)
 
 
 def test_a_user_reporting_they_did_what_was_proposed_is_a_decision_with_the_proposal():
-    chinese = cards(session(
-        ("user", "ok 我查到了，是 globex 在做批量导入，一口气导了 80 万条订单，全走的 order-events。"),
-        ("assistant", "那就解释通了。短期：给 globex 的导入限流（ingest-api 有 per-tenant rate limit 吧？）。"
-                      "长期：批量导入走单独的 topic。"),
-        ("user", "rate limit 我调到 300/s 了。另外 Omar 说 runbook 里写着重启 order-indexer 是安全的。"),
-        tools=True))
-    decision = card_saying(chinese, "300/s", "ingest-api")
-    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in chinese]
-    english = cards(session(
-        ("user", "The thumbnail queue on media-worker keeps growing after the upload spike."),
-        ("assistant", "For now I'd raise the concurrency of media-worker; it sits at 4 and the box has 16 cores."),
-        ("user", "I raised the concurrency to 12 and the queue is draining."),
-        tools=True))
-    decision = card_saying(english, "12", "16 cores")
-    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in english]
+    decided([("user", "ok 我查到了，是 globex 在做批量导入，一口气导了 80 万条订单，全走的 order-events。"),
+             ("assistant", "那就解释通了。短期：给 globex 的导入限流（ingest-api 有 per-tenant rate limit 吧？）。"
+                           "长期：批量导入走单独的 topic。"),
+             ("user", "rate limit 我调到 300/s 了。另外 Omar 说 runbook 里写着重启 order-indexer 是安全的。")],
+            "300/s", "ingest-api")
+    decided([("user", "The thumbnail queue on media-worker keeps growing after the upload spike."),
+             ("assistant", "For now I'd raise the concurrency of media-worker; it sits at 4 and the box has 16 cores."),
+             ("user", "I raised the concurrency to 12 and the queue is draining.")], "12", "16 cores")
 
 
 def test_a_result_reported_in_the_first_person_is_no_acceptance_without_an_act():
@@ -171,36 +165,26 @@ def test_a_result_reported_in_the_first_person_is_no_acceptance_without_an_act()
 
 
 def test_a_decision_on_a_value_carries_the_question_the_figures_answered():
-    chinese = cards(session(
-        ("user", "pdf-render 偶尔卡住，report-worker 一直等。"),
-        ("assistant", "先给 http.Client 设超时。\n\nClient 的 Timeout 设多少合适？"),
-        ("user", "pdf-render 的 p99 大概 1.2 秒。"),
-        ("assistant", "那 5 秒比较合适：比 p99 宽裕很多，又不会让请求无限挂着。"),
-        ("user", "行，5 秒。"),
-        tools=True))
-    decision = card_saying(chinese, "5 秒", "Timeout", "1.2 秒")
-    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in chinese]
-    english = cards(session(
-        ("user", "Remind me to renew the parking permit for Flat 4B."),
-        ("assistant", "Sure. When does the current permit expire?"),
-        ("user", "On 31 March, and the council wants two weeks' notice."),
-        ("assistant", "Then I'll remind you on 10 March. Is 7pm good?"),
-        ("user", "7pm is perfect.")))
-    decision = card_saying(english, "7pm", "expire", "31 March")
-    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in english]
+    decided([("user", "pdf-render 偶尔卡住，report-worker 一直等。"),
+             ("assistant", "先给 http.Client 设超时。\n\nClient 的 Timeout 设多少合适？"),
+             ("user", "pdf-render 的 p99 大概 1.2 秒。"),
+             ("assistant", "那 5 秒比较合适：比 p99 宽裕很多，又不会让请求无限挂着。"),
+             ("user", "行，5 秒。")], "5 秒", "Timeout", "1.2 秒")
+    decided([("user", "Remind me to renew the parking permit for Flat 4B."),
+             ("assistant", "Sure. When does the current permit expire?"),
+             ("user", "On 31 March, and the council wants two weeks' notice."),
+             ("assistant", "Then I'll remind you on 10 March. Is 7pm good?"),
+             ("user", "7pm is perfect.")], "7pm", "expire", "31 March", tools=False)
 
 
 def test_a_question_asked_through_tool_calls_alone_is_no_question_to_carry():
     """The user answered an assistant turn without text (its tool calls only): the decision stands without a
     question, and nothing fails on the empty turn."""
-    found = cards(session(
-        ("user", "pdf-render hangs now and then and report-worker waits forever."),
-        ("assistant", ""),
-        ("user", "The p99 of pdf-render is about 1.2 s."),
-        ("assistant", "Then a 5 s timeout on the http.Client fits: well above the p99, and nothing hangs forever."),
-        ("user", "ok, 5 s.")))
-    decision = card_saying(found, "5 s", "1.2 s")
-    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in found]
+    decided([("user", "pdf-render hangs now and then and report-worker waits forever."),
+             ("assistant", ""),
+             ("user", "The p99 of pdf-render is about 1.2 s."),
+             ("assistant", "Then a 5 s timeout on the http.Client fits: well above the p99, nothing hangs forever."),
+             ("user", "ok, 5 s.")], "5 s", "1.2 s", tools=False)
 
 
 def test_a_guess_at_a_cause_is_no_card():
