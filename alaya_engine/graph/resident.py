@@ -106,14 +106,13 @@ class ResidentGraph:
     def _quiet_generation(self) -> int | None:
         """The write generation once it has stood still for ``QUIET_SECONDS``, or as long as the last build took;
         None when stopping."""
-        checks = max(1, math.ceil(self._build_seconds / QUIET_SECONDS))
         generation, still = self.graph.generation, 0
         while not self._stopping.wait(QUIET_SECONDS):
             if self.graph.generation != generation:
                 generation, still = self.graph.generation, 0
                 continue
             still += 1
-            if still >= checks:
+            if still >= max(1, math.ceil(self._build_seconds / QUIET_SECONDS)):  # the last build's, read each time
                 return generation
         return None
 
