@@ -145,3 +145,20 @@ def test_after_a_bulk_heat_rewrite_full_text_uses_the_index_alone_until_it_is_re
     vectors.refresh_full_text_index()
     assert not vectors.full_text_behind
     assert set(vectors.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
+
+
+def test_a_process_after_one_killed_before_its_index_refresh_also_uses_the_index_alone(home, monkeypatch):
+    """An introspect killed between its cool-down's rewrite and the index's refresh left every later process
+    scanning the unindexed rows (25 s a recall at a million cards): the index's own count says so."""
+    from alaya_engine.vectors import store as vector_store
+
+    small_store(home)
+    monkeypatch.setattr(vector_store, "UNINDEXED_SEARCHABLE_ROWS", 1)
+    killed = Engine.open(home).vectors()  # rewrites two rows, then never refreshes the index
+    killed.update_meta_heat({"id": ["k1", "k2"], "last_accessed": [0, 0], "access_count": [0, 0],
+                             "relevance": [0.0, 0.0], "temperature": [0.2, 0.2], "tier": ["COLD", "COLD"]})
+    later = Engine.open(home).vectors()
+    assert not later.full_text_behind
+    assert set(later.full_text_search("content topic", 10)) == {"k0", "k3", "k4", "k5"}
+    later.refresh_full_text_index()
+    assert set(later.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
