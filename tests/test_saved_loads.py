@@ -44,16 +44,16 @@ def test_a_large_load_saved_and_mapped_back_searches_exactly_as_it_did(tmp_path)
     loads = SavedLoads(tmp_path / "resident")
     for name, load in (("floats", ResidentVectors(ids, matrix)), ("codes", ResidentVectors(ids, codes, codes_scales))):
         assert load.coarse is not None
-        table = SavedTable(loads, name, lambda: (3, "3-key"))
+        table = SavedTable(loads, name, lambda: (3, "3-key"), ResidentVectors.of_arrays)
         assert table.save(load, 3) and not table.save(load, 3)  # saved once
-        restored = table.restore(3, ResidentVectors.of_arrays)
+        restored = table.restore(3)
         assert mapped(restored.matrix) and mapped(restored.coarse.codes)
         assert restored.ids == ids and all(restored.position.get(card_id) == row for row, card_id in enumerate(ids))
         assert restored.position.get("card-x") is None and restored.ids[7] == "card-7"
         assert np.array_equal(restored.coarse.codes, load.coarse.codes)
         for query in queries:
             assert restored.scored_search(query[None], 20, 0.0) == load.scored_search(query[None], 20, 0.0)
-        assert table.restore(4, ResidentVectors.of_arrays) is None  # the table moved on: not this load
+        assert table.restore(4) is None  # the table moved on: not this load
 
 
 def test_an_id_table_reads_and_finds_ids_as_a_list_and_a_dict_would():

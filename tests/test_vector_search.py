@@ -218,8 +218,8 @@ def test_lists_of_near_rows_find_what_scoring_every_row_finds(monkeypatch, tmp_p
     assert all(found[0] == wanted[0] for found, wanted in zip(approximate, exact))
     assert approximate[-2][0] == "card-42" and set(approximate[-1][:2]) == {"card-7", "card-9000"}
 
-    table = SavedTable(SavedLoads(tmp_path), "cards", lambda: (1, "1-key"))
+    table = SavedTable(SavedLoads(tmp_path), "cards", lambda: (1, "1-key"), ResidentVectors.of_arrays)
     assert table.save(index.resident, 1)
-    restored = table.restore(1, ResidentVectors.of_arrays)
+    restored = table.restore(1)
     assert restored.coarse.partition is not None
     assert [restored.vector_search(query, 20, -1.0) for query in queries] == approximate

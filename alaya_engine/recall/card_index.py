@@ -32,11 +32,12 @@ class CardIndex(ResidentIndex):
         from ..vectors.store import CARD_VECTORS, COLD_VECTORS
 
         super().__init__(vectors, background_above, saved and SavedTable(
-            saved, CARD_VECTORS, lambda: vectors.identity(CARD_VECTORS)))
+            saved, CARD_VECTORS, lambda: vectors.identity(CARD_VECTORS), ResidentVectors.of_arrays))
         vectors.keep_written()
         self.cold = ResidentVectors([], None)
         self._cold_version: int | None = None
-        self._saved_cold = saved and SavedTable(saved, COLD_VECTORS, lambda: vectors.identity(COLD_VECTORS))
+        self._saved_cold = saved and SavedTable(saved, COLD_VECTORS, lambda: vectors.identity(COLD_VECTORS),
+                                                ResidentVectors.of_arrays)
 
     def refresh(self) -> None:
         """Reload what changed: the resident matrix, the COLD codes, or both."""
@@ -45,7 +46,7 @@ class CardIndex(ResidentIndex):
         if version != self._cold_version:
             with self._loading:
                 if version != self._cold_version:
-                    restored = self._saved_cold and self._saved_cold.restore(version, ResidentVectors.of_arrays)
+                    restored = self._saved_cold and self._saved_cold.restore(version)
                     self.cold = restored or ResidentVectors(*self.store.cold_vectors())
                     self._cold_version = version
                     release_freed_memory()

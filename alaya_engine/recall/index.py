@@ -137,7 +137,7 @@ class ResidentIndex:
 
     def _restored(self, version: int) -> "ResidentVectors | None":
         """The load of ``version`` a process saved before, if there is one."""
-        return self.saved.restore(version, ResidentVectors.of_arrays) if self.saved is not None else None
+        return self.saved.restore(version) if self.saved is not None else None
 
     def _read(self, version: int) -> "ResidentVectors":
         """One load of the table at ``version``."""

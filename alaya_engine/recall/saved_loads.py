@@ -109,20 +109,20 @@ class Load(Protocol):
 
 class SavedTable:
     """The saved loads of one table, ``identity()`` telling what the table is now (its version and name, as
-    :meth:`~alaya_engine.vectors.versions.TableVersions.identity`)."""
+    :meth:`~alaya_engine.vectors.versions.TableVersions.identity`), ``made(arrays, lists)`` making a load again."""
 
-    def __init__(self, loads: SavedLoads, table: str, identity: "Callable[[], tuple[int, str] | None]"):
-        self.loads, self.table, self.identity = loads, table, identity
+    def __init__(self, loads: SavedLoads, table: str, identity: "Callable[[], tuple[int, str] | None]",
+                 made: "Callable[[dict, dict], Load]"):
+        self.loads, self.table, self.identity, self.made = loads, table, identity, made
 
-    def restore(self, version: int, made: "Callable[[dict, dict], Load]") -> "Load | None":
-        """The load of the table at ``version`` saved earlier, when that is still the table's version, ``made``
-        from its arrays and lists."""
+    def restore(self, version: int) -> "Load | None":
+        """The load of the table at ``version`` saved earlier, when that is still the table's version."""
         current = self.identity()
         saved = self.loads.restore(self.table, current[1]) if current and current[0] == version else None
         if saved is None:
             return None
         try:
-            load = made(*saved)
+            load = self.made(*saved)
         except (KeyError, ValueError, IndexError) as error:  # what a damaged or tampered folder raises
             log.warning("the saved load of %s is incomplete (%s); reading the table instead", self.table, error)
             return None

@@ -49,7 +49,8 @@ class WindowIndex(ResidentIndex):
         from ..vectors.turn_windows import TURN_WINDOWS
         from .saved_loads import SavedTable
 
-        super().__init__(vectors, background_above, saved and SavedTable(saved, TURN_WINDOWS, vectors.identity))
+        super().__init__(vectors, background_above, saved and SavedTable(
+            saved, TURN_WINDOWS, vectors.identity, ResidentWindows.of_arrays))
         self.with_rows = False
 
     def keep_rows(self) -> None:
@@ -58,16 +59,12 @@ class WindowIndex(ResidentIndex):
             self.with_rows = True
             self._version = None
 
-    def _restored(self, version: int) -> "ResidentWindows | None":
-        """A saved load (always with rows: only the owner server saves) serves a process without rows too: its
-        rows stay on disk unless read."""
-        return self.saved.restore(version, ResidentWindows.of_arrays) if self.saved is not None else None
-
     def _read(self, version: int) -> "ResidentWindows":
         return ResidentWindows(*self.store.active_windows(self.with_rows, version), version)
 
     def save(self) -> bool:
-        """Only a load with rows is saved: one without them would make every later owner server load again."""
+        """Only a load with rows is saved: one without them would make every later owner server load again (a
+        process without rows uses a saved load too: its rows stay on disk unless read)."""
         return self.resident.rows is not None and super().save()
 
     def _load_version(self, version: int) -> None:
