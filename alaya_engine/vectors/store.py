@@ -93,7 +93,7 @@ class VectorStore:
         self.dimension = dimension
         self._db = lancedb.connect(str(folder), read_consistency_interval=timedelta(0))
         self._tables: dict[str, Any] = {}
-        self._full_text_indexed = False
+        self._full_text_index: str | None = None
         self._async = AsyncTable(folder, CARD_META)
         self._relations_cache: tuple | None = None
         self._versions = TableVersions(folder)
@@ -469,9 +469,8 @@ class VectorStore:
         Asked again only when the table's version moves (0.4-3 ms)."""
         version = self.version(CARD_META)
         if self._behind_at is None or self._behind_at[0] != version:
-            table = self.table(CARD_META)
-            name = next((index.name for index in table.list_indices() if index.index_type == "FTS"), None)
-            stats = table.index_stats(name) if name else None
+            name = self._full_text_index_name()
+            stats = self.table(CARD_META).index_stats(name) if name else None
             self._behind_at = (version, stats is not None and stats.num_unindexed_rows > UNINDEXED_SEARCHABLE_ROWS)
         return self._behind_at[1]
 
@@ -489,10 +488,14 @@ class VectorStore:
         self.full_text_behind = False
 
     def _has_full_text_index(self) -> bool:
+        return self._full_text_index_name() is not None
+
+    def _full_text_index_name(self) -> str | None:
         """Listed once it exists (listing costs ~1 ms a recall; an index is never dropped but with its table)."""
-        if not self._full_text_indexed:
-            self._full_text_indexed = any(index.index_type == "FTS" for index in self.table(CARD_META).list_indices())
-        return self._full_text_indexed
+        if self._full_text_index is None:
+            self._full_text_index = next((index.name for index in self.table(CARD_META).list_indices()
+                                          if index.index_type == "FTS"), None)
+        return self._full_text_index
 
     def active_vectors(self) -> tuple[list[str], "np.ndarray"]:
         """Ids and the vector matrix of every HOT/WARM card (COLD cards have no row here).
