@@ -178,3 +178,26 @@ def test_the_owner_server_saves_its_loads_as_it_stops_and_the_next_one_answers_f
     saved = sum(file.stat().st_size for file in (home / "cache" / "resident").rglob("*") if file.is_file())
     assert json.loads(cli("status", "--json").stdout)["l1"]["saved_bytes"] == saved > 0
     assert "Saved for the next server's start" in cli("status").stdout
+
+
+def test_a_save_that_cannot_be_made_leaves_nothing_and_the_next_one_cleans_up(small_disk, tmp_path):
+    """A full disk, a cache folder that is a file, session ids holding the list separator, a save cut short by a
+    kill: nothing half-written is ever named as a load, and a later save removes what a killed one left."""
+    from conftest import fill
+
+    big = {"matrix": np.ones((20_000, 512), dtype=np.int8)}  # 10 MB
+    loads = SavedLoads(small_disk / "resident")
+    filler = fill(small_disk, 2048)
+    assert not loads.save("turn_windows", "1-a", big, {})
+    assert list(loads.folder.iterdir()) == []  # the temporary folder went with the failure
+    filler.unlink()
+    (loads.folder / ".turn_windows-v9-0-a.123").mkdir()  # what a save killed midway leaves
+    assert loads.save("turn_windows", "2-b", big, {"sessions": ["s-1", "s-2"]})
+    assert [path.name.split("-v")[0] for path in loads.folder.iterdir()] == ["turn_windows"]
+    assert loads.restore("turn_windows", "2-b")[1] == {"sessions": ["s-1", "s-2"]}
+    assert not loads.save("turn_windows", "3-c", big, {"sessions": ["s-1\nforged"]})
+    assert loads.restore("turn_windows", "3-c") is None
+
+    a_file = SavedLoads(tmp_path / "resident")
+    a_file.folder.write_text("not a folder")
+    assert not a_file.save("cards", "1-a", big, {}) and a_file.restore("cards", "1-a") is None
