@@ -176,6 +176,9 @@ def print_introspect(console: "Console", report: dict) -> None:
             verb = "Would forget" if dry_run else "Forgot"
             console.print(f"   {verb} {plural(result['count'], 'long-cold, unused card')} (kept in the L3 journal; "
                           "alaya restore ID brings one back)")
+            if result["left"]:
+                console.print(f"   {plural(result['left'], 'more card')} to forget: the next run goes on "
+                              "(introspect.forget_minutes)")
         console.print()
     console.print(f"[green]✓[/] Introspection complete (took {report['elapsed_s']:.1f}s)")
 

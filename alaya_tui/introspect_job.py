@@ -59,7 +59,8 @@ def step_summary(step: str, report: dict) -> str:
         tiers = report["by_tier"]
         return f"cooldown: HOT {tiers['HOT']:,} · WARM {tiers['WARM']:,} · COLD {tiers['COLD']:,}"
     if step == "forget":
-        return f"forget: {report['count']} cards forgotten"
+        left = f", {report['left']:,} left for the next run" if report["left"] else ""
+        return f"forget: {report['count']:,} cards forgotten{left}"
     return step
 
 

@@ -172,6 +172,46 @@ def test_a_card_others_depend_on_is_never_forgotten():
     assert forgettable([GONE], NOW, FORGET, depended_on={"x"}) == []
 
 
+def test_the_most_forgettable_cards_come_first():
+    from alaya_engine.introspect.forget import forgettable
+
+    rows = [{**GONE, "id": "warmer", "temperature": 0.09}, {**GONE, "id": "touched later"},
+            {**GONE, "id": "coldest", "temperature": 0.01}, {**GONE, "id": "oldest", "last_accessed": 0}]
+    assert forgettable(rows, NOW, FORGET, set()) == ["coldest", "oldest", "touched later", "warmer"]
+
+
+def test_a_run_out_of_minutes_leaves_the_rest_to_the_next(home, monkeypatch):
+    """With no minutes to spend, a run forgets its first batch only and says how many wait; the next runs go on
+    with them, and together forget what one unbounded run would."""
+    from rich.console import Console
+
+    from alaya_cli.views import print_introspect
+    from alaya_engine.introspect import forget as forget_step
+    from alaya_tui.introspect_job import step_summary
+
+    engine = distilled_engine(home)
+    later = millis_now() + 200 * DAY_MS
+    engine.introspect(["cooldown"], now=later)
+    everything = engine.introspect(["forget"], dry_run=True, now=later)["steps"]["forget"]["forgotten"]
+    assert len(everything) > 4
+    monkeypatch.setattr(forget_step, "BATCH", 2)
+    engine.config["introspect"]["forget_minutes"] = 0
+    first = engine.introspect(["forget"], now=later)["steps"]["forget"]
+    assert first["forgotten"] == everything[:2] and first["left"] == len(everything) - 2
+    second = engine.introspect(["forget"], now=later)["steps"]["forget"]
+    assert second["forgotten"] == everything[2:4] and second["left"] == len(everything) - 4
+    engine.config["introspect"]["forget_minutes"] = 5
+    third = engine.introspect(["forget"], now=later)["steps"]["forget"]
+    assert third["forgotten"] == everything[4:] and third["left"] == 0
+    assert not set(everything) & set(tiers(engine))
+    console = Console(record=True, width=200)
+    print_introspect(console, {"dry_run": False, "steps": {"forget": first}, "elapsed_s": 0.1})
+    shown = console.export_text()
+    assert "Forgot 2 long-cold, unused cards" in shown
+    assert f"{len(everything) - 2} more cards to forget: the next run goes on" in shown
+    assert step_summary("forget", first) == f"forget: 2 cards forgotten, {len(everything) - 2} left for the next run"
+
+
 def test_forget_keeps_the_card_in_l3_and_restore_brings_it_back(cli, home):
     engine = distilled_engine(home)
     cards = sorted(tiers(engine))

@@ -106,6 +106,7 @@ def test_cooldown_rewrites_only_changed_rows_and_introspect_leaves_them_indexed(
     engine.introspect(["cooldown"], now=later)
     meta = engine.vectors()._db.open_table("card_meta")
     assert meta.index_stats("text_idx").num_unindexed_rows == 0
+    assert meta.index_stats("id_idx").num_unindexed_rows == 0, "merges on id find their rows through an index"
     report = engine.introspect(["cooldown"], now=later)["steps"]["cooldown"]
     assert report["cards"] == 6 and report["by_tier"]["COLD"] == 6
     assert engine.vectors()._db.open_table("card_meta").version == meta.version
@@ -155,6 +156,8 @@ def test_a_process_after_one_killed_before_its_index_refresh_also_uses_the_index
     small_store(home)
     monkeypatch.setattr(vector_store, "UNINDEXED_SEARCHABLE_ROWS", 1)
     killed = Engine.open(home).vectors()  # rewrites two rows, then never refreshes the index
+    killed._db.open_table("card_meta").drop_index("id_idx")  # a store from before ids were indexed: a merge
+    # on id rewrites the rows it updates, out of the full-text index (with the ids indexed they stay in it)
     killed.update_meta_heat({"id": ["k1", "k2"], "last_accessed": [0, 0], "access_count": [0, 0],
                              "relevance": [0.0, 0.0], "temperature": [0.2, 0.2], "tier": ["COLD", "COLD"]})
     later = Engine.open(home).vectors()
@@ -162,3 +165,6 @@ def test_a_process_after_one_killed_before_its_index_refresh_also_uses_the_index
     assert set(later.full_text_search("content topic", 10)) == {"k0", "k3", "k4", "k5"}
     later.refresh_full_text_index()
     assert set(later.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
+    later.update_meta_heat({"id": ["k1", "k2"], "last_accessed": [1, 1], "access_count": [1, 1],
+                            "relevance": [0.5, 0.5], "temperature": [0.1, 0.1], "tier": ["COLD", "COLD"]})
+    assert set(Engine.open(home).vectors().full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}

@@ -7,10 +7,17 @@ card depends on it (no incoming ``DEPENDS_ON``). Before anything is deleted,
 the card and its edges are written to the L3 journal (``card.forget``), so
 ``alaya restore CARD_ID`` can bring it back exactly and a rebuild knows it
 was forgotten.
+
+A run forgets for at most ``introspect.forget_minutes``, the most forgettable
+cards first (coldest, then longest untouched); the rest wait for the next run.
+Deleting a card from the graph costs ~2.4 ms at a million cards whatever the
+statement's shape, so the first run after a long pause would otherwise hold
+the store for half an hour (docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass, field
@@ -36,32 +43,43 @@ forgetting 49k took 42 s in steps of 500, 29 s in steps of 2000 (~1 s each), 24 
 class ForgetReport:
     forgotten: list[str] = field(default_factory=list)
     dry_run: bool = False
+    left: int = 0
+    """Cards that meet every criterion but wait for the next run: this one spent its ``forget_minutes``."""
 
     def to_json(self) -> dict:
         return {**asdict(self), "count": len(self.forgotten)}
 
 
 def forgettable(rows: Iterable[dict], now: int, settings: dict, depended_on: set[str]) -> list[str]:
-    """The ids meeting every criterion; each is tested on its own in the tests."""
+    """The ids meeting every criterion, most forgettable first (coldest, then longest untouched); each criterion
+    is tested on its own in the tests."""
     horizon = settings["forget_days"] * DAY_MS
-    return [row["id"] for row in rows
-            if row["tier"] == "COLD" and row["temperature"] < settings["forget_threshold"]
-            and now - max(row["created_at"], row["last_accessed"]) > horizon
-            and row["access_count"] < MAX_ACCESSES and row["id"] not in depended_on]
+    chosen = [(row["temperature"], max(row["created_at"], row["last_accessed"]), row["id"]) for row in rows
+              if row["tier"] == "COLD" and row["temperature"] < settings["forget_threshold"]
+              and now - max(row["created_at"], row["last_accessed"]) > horizon
+              and row["access_count"] < MAX_ACCESSES and row["id"] not in depended_on]
+    return [card_id for *_, card_id in sorted(chosen)]
 
 
 def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, settings: dict, now: int,
            dry_run: bool, step: Callable[[], AbstractContextManager]) -> ForgetReport:
+    """Forget what :func:`forgettable` chooses, batch by batch, until done or ``forget_minutes`` have passed (a
+    batch once begun is finished; the first always runs)."""
+    started = time.monotonic()
     columns = vectors.heat_columns()
     depended_on = {row[0] for row in graph.query("MATCH (:Card)-[:DEPENDS_ON]->(b:Card) RETURN DISTINCT b.id")}
     chosen = forgettable(_rows(columns), now, settings, depended_on)
-    report = ForgetReport(forgotten=chosen, dry_run=dry_run)
     if dry_run or not chosen:
-        return report
-    wanted = set(chosen)
-    by_id = {row["id"]: row for row in _rows(columns) if row["id"] in wanted}
+        return ForgetReport(forgotten=chosen, dry_run=dry_run)
+    report = ForgetReport()
+    row_of = {card_id: index for index, card_id in enumerate(columns["id"])}
+    names = list(columns)
     for start in range(0, len(chosen), BATCH):
+        if start and time.monotonic() - started >= settings["forget_minutes"] * 60:
+            report.left = len(chosen) - start
+            break
         batch = chosen[start:start + BATCH]
+        by_id = {card_id: {name: columns[name][row_of[card_id]] for name in names} for card_id in batch}
         with step():
             cards, edges = graph.cards(batch), graph.edges_of_many(batch)
             in_graph = [card_id for card_id in batch if card_id in cards]
@@ -71,6 +89,7 @@ def forget(*, vectors: "VectorStore", graph: "GraphStore", journal: Journal, set
                                                       "edges": edges[card_id]} for card_id in in_graph])
             graph.delete_cards(in_graph)
             vectors.delete_cards(batch)
+        report.forgotten.extend(batch)
     return report
 
 

@@ -475,10 +475,18 @@ class VectorStore:
         return self._behind_at[1]
 
     def refresh_full_text_index(self) -> None:
-        """Build the FTS index once; later, fold new rows into it (they are searchable before that too)."""
+        """Build the FTS index once; later, fold new rows into it (they are searchable before that too).
+
+        The ids get an index too, folded in by the same ``optimize``: a merge on ``id`` (cool-down rewriting a
+        million cards' heat) then finds its rows through it instead of holding the whole table while it joins
+        (measured at 766k rows: a 2.1 GB peak and 12.5 s without, 0.4 GB and 6.5 s with)."""
         table = self.table(CARD_META)
         if not table.count_rows():
             return
+        if not any(index.columns == ["id"] for index in table.list_indices()):
+            from lancedb.index import BTree
+
+            table.create_index("id", config=BTree())
         if self._has_full_text_index():
             table.optimize()
         else:
