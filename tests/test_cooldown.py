@@ -186,6 +186,7 @@ def test_a_run_out_of_minutes_leaves_the_rest_to_the_next(home, monkeypatch):
     from rich.console import Console
 
     from alaya_cli.views import print_introspect
+    from alaya_engine.foundations.human import last_introspect_text
     from alaya_engine.introspect import forget as forget_step
     from alaya_tui.introspect_job import step_summary
 
@@ -198,11 +199,15 @@ def test_a_run_out_of_minutes_leaves_the_rest_to_the_next(home, monkeypatch):
     engine.config["introspect"]["forget_minutes"] = 0
     first = engine.introspect(["forget"], now=later)["steps"]["forget"]
     assert first["forgotten"] == everything[:2] and first["left"] == len(everything) - 2
+    waiting = engine.status().to_json()["introspect"]
+    assert waiting["forget_left"] == len(everything) - 2
+    assert last_introspect_text(waiting).endswith(f"; {len(everything) - 2} cards wait to be forgotten by the next run")
     second = engine.introspect(["forget"], now=later)["steps"]["forget"]
     assert second["forgotten"] == everything[2:4] and second["left"] == len(everything) - 4
     engine.config["introspect"]["forget_minutes"] = 5
     third = engine.introspect(["forget"], now=later)["steps"]["forget"]
     assert third["forgotten"] == everything[4:] and third["left"] == 0
+    assert "wait to be forgotten" not in last_introspect_text(engine.status().to_json()["introspect"])
     assert not set(everything) & set(tiers(engine))
     console = Console(record=True, width=200)
     print_introspect(console, {"dry_run": False, "steps": {"forget": first}, "elapsed_s": 0.1})

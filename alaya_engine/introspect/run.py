@@ -73,10 +73,12 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
     report["elapsed_s"] = round(time.perf_counter() - started, 2)
     if not dry_run:
         compared = compared_at if "supersede" in chosen else previous.get("compared_through", 0)
+        # Cards a forget had no minutes left for: status says they wait (a run without forget leaves them so).
+        left = report["steps"]["forget"]["left"] if "forget" in chosen else previous.get("forget_left", 0)
         atomic_write_json(store.layout.last_introspect, {"at": now, "steps": [name for name in INTROSPECT_STEPS
                                                                                if name in chosen],
                                                          "elapsed_s": report["elapsed_s"],
-                                                         "compared_through": compared})
+                                                         "compared_through": compared, "forget_left": left})
     return report
 
 
