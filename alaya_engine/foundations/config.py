@@ -75,7 +75,7 @@ DEFAULTS: dict[str, Any] = {
         "consolidate_threshold": 0.95,
         "forget_threshold": 0.1,
         "forget_days": 90,
-        "forget_minutes": 5,
+        "forget_minutes": 5.0,
         "llm_confirm_merges": True,
         "llm_merges_per_run": 20,
     },
