@@ -13,7 +13,10 @@ cards (``--quick --only aged_stores``: 10k):
 - the owner server's start to its first answer, with nothing saved and again once its stop saved its loads
   (target ≤ 3 s at 1M);
 - against a warm owner server: whole-process ``alaya recall --json`` and ``alaya status --json`` paired with
-  ``python -c pass`` (target ≤ 2.5×) and the server's peak RSS (target ≤ 1.2 GB at 100k, 4 GB at 1M).
+  ``python -c pass`` (target ≤ 2.5×) and the server's peak RSS (target ≤ 1.2 GB at 100k, 4 GB at 1M);
+- every introspect step in a process of its own, as cron runs it, the night after the store's last recalls: its
+  seconds and peak RSS (target ≤ 10 minutes and 4 GB at 1M), forget spending at most ``introspect.forget_minutes``
+  on the year's backlog.
 
 ``--million`` adds the same rows for a store of a million cards (2M windows): measured, a 17-minute build that
 peaks at 21.8 GB of RSS (a machine of 24 GB has just enough), 12 GB of disk, a 4.4-minute cool-down and ~17 minutes
@@ -98,7 +101,31 @@ def aged_rows(home: Path, size: int, queries: int, paired_runs: int) -> list[Row
                         "MB", f"VmHWM after start (from the saved loads), warm-up and the recalls above (target ≤ "
                               f"{target}); RSS after "
                               f"them {now if now is not None else float('nan'):.0f} MB"))
+    rows.extend(_introspect_rows(home, label, size))
     return rows
+
+
+def _introspect_rows(home: Path, label: str, size: int) -> list[Row]:
+    """The whole nightly introspect (every step, forget within its minutes) in a process of its own as cron runs
+    it, on the night after the aged store's last recalls: forget meets the year's backlog (the synthetic store
+    never forgot). Last, since it changes the store."""
+    import json
+
+    night = AGED_AT + 86_400_000
+    run = measure([sys.executable, "-c", INTROSPECT, str(home), str(night)], child_env(server=False))
+    report = json.loads(run.stdout)
+    forget = report["steps"]["forget"]
+    target = "≤ 10 min and 4,000 MB at 1M" + ("" if size >= 1_000_000 else "; here for scale")
+    steps = ", ".join(f"{name} {seconds:g} s" for name, seconds in report["step_seconds"].items())
+    return [Row(NAME, f"{label}: introspect, every step", run.ms / 1000, "s",
+                f"{steps}; forgot {forget['count']:,}, {forget['left']:,} left for the next run (target {target})"),
+            Row(NAME, f"{label}: introspect, every step: peak RSS", run.peak_mb, "MB",
+                f"the introspect's process (target {target})")]
+
+
+INTROSPECT = ("import json, sys; from alaya_engine.engine import Engine; "
+              "print(json.dumps(Engine.open(sys.argv[1]).introspect(now=int(sys.argv[2]))))")
+"""A process that runs every introspect step on the store at argv[1] with its clock at argv[2] (ms)."""
 
 
 def _first_answer_rows(home, label: str) -> list[Row]:
