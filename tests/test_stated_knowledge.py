@@ -325,3 +325,45 @@ def test_an_ok_that_opens_a_finding_is_a_cause_and_a_chinese_sentence_names_the_
     cause = card_saying(found, "bulk import")
     assert cause is not None and cause.type == "gotcha", [(c.type, c.title) for c in found]
     assert not any("The user调" in card.content or "The user调" in card.title for card in found)
+
+
+def test_a_yes_or_no_question_the_assistant_confirms_is_kept_with_its_figures_and_the_answer():
+    found = cards(session(
+        ("user", "We moved staging to db-stage-2 over the weekend. It still listens on 5433 like the old box, "
+                 "right?"),
+        ("assistant", "Correct — db-stage-2 kept port 5433, only the hostname changed. The read replica moved "
+                      "with it."),
+        ("user", "thanks"),
+        tools=True))
+    confirmed = card_saying(found, "db-stage-2", "5433", "Correct")
+    assert confirmed is not None and confirmed.type == "decision", [(c.type, c.title) for c in found]
+    assert "Confirmed" in confirmed.content
+    explained = cards(session(  # the answer explains a cause: its card carries the question's figures
+        ("user", "We moved the image service to Node 22 and sharp 0.34 last week. So the --legacy-peer-deps flag "
+                 "in the Dockerfile can go now, right?"),
+        ("assistant", "Yes. The flag was only there because sharp 0.32 declared a peer range that excluded Node 20; "
+                      "0.34 fixed that range, so a plain `npm ci` resolves cleanly."),
+        tools=True))
+    assert card_saying(explained, "--legacy-peer-deps", "Node 22", "sharp 0.32") is not None, \
+        [c.content for c in explained]
+    zh = cards(session(
+        ("user", "报表服务已经换到 ClickHouse 24.3 了，原来那个每晚 3 点的 MySQL 同步任务可以停掉了吧？"),
+        ("assistant", "可以。那个同步任务只给旧报表供数，新报表直接查 ClickHouse，停掉不会影响任何页面。"),
+        tools=True))
+    confirmed = card_saying(zh, "ClickHouse 24.3", "同步任务", "可以")
+    assert confirmed is not None and "已确认" in confirmed.content, [(c.type, c.title) for c in zh]
+    assert "Confirmed" not in confirmed.content and "The assistant" not in confirmed.content
+
+
+def test_a_question_answered_with_but_or_an_open_question_confirms_nothing():
+    hedged = cards(session(
+        ("user", "The nightly export runs on worker-3 since Monday. Can we delete the old cron entry on worker-1?"),
+        ("assistant", "Yes, but not yet: worker-1 still runs the weekly archive from the same crontab, so move "
+                      "that to worker-3 first."),
+        tools=True))
+    assert not any("Confirmed" in card.content for card in hedged), [c.content for c in hedged]
+    opened = cards(session(
+        ("user", "The export job on worker-3 takes 14 minutes now. What timeout should its lock have?"),
+        ("assistant", "Twice the run time is a safe margin: set the lock TTL to 30 minutes."),
+        tools=True))
+    assert not any("Confirmed" in card.content for card in opened), [c.content for c in opened]

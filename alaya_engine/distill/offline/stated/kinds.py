@@ -48,12 +48,12 @@ HEDGES = ("not sure", "no idea", "i guess", "i think", "maybe", "might be", "pro
 NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
                  "只是想说")
 CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",
-             "preference": "concept", "fact": "concept"}
+             "preference": "concept", "fact": "concept", "confirmed": "decision"}
 LABELS = {"cause": ("Cause", "原因"), "fix": ("Fix", "修复"), "decision": ("Decision", "决定"),
           "rule": ("Rule", "规则"), "plan": ("Plan", "计划"), "preference": ("Preference", "偏好"),
-          "fact": ("Fact", "事实")}
+          "fact": ("Fact", "事实"), "confirmed": ("Confirmed", "已确认")}
 IMPORTANCE = {"cause": 0.66, "fix": 0.64, "decision": 0.64, "rule": 0.64, "plan": 0.5, "preference": 0.5,
-              "fact": 0.46}
+              "fact": 0.46, "confirmed": 0.46}
 NUMBER = re.compile(r"\d")
 POINTS_BACK = re.compile(r"这个|这样|这些|那个|\b(?:this|that|these|it)\b", re.IGNORECASE)
 """A sentence that leans on the one before it."""

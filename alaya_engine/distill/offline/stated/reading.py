@@ -12,6 +12,7 @@ from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.titles import title_width
 from ..turns import asks
+from .confirmed import confirmed_question
 from .done import did, names_the_proposal
 from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
 from .sentences import (
@@ -80,6 +81,11 @@ def read_statements(session: Session) -> list[Statement]:
                 continue
             if proposal_turn == index - 1:
                 acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))
+        confirmed = confirmed_question(turns, index)
+        if confirmed is not None:  # the question and its "yes" say the point; the turn states nothing else
+            asked, answer, answer_turn = confirmed
+            found.append(Statement(index, "confirmed", asked, [], reply=answer, reply_turn=answer_turn))
+            continue
         current: Statement | None = None
         carried = None
         for position, sentence in enumerate(sentences):
@@ -143,7 +149,9 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem_turn = asked if statement.problem else None
                 absorbed.add(asked)
                 _with_question(statement, turns, asked)
-        if turns[statement.turn].role == "user":  # a decision too: the reply says what was done ("the rule: …")
+        if statement.kind == "confirmed":  # its answer is on it already
+            absorbed.add(statement.reply_turn)
+        elif turns[statement.turn].role == "user":  # a decision too: the reply says what was done ("the rule: …")
             reply = _reply_turn(turns, statement.turn)
             if reply is not None:
                 words = content_words(" ".join(statement.sentences + statement.accepted))
@@ -152,6 +160,13 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.reply_turn = reply if statement.reply else None
                 absorbed.add(reply)
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
+
+
+def _unstated(turn: Turn, statements: list[Statement]) -> list[str]:
+    """The sentences of a user's message that no statement holds ("Oceanário on Sunday for sure", beside "Tram 28 we'll
+    skip"): the reply answers them too, so what it confirms of them belongs with the message's statement."""
+    stated = {sentence for statement in statements for sentence in statement.sentences}
+    return [sentence for sentence in _plain_sentences(turn, None) if sentence not in stated]
 
 
 def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None:
