@@ -324,3 +324,22 @@ def test_text_results_are_remembered_within_one_distillation_only_and_lists_come
         assert words("a b") == ["a", "b"] and len(calls) == 3
     words("a b")
     assert len(calls) == 4
+
+
+def test_a_sentence_resumed_after_a_code_block_stays_on_the_card_of_its_first_half():
+    session = Session(id="resume-en", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "The integration tests for the mailer hang on CI since we moved to the new SMTP pool."),
+        turn("assistant", "Checking the fixtures.",
+             tool_calls=[{"name": "exec", "arguments": {"command": "pytest -q tests/test_mailer.py"}}]),
+        turn("tool", "FAILED tests/test_mailer.py::test_send - TimeoutError: pool checkout after 30s",
+             tool_name="exec"),
+        turn("assistant", "The tests share the production pool. For unit tests use an in-process `FakeSMTP` "
+                          "server:\n\n"
+                          "```python\n@pytest.fixture\ndef smtp(monkeypatch):\n    server = FakeSMTP(port=2525)\n"
+                          "    yield server\n```\n\n"
+                          "and set `MAILER_POOL_SIZE=1` in `tests/conftest.py` so a leaked connection shows up at once."),
+    ])
+    found = OfflineDistiller().distill(session).cards
+    fix = next((card for card in found if "FakeSMTP" in card.content), None)
+    assert fix is not None, [card.content for card in found]
+    assert "`FakeSMTP` server: and set `MAILER_POOL_SIZE=1` in `tests/conftest.py`" in fix.content, fix.content
