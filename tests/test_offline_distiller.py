@@ -337,7 +337,7 @@ def test_a_sentence_resumed_after_a_code_block_stays_on_the_card_of_its_first_ha
                           "server:\n\n"
                           "```python\n@pytest.fixture\ndef smtp(monkeypatch):\n    server = FakeSMTP(port=2525)\n"
                           "    yield server\n```\n\n"
-                          "and set `MAILER_POOL_SIZE=1` in `tests/conftest.py` so a leaked connection shows up at once."),
+                          "and set `MAILER_POOL_SIZE=1` in `tests/conftest.py` so a leaked connection shows at once."),
     ])
     found = OfflineDistiller().distill(session).cards
     fix = next((card for card in found if "FakeSMTP" in card.content), None)
