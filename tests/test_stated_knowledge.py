@@ -367,3 +367,27 @@ def test_a_question_answered_with_but_or_an_open_question_confirms_nothing():
         ("assistant", "Twice the run time is a safe margin: set the lock TTL to 30 minutes."),
         tools=True))
     assert not any("Confirmed" in card.content for card in opened), [c.content for c in opened]
+
+
+
+def stated_lines(found: list) -> list[str]:
+    """The lines that state a card's point (its labelled paragraphs, not its details)."""
+    return [line for card in found for line in card.content.splitlines()
+            if line.startswith("**") and not line.startswith(("**Details:**", "**细节:**"))]
+
+
+def test_a_user_asking_the_assistant_to_do_something_states_no_fact():
+    asked = cards(session(
+        ("user", "The status page for the March 14 maintenance is not written yet. Please draft it as a 30 minute "
+                 "read-only window for the billing portal."),
+        ("assistant", "Draft: the billing portal is read-only on 14 March from 02:00 to 02:30 UTC."),
+        ("user", "The maintenance moves the billing database from db-bill-1 to db-bill-3.")))
+    assert card_saying(asked, "db-bill-3") is not None, [c.content for c in asked]
+    assert not any("draft it" in line for line in stated_lines(asked)), stated_lines(asked)
+    zh = cards(session(
+        ("user", "3 月 20 日凌晨要迁移 cache-main-2，应该是 01:00 开始吧。"
+                 "你先按\"部分用户需要重新登录\"写一版公告，影响时间写 15 分钟。"),
+        ("assistant", "公告草稿：3 月 20 日 01:00–01:15 迁移 cache-main-2，部分用户需要重新登录。"),
+        ("user", "cache-main-2 上的会话数据会迁到 cache-main-5。")))
+    assert card_saying(zh, "cache-main-5") is not None, [c.content for c in zh]
+    assert not any("写一版公告" in line for line in stated_lines(zh)), stated_lines(zh)

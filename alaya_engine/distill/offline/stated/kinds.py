@@ -45,6 +45,9 @@ nothing."""
 HEDGES = ("not sure", "no idea", "i guess", "i think", "maybe", "might be", "probably", "i don't know",
           "不太确定", "不确定", "不知道", "应该是", "也可能", "可能是", "大概是", "好像是", "估计是")
 """A guess, not a fact: what someone says without knowing ("应该是拿来存 session 的吧", "maybe it was for cost")."""
+REQUEST = re.compile(r"^(?:please|pls|can you|could you|would you|你先|你帮我|帮我|请你|请帮|麻烦你?)", re.IGNORECASE)
+"""A user asking the assistant to do something ("你先按这个写", "please draft it as…"): the task at hand, not how
+things are."""
 NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
                  "只是想说")
 CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",

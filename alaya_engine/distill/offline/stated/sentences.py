@@ -27,6 +27,7 @@ from .kinds import (
     NUMBER,
     OFFER_VERBS,
     POINTS_BACK,
+    REQUEST,
     SPECIFIC,
     TOPIC_CHANGE,
     USER_RULES,
@@ -84,7 +85,7 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
-            and not has_cue(sentence, HEDGES):
+            and not has_cue(sentence, HEDGES) and not REQUEST.match(sentence):
         return "fact"
     return None
 
