@@ -331,8 +331,7 @@ def test_a_yes_or_no_question_the_assistant_confirms_is_kept_with_its_figures_an
     found = cards(session(
         ("user", "We moved staging to db-stage-2 over the weekend. It still listens on 5433 like the old box, "
                  "right?"),
-        ("assistant", "Correct — db-stage-2 kept port 5433, only the hostname changed. The read replica moved "
-                      "with it."),
+        ("assistant", "Correct — only the hostname changed. The read replica moved with it."),
         ("user", "thanks"),
         tools=True))
     confirmed = card_saying(found, "db-stage-2", "5433", "Correct")
@@ -367,6 +366,13 @@ def test_a_question_answered_with_but_or_an_open_question_confirms_nothing():
         ("assistant", "Twice the run time is a safe margin: set the lock TTL to 30 minutes."),
         tools=True))
     assert not any("Confirmed" in card.content for card in opened), [c.content for c in opened]
+    restated = cards(session(  # the answer names all the question does: its own card says it
+        ("user", "Ok. And the CDN caches the 404s from the origin too, right?"),
+        ("assistant", "Correct — the CDN caches origin 404s for 10 minutes by default, so a fixed page can keep "
+                      "failing for a while unless you purge it."),
+        tools=True))
+    assert not any("Confirmed" in card.content for card in restated), [c.content for c in restated]
+    assert card_saying(restated, "404s", "10 minutes") is not None, [c.content for c in restated]
 
 
 

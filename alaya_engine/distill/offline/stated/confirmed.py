@@ -3,7 +3,9 @@
 "So the old pin can go now, right?" answered "Yes, once…" states the change as surely as "we dropped the pin"; "这个
 开关可以关掉了吧？" answered "可以。" decides it. Questions are noise to the other readings (a question states nothing),
 so without this the user's figures and names ("we upgraded to 2.4, so…") reach no card, and the answer's card says
-"yes" to nothing. Only an answer that opens by confirming: an open question ("what timeout?") is not answered "yes".
+"yes" to nothing. Only an answer that opens by confirming: an open question ("what timeout?") is not answered "yes";
+and only a question naming something the answer does not ("DDL doesn't replicate either, right?" → "Correct — no
+DDL…" is the answer's card alone).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import re
 
 from ....foundations.domain import Turn
-from .sentences import is_noise, is_specific, sentences_of
+from .sentences import is_noise, is_specific, sentences_of, specifics
 
 CONFIRMING = re.compile(r"^(?:yes|yep|yeah|correct|exactly|right|that's right|indeed|可以|对|是的|没错|没问题|能|是)"
                         r"(?=[\s,，.。!！:：—-]|$)", re.IGNORECASE)
@@ -34,8 +36,8 @@ def confirmed_question(turns: list[Turn], index: int) -> tuple[list[str], list[s
     if opening is None or BUT.match(replied[0][opening.end():].strip(" ,，")):
         return None
     asked = [s for s in sentences[:-1] if is_specific(s) and not s.rstrip().endswith(("?", "？"))] + sentences[-1:]
-    if not any(is_specific(s) for s in asked):
-        return None
+    if not specifics(" ".join(asked)) - specifics(turns[answer].content):
+        return None  # the answer names all the question does: its own card says it
     return asked, replied[:1] + [s for s in replied[1:3] if not is_noise(s)], answer
 
 
