@@ -397,3 +397,29 @@ def test_a_user_asking_the_assistant_to_do_something_states_no_fact():
         ("user", "cache-main-2 上的会话数据会迁到 cache-main-5。")))
     assert card_saying(zh, "cache-main-5") is not None, [c.content for c in zh]
     assert not any("写一版公告" in line for line in stated_lines(zh)), stated_lines(zh)
+
+
+def test_a_go_ahead_naming_a_value_accepts_the_proposal_of_it_not_a_later_mention():
+    found = cards(session(
+        ("user", "The nightly invoice export to the warehouse times out after 90 seconds since the March data grew."),
+        ("assistant", "The stopgap is to raise the export job's statement_timeout to 240 s; the real fix is "
+                      "batching, which is a bigger change."),
+        ("user", "is there anything else in the path that would cut it before that?"),
+        ("assistant", "I checked the pooler: its query_timeout is 600 s, so a 240 s query goes through untouched."),
+        ("user", "ok, go with 240."),
+        tools=True))
+    decision = card_saying(found, "statement_timeout", "240")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in found]
+    assert "raise the export job's statement_timeout to 240 s" in decision.content.split("**Decision:**")[-1], \
+        decision.content
+    zh = cards(session(
+        ("user", "订单同步任务每次跑到第 40 分钟就被 Kubernetes 杀掉了。"),
+        ("assistant", "临时方案是把 CronJob 的 activeDeadlineSeconds 调到 5400 秒，长期还是要拆成增量同步。"),
+        ("user", "节点那边会不会也有限制？"),
+        ("assistant", "查过了：节点上没有别的超时，5400 秒的任务可以跑完。"),
+        ("user", "行，就 5400。"),
+        tools=True))
+    decision = card_saying(zh, "activeDeadlineSeconds", "5400")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in zh]
+    assert "把 CronJob 的 activeDeadlineSeconds 调到 5400 秒" in decision.content.split("**决定:**")[-1], \
+        decision.content

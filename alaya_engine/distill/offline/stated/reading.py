@@ -239,20 +239,25 @@ def _previous_assistant(turns: list[Turn], index: int) -> int | None:
 def _naming_proposal(turns: list[Turn], answer: int, reply: str) -> tuple[int, list[str]] | None:
     """The assistant turn, the ``answer`` the user replies to or one a few turns before it, whose sentences name
     what the user's ``reply`` chooses: "就带茶和 shortbread 吧" picks from the options just offered, "有道理，就用
-    Asia/Shanghai" (after asking why) accepts the proposal before the explanation. Named by a name or number the
-    reply says, else by its words (one is enough in the answer itself, two further back)."""
+    Asia/Shanghai" (after asking why) accepts the proposal before the explanation, "ok, go with 300" the "raise it to
+    300 s" a few turns back, not the later "the ALB won't cut a 300 s request". Named by a name or number the reply
+    says, else by its words (one is enough in the answer itself, two further back); a sentence that proposes first."""
     named, words = specifics(reply), content_words(reply)
-    for earlier in range(answer, max(-1, answer - 5), -1):
-        if turns[earlier].role != "assistant":
-            continue
-        shared = 1 if earlier == answer else 2
-        naming = [s for s in sentences_of(turns[earlier]) if not is_noise(s) and is_specific(s)
-                  and (specifics(s) & named or len(content_words(s) & words) >= shared)
-                  and not has_cue(s, KINDS["cause"])]
+    window = [earlier for earlier in range(answer, max(-1, answer - 5), -1) if turns[earlier].role == "assistant"]
+    found = [(earlier, _naming(turns[earlier], named, words, 1 if earlier == answer else 2)) for earlier in window]
+    proposing = [(earlier, [s for s in naming if has_cue(s, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"])])
+                 for earlier, naming in found]
+    for earlier, naming in proposing + found:  # what put the value forward, before what only mentions it again
         if naming:  # the sentences naming most of what the reply says
             naming.sort(key=lambda s: -(len(specifics(s) & named) + len(content_words(s) & words)))
             return earlier, naming[:2]
     return None
+
+
+def _naming(turn: Turn, named: set[str], words: set[str], shared: int) -> list[str]:
+    """The turn's specific sentences that name one of ``named`` or ``shared`` of ``words`` (a cause is no choice)."""
+    return [s for s in sentences_of(turn) if not is_noise(s) and is_specific(s)
+            and (specifics(s) & named or len(content_words(s) & words) >= shared) and not has_cue(s, KINDS["cause"])]
 
 
 def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:
