@@ -423,3 +423,35 @@ def test_a_go_ahead_naming_a_value_accepts_the_proposal_of_it_not_a_later_mentio
     assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in zh]
     assert "把 CronJob 的 activeDeadlineSeconds 调到 5400 秒" in decision.content.split("**决定:**")[-1], \
         decision.content
+
+
+def test_a_cause_concluded_after_a_command_keeps_what_the_assistant_read_before_running_it():
+    made = [Turn(role="user", content="The image-resizer pods restart every few hours, no errors in the logs."),
+            Turn(role="tool", content="$ kubectl top pod\nimage-resizer-7c9  1890Mi", tool_name="exec"),
+            Turn(role="assistant", content="Memory sits at 1890Mi against a 2Gi limit."),
+            Turn(role="user", content="Hm, I was sure it was the thumbnail LRU, I was planning to shrink it to 500 "
+                                      "entries."),
+            Turn(role="assistant", content="The LRU may matter too, but 37,000 open file descriptors on a pod "
+                                           "serving 50 requests a second are leaking."),
+            Turn(role="tool", content="$ rg -n 'os.open' resizer/\nresizer/cache.py:88: fd = os.open(path, flags)",
+                 tool_name="exec"),
+            Turn(role="assistant", content="Found it: the cause is `resizer/cache.py` line 88, which opens every "
+                                           "image with `os.open` and never closes its descriptor.")]
+    found = cards(Session(id="s", timestamp=DEC_1, channel="cli", turns=made))
+    cause = card_saying(found, "resizer/cache.py", "os.open")
+    assert cause is not None and cause.type == "gotcha", [(c.type, c.content) for c in found]
+    assert "37,000" in cause.content, cause.content
+    made_zh = [Turn(role="user", content="report-api 的内存每天涨大概 500MB，重启就恢复。"),
+               Turn(role="tool", content="$ curl -s localhost:6060/debug/pprof/heap | head\nheap profile: 1.9GB",
+                    tool_name="exec"),
+               Turn(role="assistant", content="堆一共 1.9GB。"),
+               Turn(role="user", content="我还以为是结果缓存没清理，正准备给它加个 1000 条的上限呢。"),
+               Turn(role="assistant", content="缓存也可能有问题，但堆上有 120 万个 *bytes.Buffer 没被回收，"
+                                              "说明导出模块的缓冲区一直被引用着，先查缓冲区。"),
+               Turn(role="tool", content="$ rg -n 'bufs' internal/export/\ninternal/export/csv.go:41: "
+                                         "bufs = append(bufs, b)", tool_name="exec"),
+               Turn(role="assistant", content="找到了，原因是 `internal/export/csv.go` 第 41 行把每个缓冲区追加到"
+                                              "全局切片 bufs 里，导出模块从不释放。")]
+    found_zh = cards(Session(id="s", timestamp=DEC_1, channel="cli", turns=made_zh))
+    cause_zh = card_saying(found_zh, "internal/export/csv.go", "bufs")
+    assert cause_zh is not None and "120 万" in cause_zh.content, [c.content for c in found_zh]

@@ -140,6 +140,9 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem_turn = opener
                 absorbed.add(opener)
                 _with_finding(statement, turns, opener)
+            if statement.kind == "cause":  # what it read before the command, of the things the turn speaks of
+                _with_finding(statement, turns, _before_commands(turns, statement.turn),
+                              content_words(strip_markdown(turns[statement.turn].content)))
             continue
         if statement.accepted and statement.proposal_turn:
             asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
@@ -182,16 +185,26 @@ def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None
         statement.asked, statement.asked_turn = question, answer - 1
 
 
-def _with_finding(statement: Statement, turns: list[Turn], opener: int) -> None:
+def _with_finding(statement: Statement, turns: list[Turn], opener: int, words: set[str] | None = None) -> None:
     """A cause is often pieced together: the assistant read the numbers in a tool's output, the user's answer
     added what explains them, the assistant concluded. The conclusion's card carries the sentences of that earlier
     reading that speak of the same things (the hosts, limits and counts the cause rests on)."""
     earlier = opener - 1
     if earlier < 0 or turns[earlier].role != "assistant" or statement.found:
         return
-    words = content_words(" ".join(statement.sentences))
+    words = words or content_words(" ".join(statement.sentences))
     statement.found = [s for s in _specific_sentences(turns[earlier], 8) if content_words(s) & words][:3]
     statement.found_turn = earlier if statement.found else None
+
+
+def _before_commands(turns: list[Turn], index: int) -> int:
+    """The turn after the assistant's last message before ``index`` when only commands ran between them (``index``
+    itself when none ran): a conclusion drawn from a command's output rests on what the assistant read before it
+    ran it ("48k goroutines, all in persistConn" → grep → "found it: client.go never closes the body")."""
+    earlier = index - 1
+    while earlier > 0 and turns[earlier].role == "tool":
+        earlier -= 1
+    return earlier + 1 if earlier < index - 1 else index
 
 
 def _acknowledged(turn: Turn) -> list[str]:
