@@ -455,3 +455,20 @@ def test_a_cause_concluded_after_a_command_keeps_what_the_assistant_read_before_
     found_zh = cards(Session(id="s", timestamp=DEC_1, channel="cli", turns=made_zh))
     cause_zh = card_saying(found_zh, "internal/export/csv.go", "bufs")
     assert cause_zh is not None and "120 万" in cause_zh.content, [c.content for c in found_zh]
+
+
+def test_the_assistant_reporting_what_it_just_did_is_no_rule_of_its_own():
+    found = cards(session(
+        ("user", "The invoice totals are off by a cent again on the 2.3 release."),
+        ("assistant", "The fix is to round once, in `billing/totals.py`, with `quantize(Decimal('0.01'))`. I also "
+                      "added the ruff rule TID251 so a bare `round(` in billing/ fails the hook."),
+        tools=True))
+    assert not any(line.startswith("**Rule:**") for line in stated_lines(found)), stated_lines(found)
+    assert card_saying(found, "billing/totals.py", "TID251") is not None, [c.content for c in found]
+    zh = cards(session(
+        ("user", "2.3 版本的发票总额又差了一分钱。"),
+        ("assistant", "修复方法是只在 `billing/totals.py` 里用 `quantize(Decimal('0.01'))` 统一取整一次。"
+                      "我顺便加了一条 ruff 规则 TID251，billing/ 目录下直接调用 round( 会被拦下。"),
+        tools=True))
+    assert not any(line.startswith("**规则:**") for line in stated_lines(zh)), stated_lines(zh)
+    assert card_saying(zh, "billing/totals.py", "TID251") is not None, [c.content for c in zh]

@@ -48,6 +48,12 @@ HEDGES = ("not sure", "no idea", "i guess", "i think", "maybe", "might be", "pro
 REQUEST = re.compile(r"^(?:please|pls|can you|could you|would you|你先|你帮我|帮我|请你|请帮|麻烦你?)", re.IGNORECASE)
 """A user asking the assistant to do something ("你先按这个写", "please draft it as…"): the task at hand, not how
 things are."""
+OWN_ACTION = re.compile(r"^\W*(?:(?:and|so|also)\s+)?(?:i|we)(?:'ve| have)?(?:\s+(?:also|just|already))*\s+"
+                        r"(?:added|wrote|set up|created|configured|enabled|installed|put|changed|updated)\b"
+                        r"|^\W*我们?(?:也|还|已经|顺便)*(?:加了|添加了|写了|配置了|配了|设置了|改了|更新了|加上了)",
+                        re.IGNORECASE)
+"""The assistant reporting what it just did ("I also added a lint rule so…", "我顺便加了一条检查"): part of the change
+it reports, not a rule (whose cue words, "rule", "every time", such a report often says)."""
 NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
                  "只是想说")
 CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",

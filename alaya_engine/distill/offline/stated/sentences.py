@@ -26,6 +26,7 @@ from .kinds import (
     NOT_KNOWLEDGE,
     NUMBER,
     OFFER_VERBS,
+    OWN_ACTION,
     POINTS_BACK,
     REQUEST,
     SPECIFIC,
@@ -82,6 +83,8 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     kind = stated_kind(sentence, turn.role) or ("cause" if concluded else None)
     if kind in ("cause", "fix") and (has_cue(sentence, HEDGES) or _points_back_only(sentence)):
         return None  # a guess at a cause or fix, often corrected later, or "这是同一个根因的第二个表现"
+    if kind == "rule" and turn.role == "assistant" and OWN_ACTION.match(sentence):
+        return None  # what it just did, told with the change it belongs to
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
