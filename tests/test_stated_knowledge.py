@@ -472,3 +472,21 @@ def test_the_assistant_reporting_what_it_just_did_is_no_rule_of_its_own():
         tools=True))
     assert not any(line.startswith("**规则:**") for line in stated_lines(zh)), stated_lines(zh)
     assert card_saying(zh, "billing/totals.py", "TID251") is not None, [c.content for c in zh]
+
+
+def test_a_lets_naming_an_offered_option_decides_it_with_the_problem_the_option_answered():
+    found = cards(session(
+        ("user", "The Android app crashes on the new totals: it parses them with Gson into an Int."),
+        ("assistant", "Two ways out: (a) send totals as integers again, or (b) keep the decimal string and switch "
+                      "the app to BigDecimal parsing."),
+        ("user", "Let's keep the decimal string. The Android team ships BigDecimal parsing in release 5.2."),
+        tools=True))
+    decision = card_saying(found, "Gson", "Int", "BigDecimal", "5.2")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in found]
+    zh = cards(session(
+        ("user", "安卓端直接崩了：它用 Gson 把金额解析成 Int。"),
+        ("assistant", "两个办法：(a) 金额改回整数；(b) 保持字符串，让安卓端改成 BigDecimal 解析。"),
+        ("user", "Let's keep 字符串。安卓团队在 5.2 版本改成 BigDecimal 解析。"),
+        tools=True))
+    decision = card_saying(zh, "Gson", "Int", "BigDecimal", "5.2")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in zh]

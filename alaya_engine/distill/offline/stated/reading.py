@@ -130,8 +130,12 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
     """Knowledge is often said across an exchange: a cause or fix the assistant states carries what the user
     reported before it (symptom, cause and fix on one card), and what a user states carries the specifics the
     assistant's reply adds (the appointment, then the dentist's name). A user turn taken into another card, or the
-    reply to what a user stated, makes no fact card of its own (the card's details keep the rest of its figures)."""
+    reply to what a user stated, makes no fact card of its own (the card's details keep the rest of its figures). A
+    decision accepting a fix keeps the problem that fix's card took in: the problem, the option and the choice are
+    one exchange ("the app parses it as a Kotlin Double" → "(b) keep the string" → "let's keep string, 3.4 switches").
+    """
     absorbed: set[int] = set()
+    answered: dict[int, int] = {}  # a user turn taken in as the problem a statement of an assistant turn answers
     for statement in statements:
         if turns[statement.turn].role == "assistant" and statement.kind in ("cause", "fix"):
             opener = _problem_turn(turns, statement.turn, content_words(" ".join(statement.sentences)))
@@ -139,6 +143,7 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem = _specific_sentences(turns[opener], 2) or _plain_sentences(turns[opener], 1)
                 statement.problem_turn = opener
                 absorbed.add(opener)
+                answered[opener] = statement.turn
                 _with_finding(statement, turns, opener)
             if statement.kind == "cause":  # what it read before the command, of the things the turn speaks of
                 _with_finding(statement, turns, _before_commands(turns, statement.turn),
@@ -146,7 +151,8 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
             continue
         if statement.accepted and statement.proposal_turn:
             asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
-            if turns[asked].role == "user" and asked not in absorbed and (
+            own = answered.get(asked) == statement.proposal_turn  # taken in by the proposal's card: one exchange
+            if turns[asked].role == "user" and (asked not in absorbed or own) and (
                     not approves(turns[asked].content) or moves_on(turns[asked].content, _before(turns, asked))):
                 statement.problem = _specific_sentences(turns[asked], 2)
                 statement.problem_turn = asked if statement.problem else None

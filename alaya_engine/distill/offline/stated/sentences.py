@@ -21,6 +21,7 @@ from .kinds import (
     GO_AHEAD,
     HEDGES,
     KINDS,
+    LETS_ACT,
     LIST_NUMBER,
     NAME,
     NOT_KNOWLEDGE,
@@ -136,7 +137,7 @@ def approves(text: str) -> bool:
     ("120 it is", 就带茶吧)."""
     plain = strip_markdown(text).strip()
     opening = plain[:24].lower()
-    if has_cue(opening, APPROVALS + EN_APPROVALS) or any(opening.startswith(word) for word in ZH_APPROVALS):
+    if has_cue(opening, APPROVALS + EN_APPROVALS + (LETS_ACT,)) or any(opening.startswith(w) for w in ZH_APPROVALS):
         return True
     clauses = [clause.strip().lower() for clause in CLAUSE_END.split(plain)[:3]]
     return any(GO_AHEAD.fullmatch(clause) or CHOSEN.match(clause) or (clause.endswith("吧") and len(clause) <= 6)
