@@ -490,3 +490,18 @@ def test_a_lets_naming_an_offered_option_decides_it_with_the_problem_the_option_
         tools=True))
     decision = card_saying(zh, "Gson", "Int", "BigDecimal", "5.2")
     assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in zh]
+
+
+def test_what_the_assistant_would_do_is_a_proposal_not_a_rule():
+    found = cards(session(
+        ("user", "The invoice rounding is off by a cent on the 2.3 release."),
+        ("assistant", "I wouldn't rely on the default. I'd add one helper so nobody has to remember the constant."),
+        ("user", "ok let's do that, find the call sites"),
+        tools=True))
+    assert not any(line.startswith("**Rule:**") for line in stated_lines(found)), stated_lines(found)
+    zh = cards(session(
+        ("user", "2.3 版本的发票金额取整差了一分钱。"),
+        ("assistant", "别依赖默认值。我建议加一个 helper，以后每次取整都走它，这样不用靠人记着那个常量。"),
+        ("user", "好，先找出所有调用的地方"),
+        tools=True))
+    assert not any(line.startswith("**规则:**") for line in stated_lines(zh)), stated_lines(zh)

@@ -54,6 +54,9 @@ OWN_ACTION = re.compile(r"^\W*(?:(?:and|so|also)\s+)?(?:i|we)(?:'ve| have)?(?:\s
                         re.IGNORECASE)
 """The assistant reporting what it just did ("I also added a lint rule so…", "我顺便加了一条检查"): part of the change
 it reports, not a rule (whose cue words, "rule", "every time", such a report often says)."""
+WOULD = ("i'd", "i would", "we'd", "we could", "i suggest", "我建议", "我会建议", "可以考虑")
+"""The assistant saying what it would do ("I'd add one helper so nobody has to remember it"): a proposal, which the
+user's acceptance makes a decision; proposed, it is no rule yet."""
 NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
                  "只是想说")
 CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",

@@ -33,6 +33,7 @@ from .kinds import (
     SPECIFIC,
     TOPIC_CHANGE,
     USER_RULES,
+    WOULD,
     ZH_APPROVALS,
 )
 
@@ -84,8 +85,8 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     kind = stated_kind(sentence, turn.role) or ("cause" if concluded else None)
     if kind in ("cause", "fix") and (has_cue(sentence, HEDGES) or _points_back_only(sentence)):
         return None  # a guess at a cause or fix, often corrected later, or "这是同一个根因的第二个表现"
-    if kind == "rule" and turn.role == "assistant" and OWN_ACTION.match(sentence):
-        return None  # what it just did, told with the change it belongs to
+    if kind == "rule" and turn.role == "assistant" and (OWN_ACTION.match(sentence) or has_cue(sentence, WOULD)):
+        return None  # what it just did, told with the change it belongs to; what it would do, a proposal
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
