@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ....foundations.domain import Turn
+from ..turns import asks
 from .sentences import is_noise, is_specific, sentences_of, specifics
 
 CONFIRMING = re.compile(r"^(?:yes|yep|yeah|correct|exactly|right|that's right|indeed|可以|对|是的|没错|没问题|能|是)"
@@ -25,11 +26,11 @@ def confirmed_question(turns: list[Turn], index: int) -> tuple[list[str], list[s
     """The user's turn ``index``, when it ends on a question the next turn confirms: the turn's specific sentences
     with the question (a greeting opening them is kept: "hi, we upgraded to 2.4" says the upgrade), and the answer's
     first sentences, the "yes" and what it rests on (a card of the answer alone then repeats this one), and its turn."""
-    turn, answer = turns[index], _answer(turns, index)
-    if turn.role != "user" or answer is None:
+    turn = turns[index]
+    if turn.role != "user" or not asks(turn.content):
         return None
-    sentences = sentences_of(turn)
-    if not sentences or not sentences[-1].rstrip().endswith(("?", "？")):
+    sentences, answer = sentences_of(turn), _answer(turns, index)
+    if answer is None or not sentences or not sentences[-1].rstrip().endswith(("?", "？")):
         return None
     replied = sentences_of(turns[answer])
     opening = CONFIRMING.match(replied[0].strip()) if replied else None

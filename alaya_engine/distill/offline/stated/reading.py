@@ -262,15 +262,22 @@ def _naming_proposal(turns: list[Turn], answer: int, reply: str) -> tuple[int, l
     300 s" a few turns back, not the later "the ALB won't cut a 300 s request". Named by a name or number the reply
     says, else by its words (one is enough in the answer itself, two further back); a sentence that proposes first."""
     named, words = specifics(reply), content_words(reply)
-    window = [earlier for earlier in range(answer, max(-1, answer - 5), -1) if turns[earlier].role == "assistant"]
-    found = [(earlier, _naming(turns[earlier], named, words, 1 if earlier == answer else 2)) for earlier in window]
-    proposing = [(earlier, [s for s in naming if has_cue(s, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"])])
-                 for earlier, naming in found]
-    for earlier, naming in proposing + found:  # what put the value forward, before what only mentions it again
-        if naming:  # the sentences naming most of what the reply says
-            naming.sort(key=lambda s: -(len(specifics(s) & named) + len(content_words(s) & words)))
-            return earlier, naming[:2]
-    return None
+    first = None  # the nearest turn naming it, if none proposes it
+    for earlier in range(answer, max(-1, answer - 5), -1):
+        if turns[earlier].role != "assistant":
+            continue
+        naming = _naming(turns[earlier], named, words, 1 if earlier == answer else 2)
+        proposing = [s for s in naming if has_cue(s, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"])]
+        if proposing:  # what put the value forward, before what only mentions it again
+            return earlier, _most_named(proposing, named, words)
+        if naming and first is None:
+            first = earlier, _most_named(naming, named, words)
+    return first
+
+
+def _most_named(sentences: list[str], named: set[str], words: set[str]) -> list[str]:
+    """The two sentences naming most of what the reply says."""
+    return sorted(sentences, key=lambda s: -(len(specifics(s) & named) + len(content_words(s) & words)))[:2]
 
 
 def _naming(turn: Turn, named: set[str], words: set[str], shared: int) -> list[str]:
