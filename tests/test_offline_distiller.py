@@ -324,3 +324,53 @@ def test_text_results_are_remembered_within_one_distillation_only_and_lists_come
         assert words("a b") == ["a", "b"] and len(calls) == 3
     words("a b")
     assert len(calls) == 4
+
+
+def test_a_sentence_resumed_after_a_code_block_stays_on_the_card_of_its_first_half():
+    session = Session(id="resume-en", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "The integration tests for the mailer hang on CI since we moved to the new SMTP pool."),
+        turn("assistant", "Checking the fixtures.",
+             tool_calls=[{"name": "exec", "arguments": {"command": "pytest -q tests/test_mailer.py"}}]),
+        turn("tool", "FAILED tests/test_mailer.py::test_send - TimeoutError: pool checkout after 30s",
+             tool_name="exec"),
+        turn("assistant", "The tests share the production pool. For unit tests use an in-process `FakeSMTP` "
+                          "server:\n\n"
+                          "```python\n@pytest.fixture\ndef smtp(monkeypatch):\n    server = FakeSMTP(port=2525)\n"
+                          "    yield server\n```\n\n"
+                          "and set `MAILER_POOL_SIZE=1` in `tests/conftest.py` so a leaked connection shows at once."),
+    ])
+    found = OfflineDistiller().distill(session).cards
+    fix = next((card for card in found if "FakeSMTP" in card.content), None)
+    assert fix is not None, [card.content for card in found]
+    assert "`FakeSMTP` server: and set `MAILER_POOL_SIZE=1` in `tests/conftest.py`" in fix.content, fix.content
+
+
+def test_a_how_to_answering_a_question_right_after_it_carries_the_question():
+    session = Session(id="asked-en", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "The checkout-api pods were OOMKilled twice this morning."),
+        turn("assistant", "Checking the limits.",
+             tool_calls=[{"name": "exec", "arguments": {"command": "kubectl describe pod checkout-api-5f"}}]),
+        turn("tool", "Limits: memory: 512Mi\nLast State: Terminated, Reason: OOMKilled", tool_name="exec"),
+        turn("assistant", "The pods hit their 512Mi limit during the 07:00 batch."),
+        turn("user", "Priya said in standup that the HPA would add pods before that happens. Isn't that enough?"),
+        turn("assistant", "It only scales on CPU. The fix: set the HPA on `memory` utilisation at 70% and raise the "
+                          "limit to 768Mi, so new pods start before the old ones reach the limit."),
+    ])
+    found = OfflineDistiller().distill(session).cards
+    how = next((card for card in found if "768Mi" in card.content), None)
+    assert how is not None, [card.content for card in found]
+    assert "Priya" in how.content and "HPA" in how.content, how.content
+    zh = Session(id="asked-zh", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "checkout-api 的 pod 今天早上被 OOMKilled 了两次。"),
+        turn("assistant", "先看一下 limit。",
+             tool_calls=[{"name": "exec", "arguments": {"command": "kubectl describe pod checkout-api-5f"}}]),
+        turn("tool", "Limits: memory: 512Mi\nLast State: Terminated, Reason: OOMKilled", tool_name="exec"),
+        turn("assistant", "pod 在 07:00 的批处理期间打满了 512Mi 的 limit。"),
+        turn("user", "可是 Priya 在站会上说 HPA 会提前扩容，所以其实不用改 limit？"),
+        turn("assistant", "按 runbook 的流程，扩容确实会发生：HPA 看的是 CPU 使用率，到 80% 才加 pod。但内存涨得比 CPU "
+                          "快，新 pod 起来之前旧 pod 已经到了 512Mi，所以 limit 还是要调到 768Mi。"),
+    ])
+    found = OfflineDistiller().distill(zh).cards
+    how = next((card for card in found if "768Mi" in card.content), None)
+    assert how is not None, [card.content for card in found]
+    assert "Priya" in how.content and "**问题:**" in how.content, how.content

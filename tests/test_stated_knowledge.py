@@ -325,3 +325,183 @@ def test_an_ok_that_opens_a_finding_is_a_cause_and_a_chinese_sentence_names_the_
     cause = card_saying(found, "bulk import")
     assert cause is not None and cause.type == "gotcha", [(c.type, c.title) for c in found]
     assert not any("The user调" in card.content or "The user调" in card.title for card in found)
+
+
+def test_a_yes_or_no_question_the_assistant_confirms_is_kept_with_its_figures_and_the_answer():
+    found = cards(session(
+        ("user", "We moved staging to db-stage-2 over the weekend. It still listens on 5433 like the old box, "
+                 "right?"),
+        ("assistant", "Correct — only the hostname changed. The read replica moved with it."),
+        ("user", "thanks"),
+        tools=True))
+    confirmed = card_saying(found, "db-stage-2", "5433", "Correct")
+    assert confirmed is not None and confirmed.type == "decision", [(c.type, c.title) for c in found]
+    assert "Confirmed" in confirmed.content
+    explained = cards(session(  # the answer explains a cause: its card carries the question's figures
+        ("user", "We moved the image service to Node 22 and sharp 0.34 last week. So the --legacy-peer-deps flag "
+                 "in the Dockerfile can go now, right?"),
+        ("assistant", "Yes. The flag was only there because sharp 0.32 declared a peer range that excluded Node 20; "
+                      "0.34 fixed that range, so a plain `npm ci` resolves cleanly."),
+        tools=True))
+    assert card_saying(explained, "--legacy-peer-deps", "Node 22", "sharp 0.32") is not None, \
+        [c.content for c in explained]
+    zh = cards(session(
+        ("user", "报表服务已经换到 ClickHouse 24.3 了，原来那个每晚 3 点的 MySQL 同步任务可以停掉了吧？"),
+        ("assistant", "可以。那个同步任务只给旧报表供数，新报表直接查 ClickHouse，停掉不会影响任何页面。"),
+        tools=True))
+    confirmed = card_saying(zh, "ClickHouse 24.3", "同步任务", "可以")
+    assert confirmed is not None and "已确认" in confirmed.content, [(c.type, c.title) for c in zh]
+    assert "Confirmed" not in confirmed.content and "The assistant" not in confirmed.content
+
+
+def test_a_question_answered_with_but_or_an_open_question_confirms_nothing():
+    hedged = cards(session(
+        ("user", "The nightly export runs on worker-3 since Monday. Can we delete the old cron entry on worker-1?"),
+        ("assistant", "Yes, but not yet: worker-1 still runs the weekly archive from the same crontab, so move "
+                      "that to worker-3 first."),
+        tools=True))
+    assert not any("Confirmed" in card.content for card in hedged), [c.content for c in hedged]
+    opened = cards(session(
+        ("user", "The export job on worker-3 takes 14 minutes now. What timeout should its lock have?"),
+        ("assistant", "Twice the run time is a safe margin: set the lock TTL to 30 minutes."),
+        tools=True))
+    assert not any("Confirmed" in card.content for card in opened), [c.content for c in opened]
+    restated = cards(session(  # the answer names all the question does: its own card says it
+        ("user", "Ok. And the CDN caches the 404s from the origin too, right?"),
+        ("assistant", "Correct — the CDN caches origin 404s for 10 minutes by default, so a fixed page can keep "
+                      "failing for a while unless you purge it."),
+        tools=True))
+    assert not any("Confirmed" in card.content for card in restated), [c.content for c in restated]
+    assert card_saying(restated, "404s", "10 minutes") is not None, [c.content for c in restated]
+
+
+
+def stated_lines(found: list) -> list[str]:
+    """The lines that state a card's point (its labelled paragraphs, not its details)."""
+    return [line for card in found for line in card.content.splitlines()
+            if line.startswith("**") and not line.startswith(("**Details:**", "**细节:**"))]
+
+
+def test_a_user_asking_the_assistant_to_do_something_states_no_fact():
+    asked = cards(session(
+        ("user", "The status page for the March 14 maintenance is not written yet. Please draft it as a 30 minute "
+                 "read-only window for the billing portal."),
+        ("assistant", "Draft: the billing portal is read-only on 14 March from 02:00 to 02:30 UTC."),
+        ("user", "The maintenance moves the billing database from db-bill-1 to db-bill-3.")))
+    assert card_saying(asked, "db-bill-3") is not None, [c.content for c in asked]
+    assert not any("draft it" in line for line in stated_lines(asked)), stated_lines(asked)
+    zh = cards(session(
+        ("user", "3 月 20 日凌晨要迁移 cache-main-2，应该是 01:00 开始吧。"
+                 "你先按\"部分用户需要重新登录\"写一版公告，影响时间写 15 分钟。"),
+        ("assistant", "公告草稿：3 月 20 日 01:00–01:15 迁移 cache-main-2，部分用户需要重新登录。"),
+        ("user", "cache-main-2 上的会话数据会迁到 cache-main-5。")))
+    assert card_saying(zh, "cache-main-5") is not None, [c.content for c in zh]
+    assert not any("写一版公告" in line for line in stated_lines(zh)), stated_lines(zh)
+
+
+def test_a_go_ahead_naming_a_value_accepts_the_proposal_of_it_not_a_later_mention():
+    found = cards(session(
+        ("user", "The nightly invoice export to the warehouse times out after 90 seconds since the March data grew."),
+        ("assistant", "The stopgap is to raise the export job's statement_timeout to 240 s; the real fix is "
+                      "batching, which is a bigger change."),
+        ("user", "is there anything else in the path that would cut it before that?"),
+        ("assistant", "I checked the pooler: its query_timeout is 600 s, so a 240 s query goes through untouched."),
+        ("user", "ok, go with 240."),
+        tools=True))
+    decision = card_saying(found, "statement_timeout", "240")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in found]
+    assert "raise the export job's statement_timeout to 240 s" in decision.content.split("**Decision:**")[-1], \
+        decision.content
+    zh = cards(session(
+        ("user", "订单同步任务每次跑到第 40 分钟就被 Kubernetes 杀掉了。"),
+        ("assistant", "临时方案是把 CronJob 的 activeDeadlineSeconds 调到 5400 秒，长期还是要拆成增量同步。"),
+        ("user", "节点那边会不会也有限制？"),
+        ("assistant", "查过了：节点上没有别的超时，5400 秒的任务可以跑完。"),
+        ("user", "行，就 5400。"),
+        tools=True))
+    decision = card_saying(zh, "activeDeadlineSeconds", "5400")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in zh]
+    assert "把 CronJob 的 activeDeadlineSeconds 调到 5400 秒" in decision.content.split("**决定:**")[-1], \
+        decision.content
+
+
+def test_a_cause_concluded_after_a_command_keeps_what_the_assistant_read_before_running_it():
+    made = [Turn(role="user", content="The image-resizer pods restart every few hours, no errors in the logs."),
+            Turn(role="tool", content="$ kubectl top pod\nimage-resizer-7c9  1890Mi", tool_name="exec"),
+            Turn(role="assistant", content="Memory sits at 1890Mi against a 2Gi limit."),
+            Turn(role="user", content="Hm, I was sure it was the thumbnail LRU, I was planning to shrink it to 500 "
+                                      "entries."),
+            Turn(role="assistant", content="The LRU may matter too, but 37,000 open file descriptors on a pod "
+                                           "serving 50 requests a second are leaking."),
+            Turn(role="tool", content="$ rg -n 'os.open' resizer/\nresizer/cache.py:88: fd = os.open(path, flags)",
+                 tool_name="exec"),
+            Turn(role="assistant", content="Found it: the cause is `resizer/cache.py` line 88, which opens every "
+                                           "image with `os.open` and never closes its descriptor.")]
+    found = cards(Session(id="s", timestamp=DEC_1, channel="cli", turns=made))
+    cause = card_saying(found, "resizer/cache.py", "os.open")
+    assert cause is not None and cause.type == "gotcha", [(c.type, c.content) for c in found]
+    assert "37,000" in cause.content, cause.content
+    made_zh = [Turn(role="user", content="report-api 的内存每天涨大概 500MB，重启就恢复。"),
+               Turn(role="tool", content="$ curl -s localhost:6060/debug/pprof/heap | head\nheap profile: 1.9GB",
+                    tool_name="exec"),
+               Turn(role="assistant", content="堆一共 1.9GB。"),
+               Turn(role="user", content="我还以为是结果缓存没清理，正准备给它加个 1000 条的上限呢。"),
+               Turn(role="assistant", content="缓存也可能有问题，但堆上有 120 万个 *bytes.Buffer 没被回收，"
+                                              "说明导出模块的缓冲区一直被引用着，先查缓冲区。"),
+               Turn(role="tool", content="$ rg -n 'bufs' internal/export/\ninternal/export/csv.go:41: "
+                                         "bufs = append(bufs, b)", tool_name="exec"),
+               Turn(role="assistant", content="找到了，原因是 `internal/export/csv.go` 第 41 行把每个缓冲区追加到"
+                                              "全局切片 bufs 里，导出模块从不释放。")]
+    found_zh = cards(Session(id="s", timestamp=DEC_1, channel="cli", turns=made_zh))
+    cause_zh = card_saying(found_zh, "internal/export/csv.go", "bufs")
+    assert cause_zh is not None and "120 万" in cause_zh.content, [c.content for c in found_zh]
+
+
+def test_the_assistant_reporting_what_it_just_did_is_no_rule_of_its_own():
+    found = cards(session(
+        ("user", "The invoice totals are off by a cent again on the 2.3 release."),
+        ("assistant", "The fix is to round once, in `billing/totals.py`, with `quantize(Decimal('0.01'))`. I also "
+                      "added the ruff rule TID251 so a bare `round(` in billing/ fails the hook."),
+        tools=True))
+    assert not any(line.startswith("**Rule:**") for line in stated_lines(found)), stated_lines(found)
+    assert card_saying(found, "billing/totals.py", "TID251") is not None, [c.content for c in found]
+    zh = cards(session(
+        ("user", "2.3 版本的发票总额又差了一分钱。"),
+        ("assistant", "修复方法是只在 `billing/totals.py` 里用 `quantize(Decimal('0.01'))` 统一取整一次。"
+                      "我顺便加了一条 ruff 规则 TID251，billing/ 目录下直接调用 round( 会被拦下。"),
+        tools=True))
+    assert not any(line.startswith("**规则:**") for line in stated_lines(zh)), stated_lines(zh)
+    assert card_saying(zh, "billing/totals.py", "TID251") is not None, [c.content for c in zh]
+
+
+def test_a_lets_naming_an_offered_option_decides_it_with_the_problem_the_option_answered():
+    found = cards(session(
+        ("user", "The Android app crashes on the new totals: it parses them with Gson into an Int."),
+        ("assistant", "Two ways out: (a) send totals as integers again, or (b) keep the decimal string and switch "
+                      "the app to BigDecimal parsing."),
+        ("user", "Let's keep the decimal string. The Android team ships BigDecimal parsing in release 5.2."),
+        tools=True))
+    decision = card_saying(found, "Gson", "Int", "BigDecimal", "5.2")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in found]
+    zh = cards(session(
+        ("user", "安卓端直接崩了：它用 Gson 把金额解析成 Int。"),
+        ("assistant", "两个办法：(a) 金额改回整数；(b) 保持字符串，让安卓端改成 BigDecimal 解析。"),
+        ("user", "Let's keep 字符串。安卓团队在 5.2 版本改成 BigDecimal 解析。"),
+        tools=True))
+    decision = card_saying(zh, "Gson", "Int", "BigDecimal", "5.2")
+    assert decision is not None and decision.type == "decision", [(c.type, c.content) for c in zh]
+
+
+def test_what_the_assistant_would_do_is_a_proposal_not_a_rule():
+    found = cards(session(
+        ("user", "The invoice rounding is off by a cent on the 2.3 release."),
+        ("assistant", "I wouldn't rely on the default. I'd add one helper so nobody has to remember the constant."),
+        ("user", "ok let's do that, find the call sites"),
+        tools=True))
+    assert not any(line.startswith("**Rule:**") for line in stated_lines(found)), stated_lines(found)
+    zh = cards(session(
+        ("user", "2.3 版本的发票金额取整差了一分钱。"),
+        ("assistant", "别依赖默认值。我建议加一个 helper，以后每次取整都走它，这样不用靠人记着那个常量。"),
+        ("user", "好，先找出所有调用的地方"),
+        tools=True))
+    assert not any(line.startswith("**规则:**") for line in stated_lines(zh)), stated_lines(zh)

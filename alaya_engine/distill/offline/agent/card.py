@@ -8,9 +8,10 @@ from ..text.cue_match import has_cue
 from ..text.dates import resolve_dates
 from ..text.markdown import LIST_MARK, strip_markdown
 from ..text.overlap import content_words
-from ..text.sentences import join_sentences
+from ..text.sentences import join_sentences, split_sentences
 from ..text.tags import keywords
 from ..text.titles import shorten
+from ..turns import asks
 from .evidence import error_line, evidence_turns, problem_asked
 from .titles import agent_title
 from .transcript import Transcript, Unit, drop_label
@@ -64,6 +65,10 @@ def _sections(transcript: Transcript, units: list[Unit], card_type: str, opener:
     if problem and card_type in ("gotcha", "decision") and problem not in told:
         told.add(problem)
         sections.append(("问题" if chinese else "Problem", problem))
+    question = _question_answered(transcript, units[0], opener)
+    if question and card_type == "pattern" and question not in told:
+        told.add(question)
+        sections.append(("问题" if chinese else "Problem", question))
     error = error_line(transcript.session, opener, units[0].turn)
     if error and card_type == "gotcha":
         sections.append(("报错" if chinese else "Error", f"`{error}`"))
@@ -79,6 +84,19 @@ def _sections(transcript: Transcript, units: list[Unit], card_type: str, opener:
         if options:
             sections.append(("备选" if chinese else "Options considered", options))
     return sections
+
+
+def _question_answered(transcript: Transcript, first: Unit, opener: int | None) -> str:
+    """The user's message the card answers right after it, when it asks (a how or a whether: "so restarting is
+    safe after all?"): a how-to is the answer to that question, and reads as one only beside it. Not the session's
+    opening message: that is the report the session's cause answers (``opener.fold_opener``)."""
+    turns = transcript.session.turns
+    first_user = next((index for index, turn in enumerate(turns) if turn.role == "user"), None)
+    if opener is None or opener != first.turn - 1 or opener == first_user:
+        return ""
+    text = turns[opener].content
+    sentences = split_sentences(text)
+    return shorten(join_sentences(sentences[-2:]), 260) if asks(text) and sentences else ""
 
 
 def _render(sections: list[tuple[str, str]], body: str, card_type: str, chinese: bool) -> str:

@@ -10,7 +10,7 @@ from ....foundations.domain import Session, Turn
 from ..cues import APPROVALS, FIX_CUES, LABEL, NARRATION_CUES, REPORT_CUES
 from ..text.chinese import is_chinese
 from ..text.cue_match import has_cue
-from ..text.markdown import INLINE_CODE, split_blocks, strip_markdown
+from ..text.markdown import INLINE_CODE, Block, split_blocks, strip_markdown
 from ..text.sentences import join_sentences, split_sentences
 from ..text.titles import title_width
 from ..turns import asks
@@ -76,9 +76,11 @@ def _units(turn_index: int, content: str, calls_tools: bool = False) -> list[Uni
     blocks = split_blocks(content)
     leads = {block.lead for block in blocks if block.kind == "item" and block.lead}
     whole_lists: set[int] = set()
-    for block in blocks:
+    for previous, block in zip([None, *blocks], blocks):
         if block.kind == "code" and units:
             units[-1].code.append(block.text)
+        elif block.kind == "para" and units and _resumes(previous, block.text):
+            units[-1].text = f"{units[-1].text} {block.text}"
         elif block.kind == "para" and block.text not in leads:
             text = _substance(block.text, announces_tool_call=calls_tools and block is blocks[-1])
             if text:
@@ -91,6 +93,12 @@ def _units(turn_index: int, content: str, calls_tools: bool = False) -> list[Uni
             else:
                 units.append(Unit(turn_index, len(units), block.text, lead=block.lead))
     return units
+
+
+def _resumes(previous: Block | None, paragraph: str) -> bool:
+    """A paragraph opening in lower case right after a code block goes on with the sentence the code interrupted
+    ("…run the jobs explicitly: ```…``` and in the webhook test, call `run_worker()` first"): half of what it says."""
+    return previous is not None and previous.kind == "code" and paragraph[:1].islower() and paragraph[:1].isascii()
 
 
 def _substance(paragraph: str, announces_tool_call: bool = False) -> str:

@@ -45,15 +45,27 @@ nothing."""
 HEDGES = ("not sure", "no idea", "i guess", "i think", "maybe", "might be", "probably", "i don't know",
           "不太确定", "不确定", "不知道", "应该是", "也可能", "可能是", "大概是", "好像是", "估计是")
 """A guess, not a fact: what someone says without knowing ("应该是拿来存 session 的吧", "maybe it was for cost")."""
+REQUEST = re.compile(r"^(?:please|pls|can you|could you|would you|你先|你帮我|帮我|请你|请帮|麻烦你?)", re.IGNORECASE)
+"""A user asking the assistant to do something ("你先按这个写", "please draft it as…"): the task at hand, not how
+things are."""
+OWN_ACTION = re.compile(r"^\W*(?:(?:and|so|also)\s+)?(?:i|we)(?:'ve| have)?(?:\s+(?:also|just|already))*\s+"
+                        r"(?:added|wrote|set up|created|configured|enabled|installed|put|changed|updated)\b"
+                        r"|^\W*我们?(?:也|还|已经|顺便)*(?:加了|添加了|写了|配置了|配了|设置了|改了|更新了|加上了)",
+                        re.IGNORECASE)
+"""The assistant reporting what it just did ("I also added a lint rule so…", "我顺便加了一条检查"): part of the change
+it reports, not a rule (whose cue words, "rule", "every time", such a report often says)."""
+WOULD = ("i'd", "i would", "we'd", "we could", "i suggest", "我建议", "我会建议", "可以考虑")
+"""The assistant saying what it would do ("I'd add one helper so nobody has to remember it"): a proposal, which the
+user's acceptance makes a decision; proposed, it is no rule yet."""
 NOT_KNOWLEDGE = ("nothing to fix", "no fix needed", "just wanted to say", "just saying", "no rush", "没什么要修",
                  "只是想说")
 CARD_TYPE = {"cause": "gotcha", "fix": "pattern", "decision": "decision", "rule": "pattern", "plan": "concept",
-             "preference": "concept", "fact": "concept"}
+             "preference": "concept", "fact": "concept", "confirmed": "decision"}
 LABELS = {"cause": ("Cause", "原因"), "fix": ("Fix", "修复"), "decision": ("Decision", "决定"),
           "rule": ("Rule", "规则"), "plan": ("Plan", "计划"), "preference": ("Preference", "偏好"),
-          "fact": ("Fact", "事实")}
+          "fact": ("Fact", "事实"), "confirmed": ("Confirmed", "已确认")}
 IMPORTANCE = {"cause": 0.66, "fix": 0.64, "decision": 0.64, "rule": 0.64, "plan": 0.5, "preference": 0.5,
-              "fact": 0.46}
+              "fact": 0.46, "confirmed": 0.46}
 NUMBER = re.compile(r"\d")
 POINTS_BACK = re.compile(r"这个|这样|这些|那个|\b(?:this|that|these|it)\b", re.IGNORECASE)
 """A sentence that leans on the one before it."""

@@ -12,6 +12,7 @@ from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.titles import title_width
 from ..turns import asks
+from .confirmed import confirmed_question
 from .done import did, names_the_proposal
 from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
 from .sentences import (
@@ -80,6 +81,11 @@ def read_statements(session: Session) -> list[Statement]:
                 continue
             if proposal_turn == index - 1:
                 acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))
+        confirmed = confirmed_question(turns, index)
+        if confirmed is not None:  # the question and its "yes" say the point; the turn states nothing else
+            asked, answer, answer_turn = confirmed
+            found.append(Statement(index, "confirmed", asked, [], reply=answer, reply_turn=answer_turn))
+            continue
         current: Statement | None = None
         carried = None
         for position, sentence in enumerate(sentences):
@@ -124,8 +130,12 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
     """Knowledge is often said across an exchange: a cause or fix the assistant states carries what the user
     reported before it (symptom, cause and fix on one card), and what a user states carries the specifics the
     assistant's reply adds (the appointment, then the dentist's name). A user turn taken into another card, or the
-    reply to what a user stated, makes no fact card of its own (the card's details keep the rest of its figures)."""
+    reply to what a user stated, makes no fact card of its own (the card's details keep the rest of its figures). A
+    decision accepting a fix keeps the problem that fix's card took in: the problem, the option and the choice are
+    one exchange ("the app parses it as a Kotlin Double" → "(b) keep the string" → "let's keep string, 3.4 switches").
+    """
     absorbed: set[int] = set()
+    answered: dict[int, int] = {}  # a user turn taken in as the problem a statement of an assistant turn answers
     for statement in statements:
         if turns[statement.turn].role == "assistant" and statement.kind in ("cause", "fix"):
             opener = _problem_turn(turns, statement.turn, content_words(" ".join(statement.sentences)))
@@ -133,17 +143,24 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.problem = _specific_sentences(turns[opener], 2) or _plain_sentences(turns[opener], 1)
                 statement.problem_turn = opener
                 absorbed.add(opener)
+                answered[opener] = statement.turn
                 _with_finding(statement, turns, opener)
+            if statement.kind == "cause":  # what it read before the command, of the things the turn speaks of
+                _with_finding(statement, turns, _before_commands(turns, statement.turn),
+                              content_words(strip_markdown(turns[statement.turn].content)))
             continue
         if statement.accepted and statement.proposal_turn:
             asked = statement.proposal_turn - 1  # what the user said that the accepted proposal answers
-            if turns[asked].role == "user" and asked not in absorbed and (
+            own = answered.get(asked) == statement.proposal_turn  # taken in by the proposal's card: one exchange
+            if turns[asked].role == "user" and (asked not in absorbed or own) and (
                     not approves(turns[asked].content) or moves_on(turns[asked].content, _before(turns, asked))):
                 statement.problem = _specific_sentences(turns[asked], 2)
                 statement.problem_turn = asked if statement.problem else None
                 absorbed.add(asked)
                 _with_question(statement, turns, asked)
-        if turns[statement.turn].role == "user":  # a decision too: the reply says what was done ("the rule: …")
+        if statement.kind == "confirmed":  # its answer is on it already
+            absorbed.add(statement.reply_turn)
+        elif turns[statement.turn].role == "user":  # a decision too: the reply says what was done ("the rule: …")
             reply = _reply_turn(turns, statement.turn)
             if reply is not None:
                 words = content_words(" ".join(statement.sentences + statement.accepted))
@@ -152,6 +169,13 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
                 statement.reply_turn = reply if statement.reply else None
                 absorbed.add(reply)
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
+
+
+def _unstated(turn: Turn, statements: list[Statement]) -> list[str]:
+    """The sentences of a user's message that no statement holds ("Oceanário on Sunday for sure", beside "Tram 28 we'll
+    skip"): the reply answers them too, so what it confirms of them belongs with the message's statement."""
+    stated = {sentence for statement in statements for sentence in statement.sentences}
+    return [sentence for sentence in _plain_sentences(turn, None) if sentence not in stated]
 
 
 def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None:
@@ -167,16 +191,26 @@ def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None
         statement.asked, statement.asked_turn = question, answer - 1
 
 
-def _with_finding(statement: Statement, turns: list[Turn], opener: int) -> None:
+def _with_finding(statement: Statement, turns: list[Turn], opener: int, words: set[str] | None = None) -> None:
     """A cause is often pieced together: the assistant read the numbers in a tool's output, the user's answer
     added what explains them, the assistant concluded. The conclusion's card carries the sentences of that earlier
     reading that speak of the same things (the hosts, limits and counts the cause rests on)."""
     earlier = opener - 1
     if earlier < 0 or turns[earlier].role != "assistant" or statement.found:
         return
-    words = content_words(" ".join(statement.sentences))
+    words = words or content_words(" ".join(statement.sentences))
     statement.found = [s for s in _specific_sentences(turns[earlier], 8) if content_words(s) & words][:3]
     statement.found_turn = earlier if statement.found else None
+
+
+def _before_commands(turns: list[Turn], index: int) -> int:
+    """The turn after the assistant's last message before ``index`` when only commands ran between them (``index``
+    itself when none ran): a conclusion drawn from a command's output rests on what the assistant read before it
+    ran it ("48k goroutines, all in persistConn" → grep → "found it: client.go never closes the body")."""
+    earlier = index - 1
+    while earlier > 0 and turns[earlier].role == "tool":
+        earlier -= 1
+    return earlier + 1 if earlier < index - 1 else index
 
 
 def _acknowledged(turn: Turn) -> list[str]:
@@ -224,20 +258,32 @@ def _previous_assistant(turns: list[Turn], index: int) -> int | None:
 def _naming_proposal(turns: list[Turn], answer: int, reply: str) -> tuple[int, list[str]] | None:
     """The assistant turn, the ``answer`` the user replies to or one a few turns before it, whose sentences name
     what the user's ``reply`` chooses: "就带茶和 shortbread 吧" picks from the options just offered, "有道理，就用
-    Asia/Shanghai" (after asking why) accepts the proposal before the explanation. Named by a name or number the
-    reply says, else by its words (one is enough in the answer itself, two further back)."""
+    Asia/Shanghai" (after asking why) accepts the proposal before the explanation, "ok, go with 300" the "raise it to
+    300 s" a few turns back, not the later "the ALB won't cut a 300 s request". Named by a name or number the reply
+    says, else by its words (one is enough in the answer itself, two further back); a sentence that proposes first."""
     named, words = specifics(reply), content_words(reply)
+    first = None  # the nearest turn naming it, if none proposes it
     for earlier in range(answer, max(-1, answer - 5), -1):
         if turns[earlier].role != "assistant":
             continue
-        shared = 1 if earlier == answer else 2
-        naming = [s for s in sentences_of(turns[earlier]) if not is_noise(s) and is_specific(s)
-                  and (specifics(s) & named or len(content_words(s) & words) >= shared)
-                  and not has_cue(s, KINDS["cause"])]
-        if naming:  # the sentences naming most of what the reply says
-            naming.sort(key=lambda s: -(len(specifics(s) & named) + len(content_words(s) & words)))
-            return earlier, naming[:2]
-    return None
+        naming = _naming(turns[earlier], named, words, 1 if earlier == answer else 2)
+        proposing = [s for s in naming if has_cue(s, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"])]
+        if proposing:  # what put the value forward, before what only mentions it again
+            return earlier, _most_named(proposing, named, words)
+        if naming and first is None:
+            first = earlier, _most_named(naming, named, words)
+    return first
+
+
+def _most_named(sentences: list[str], named: set[str], words: set[str]) -> list[str]:
+    """The two sentences naming most of what the reply says."""
+    return sorted(sentences, key=lambda s: -(len(specifics(s) & named) + len(content_words(s) & words)))[:2]
+
+
+def _naming(turn: Turn, named: set[str], words: set[str], shared: int) -> list[str]:
+    """The turn's specific sentences that name one of ``named`` or ``shared`` of ``words`` (a cause is no choice)."""
+    return [s for s in sentences_of(turn) if not is_noise(s) and is_specific(s)
+            and (specifics(s) & named or len(content_words(s) & words) >= shared) and not has_cue(s, KINDS["cause"])]
 
 
 def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:

@@ -47,7 +47,7 @@ def _replies_to_their_decisions(statements: list[Statement]) -> list[Statement]:
     accepted = {statement.proposal_turn for statement in statements
                 if statement.accepted and specifics(" ".join(statement.sentences))}
     for statement in statements:
-        if statement.reply_turn in accepted:
+        if statement.reply_turn in accepted and statement.kind != "confirmed":  # its "yes" is what it says
             statement.reply, statement.reply_turn = [], None
     return statements
 

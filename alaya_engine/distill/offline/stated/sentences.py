@@ -21,15 +21,19 @@ from .kinds import (
     GO_AHEAD,
     HEDGES,
     KINDS,
+    LETS_ACT,
     LIST_NUMBER,
     NAME,
     NOT_KNOWLEDGE,
     NUMBER,
     OFFER_VERBS,
+    OWN_ACTION,
     POINTS_BACK,
+    REQUEST,
     SPECIFIC,
     TOPIC_CHANGE,
     USER_RULES,
+    WOULD,
     ZH_APPROVALS,
 )
 
@@ -81,10 +85,12 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
     kind = stated_kind(sentence, turn.role) or ("cause" if concluded else None)
     if kind in ("cause", "fix") and (has_cue(sentence, HEDGES) or _points_back_only(sentence)):
         return None  # a guess at a cause or fix, often corrected later, or "这是同一个根因的第二个表现"
+    if kind == "rule" and turn.role == "assistant" and (OWN_ACTION.match(sentence) or has_cue(sentence, WOULD)):
+        return None  # what it just did, told with the change it belongs to; what it would do, a proposal
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
-            and not has_cue(sentence, HEDGES):
+            and not has_cue(sentence, HEDGES) and not REQUEST.match(sentence):
         return "fact"
     return None
 
@@ -132,7 +138,7 @@ def approves(text: str) -> bool:
     ("120 it is", 就带茶吧)."""
     plain = strip_markdown(text).strip()
     opening = plain[:24].lower()
-    if has_cue(opening, APPROVALS + EN_APPROVALS) or any(opening.startswith(word) for word in ZH_APPROVALS):
+    if has_cue(opening, APPROVALS + EN_APPROVALS + (LETS_ACT,)) or any(opening.startswith(w) for w in ZH_APPROVALS):
         return True
     clauses = [clause.strip().lower() for clause in CLAUSE_END.split(plain)[:3]]
     return any(GO_AHEAD.fullmatch(clause) or CHOSEN.match(clause) or (clause.endswith("吧") and len(clause) <= 6)
