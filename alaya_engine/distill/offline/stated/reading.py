@@ -171,13 +171,6 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
 
 
-def _unstated(turn: Turn, statements: list[Statement]) -> list[str]:
-    """The sentences of a user's message that no statement holds ("Oceanário on Sunday for sure", beside "Tram 28 we'll
-    skip"): the reply answers them too, so what it confirms of them belongs with the message's statement."""
-    stated = {sentence for statement in statements for sentence in statement.sentences}
-    return [sentence for sentence in _plain_sentences(turn, None) if sentence not in stated]
-
-
 def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None:
     """When the user's message a proposal answers was itself the answer to the assistant's question (asked how
     much, the user gave the figures, the assistant proposed a value), the decision carries that question: "ok, 3
