@@ -271,3 +271,16 @@ def test_the_cards_of_the_replaced_cards_turns_that_say_its_anchor_are_replaced_
     assert [(item.new, item.old, item.anchor) for item in found] == [("new", "until", "pin"),
                                                                      ("new", "tests-green", "pin")]
     assert found[1].similarity == 0.33
+
+
+def test_a_sentence_two_new_cards_repeat_replaces_its_card_once():
+    """An episode's cards can share a sentence (a proposal, a confirmed answer): the earlier card it replaces gets
+    one link, from the card that replaces it most plainly, then the closest; other sentences keep their links."""
+    from alaya_engine.introspect.supersede import _one_per_sentence
+
+    said = "jobs are now procrastinate on the main Postgres; no Redis"
+    found = [Replacement("new-a", "old", 0.61, "Redis", said), Replacement("new-b", "old", 0.70, "Redis", said),
+             Replacement("new-c", "old", 0.50, "Redis", said, strength=2),
+             Replacement("new-a", "other", 0.60, "300 s", "the timeout is 300 s now")]
+    assert [(kept.new, kept.old) for kept in _one_per_sentence(found)] == [("new-c", "old"), ("new-a", "other")]
+    assert [(kept.new, kept.old) for kept in _one_per_sentence(found[:2])] == [("new-b", "old")]

@@ -201,7 +201,19 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
             replacements.append(min(replaced, key=lambda found: -found.strength))  # the closest of the plainest
         elif conflict is not None:
             contradictions.append(conflict)
-    return replacements, contradictions
+    return _one_per_sentence(replacements), contradictions
+
+
+def _one_per_sentence(replacements: list[Replacement]) -> list[Replacement]:
+    """One sentence replacing one earlier card is one replacement, however many new cards repeat it (an episode's
+    cards can share a sentence: a proposal, a confirmed answer): its link comes from the card that replaces it most
+    plainly, then the closest (a link from each would count one replacement twice)."""
+    best: dict[tuple[str, str], Replacement] = {}
+    for found in replacements:
+        kept = best.get((found.old, found.sentence))
+        if kept is None or (found.strength, found.similarity) > (kept.strength, kept.similarity):
+            best[(found.old, found.sentence)] = found
+    return [found for found in replacements if best[(found.old, found.sentence)] is found]
 
 
 def _with_siblings(replacements: list[Replacement], members: list[list[str]], cards: dict[str, dict],
