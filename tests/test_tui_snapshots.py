@@ -129,6 +129,7 @@ def test_neighbourhood(pinned_demo_home, snap_compare, size):
         await pilot.app.push_screen(NeighbourhoodScreen(pilot.app.backend, "card-7ce67a20df3b5d29"))
         await settle(pilot.app, pilot)
         await pilot.press("right")  # the cursor on a neighbour: the line under the picture names its edge
+        await settle(pilot.app, pilot)  # and the footer offers to move there once it has refreshed its keys
 
     assert snap_compare(explorer(pinned_demo_home), terminal_size=size, run_before=open_picture)
 

@@ -104,6 +104,7 @@ class NeighbourhoodScreen(Screen):
         view = self.query_one("#neighbourhood", NeighbourhoodView)
         view.loading = False
         view.show(document)
+        self.refresh_bindings()  # the footer may have read the keys before the view had the focus: "⏎ Move here"
         focus = document["nodes"][0]
         view.border_title = f"Neighbourhood of {focus['title']}"
         self.sub_title = focus["title"]
