@@ -14,6 +14,7 @@ from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
 from ..formatting import number, shorten
+from ..loading import loaded
 from ..widgets.breadcrumbs import Breadcrumbs
 from .trail import card_trail
 
@@ -121,7 +122,7 @@ class BrowseScreen(Screen):
     def _show(self, document: dict) -> None:
         self.document = document
         table = self.query_one("#browse", BrowseTable)
-        table.loading = False
+        loaded(table)
         table.show(document)
         listed = len(document.get("cards", document.get("edges", [])))
         what = "edges" if "edges" in document else "cards"
@@ -141,5 +142,5 @@ class BrowseScreen(Screen):
             self.app.pop_screen()
 
     def _failed(self, message: str) -> None:
-        self.query_one("#browse", BrowseTable).loading = False
+        loaded(self.query_one("#browse", BrowseTable))
         self.query_one("#browse-summary", Static).update(message)

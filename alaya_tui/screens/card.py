@@ -20,6 +20,7 @@ from alaya_engine.server.backend import Backend
 from ..card_markdown import card_markdown, wikilink_slug
 from ..errors import call_or_report
 from ..formatting import number
+from ..loading import loaded
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.edge_tree import EdgeTree
 from ..widgets.trace_view import DISTILLED_MARK, TraceView, pick_session
@@ -189,7 +190,7 @@ class CardScreen(Screen):
         facts = [Fact.from_json(fact).describe() for fact in card.get("facts") or []]
         listed = "\n\n**Facts**\n\n" + "\n".join(f"- {fact}" for fact in facts) if facts else ""
         await self.query_one("#card-content", Markdown).update(card_markdown(card["title"], card["content"]) + listed)
-        self.query_one("#card-content-scroll").loading = False
+        loaded(self.query_one("#card-content-scroll"))
 
     @property
     def edge_groups(self) -> dict[str, dict[str, list[dict]]]:
@@ -306,7 +307,7 @@ class CardScreen(Screen):
             self.app.pop_screen()
 
     def _show_error(self, text: str) -> None:
-        self.query_one("#card-content-scroll").loading = False
+        loaded(self.query_one("#card-content-scroll"))
         self.show_message(text, error=True)
 
     def show_message(self, text: str, error: bool = False) -> None:

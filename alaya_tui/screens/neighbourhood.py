@@ -17,6 +17,7 @@ from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
 from ..formatting import number
+from ..loading import loaded
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.neighbourhood_view import NeighbourhoodView, relation_colour
 from .trail import card_trail
@@ -102,9 +103,8 @@ class NeighbourhoodScreen(Screen):
     def _show(self, document: dict) -> None:
         self.document = document
         view = self.query_one("#neighbourhood", NeighbourhoodView)
-        view.loading = False
+        loaded(view)
         view.show(document)
-        self.refresh_bindings()  # the footer may have read the keys before the view had the focus: "⏎ Move here"
         focus = document["nodes"][0]
         view.border_title = f"Neighbourhood of {focus['title']}"
         self.sub_title = focus["title"]
@@ -163,7 +163,7 @@ class NeighbourhoodScreen(Screen):
             self.app.pop_screen()
 
     def _failed(self, message: str) -> None:
-        self.query_one("#neighbourhood", NeighbourhoodView).loading = False
+        loaded(self.query_one("#neighbourhood", NeighbourhoodView))
         self.show_message(message, error=True)
 
     def show_message(self, text: str, error: bool = False) -> None:

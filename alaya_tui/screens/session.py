@@ -22,6 +22,7 @@ from alaya_engine.raw.turn_range import MAX_COUNT
 from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
+from ..loading import loaded
 from ..widgets.breadcrumbs import Breadcrumbs
 from ..widgets.title_table import TitleTable
 from ..widgets.trace_view import TraceView
@@ -105,7 +106,7 @@ class SessionScreen(Screen):
         cited = [{"index": index} for index in self.cited]
         transcript = self.query_one("#transcript", TraceView)
         await transcript.show([session], cited, Path(self.backend.home))
-        transcript.loading = False
+        loaded(transcript)
         self.query_one("#session-cards", TitleTable).show(
             [(card["card_id"], card["title"], (Text(card["type"]),)) for card in document["cards"]])
         shown = f"turns {document['first']}–{document['last']} of {document['turn_count']}"
@@ -127,7 +128,7 @@ class SessionScreen(Screen):
         copy_id(self, (cards.selected_key if self.focused is cards else None) or self.session_id)
 
     def _failed(self, message: str) -> None:
-        self.query_one("#transcript", TraceView).loading = False
+        loaded(self.query_one("#transcript", TraceView))
         self.show_message(message, error=True)
 
     def show_message(self, text: str, error: bool = False) -> None:

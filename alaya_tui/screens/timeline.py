@@ -21,6 +21,7 @@ from alaya_engine.server.backend import Backend
 
 from ..errors import call_or_report
 from ..formatting import number, shorten
+from ..loading import loaded
 from ..widgets.home_view import first_line, short_time
 from .session import SessionScreen
 from .unseen import lay_out_unseen
@@ -170,7 +171,7 @@ class TimelineScreen(Screen):
 
     def _show(self, document: dict) -> None:
         self.document = document
-        self.query_one("#timeline-body").loading = False
+        loaded(self.query_one("#timeline-body"))
         periods = self.query_one("#periods", PeriodTable)
         periods.show(document)
         periods.border_title = "Weeks" if document["by"] == "week" else "Days"
@@ -221,6 +222,6 @@ class TimelineScreen(Screen):
             self.app.push_card(card["card_id"])
 
     def _failed(self, message: str) -> None:
-        self.query_one("#timeline-body").loading = False
+        loaded(self.query_one("#timeline-body"))
         self.query_one("#timeline-summary", Static).update(message)
         self.notify(message, severity="error")
