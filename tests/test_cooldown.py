@@ -202,6 +202,8 @@ def test_a_run_out_of_minutes_leaves_the_rest_to_the_next(home, monkeypatch):
     waiting = engine.status().to_json()["introspect"]
     assert waiting["forget_left"] == len(everything) - 2
     assert last_introspect_text(waiting).endswith(f"; {len(everything) - 2} cards wait to be forgotten by the next run")
+    for damaged in ("many", -3, None, True, [1]):
+        assert "wait to be forgotten" not in last_introspect_text({**waiting, "forget_left": damaged})
     second = engine.introspect(["forget"], now=later)["steps"]["forget"]
     assert second["forgotten"] == everything[2:4] and second["left"] == len(everything) - 4
     engine.config["introspect"]["forget_minutes"] = 5

@@ -27,6 +27,7 @@ def human_bytes(count: int) -> str:
 def last_introspect_text(last: dict) -> str:
     """The status document's last introspect run, as both faces print it: ``2026-12-03 23:18 UTC (distill,
     consolidate; 1.2 s)``, then the cards its forget left for the next run, if any."""
-    left = last.get("forget_left") or 0
-    waiting = f"; {plural(left, 'card')} wait to be forgotten by the next run" if left else ""
+    left = last.get("forget_left")  # a record written by hand may say anything there: only a count is shown
+    waiting = f"; {plural(left, 'card')} wait to be forgotten by the next run" \
+        if isinstance(left, int) and not isinstance(left, bool) and left > 0 else ""
     return f"{last['at'][:16].replace('T', ' ')} UTC ({', '.join(last['steps'])}; {last['elapsed_s']:g} s){waiting}"
