@@ -56,7 +56,7 @@ def test_the_cause_said_in_plain_words_is_a_cause_card_with_its_symptom():
 def test_lets_with_an_action_is_a_decision_whose_card_keeps_what_the_reply_reports():
     cards = cards_of(english_export())
     decision = next(card for card in cards if card.type == "decision")
-    assert decision.title.startswith("ok, let's raise statement_timeout to 300s")
+    assert decision.title.startswith("Let's raise statement_timeout to 300s")  # the "ok" leads into it
     assert "ALTER ROLE export_job" in decision.content
     assert "**Details:** The rerun finished in 97 seconds and wrote 1.2 GB." in decision.content
     assert decision.content.index("**Details:**") < decision.content.index("(said by the user")
@@ -145,3 +145,15 @@ def test_a_card_keeps_one_sentence_of_figures_another_card_states_but_details_ne
     details = decision.content.split("**Details:** ", 1)[1]
     assert "95 seconds" in details and "97 seconds" in details  # one repeat of the cause's figures, one new figure
     assert details.count("95 seconds") == 1  # the second sentence repeating only figures said is left out
+
+
+def test_a_detail_never_repeats_a_sentence_the_card_already_says():
+    """"Saved: …" opens like a setting ("saved" read as a name the card lacks): the card says the sentence in its
+    assistant's words already, so no details paragraph says it a second time."""
+    cards = cards_of(session([
+        ("user", "The venue for the offsite is Harbour Loft in Leith, 3 nights, booking ref HL-20931."),
+        ("assistant", "Saved: Harbour Loft, Leith, 9-12 June, ref HL-20931."),
+        ("user", "great, thanks"),
+    ], "offsite"))
+    card = next(card for card in cards if "Harbour Loft" in card.content)
+    assert card.content.count("9-12 June, ref HL-20931") == 1, card.content

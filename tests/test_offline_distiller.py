@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from alaya_engine.distill.offline import OfflineDistiller, text
+from alaya_engine.distill.offline.text.titles import without_segue
 from alaya_engine.foundations.domain import CARD_TYPES, Session, Turn
 from alaya_engine.raw.formats import parse_session_bytes
 
@@ -374,3 +375,19 @@ def test_a_how_to_answering_a_question_right_after_it_carries_the_question():
     how = next((card for card in found if "768Mi" in card.content), None)
     assert how is not None, [card.content for card in found]
     assert "Priya" in how.content and "**问题:**" in how.content, how.content
+
+
+def test_a_title_starts_at_its_point_not_at_the_chat_around_it():
+    """Words that only lead into a message ("ok", "hmm", "and", "let's do that,") are no part of its title, and a
+    lower-case chat opening is capitalised; a capitalised "And …" (a speaker's own sentence) and an identifier
+    keep theirs."""
+    assert without_segue("and from now on every service sets its pool size") == \
+        "From now on every service sets its pool size"
+    assert without_segue("hmm the airline emailed, the flight is moved") == "The airline emailed, the flight is moved"
+    assert without_segue("let's do that, book the 10:00 tour on Friday") == "Book the 10:00 tour on Friday"
+    assert without_segue("ok Lisbon is booked for May") == "Lisbon is booked for May"
+    assert without_segue("the hotel is Casa Azul in Porto") == "The hotel is Casa Azul in Porto"
+    assert without_segue("嗯，另外，四月回杭州") == "四月回杭州"
+    assert without_segue("And then we drove to the coast") == "And then we drove to the coast"
+    assert without_segue("okra grows fast in July") == "okra grows fast in July"
+    assert without_segue("setuptools only packages .py files") == "setuptools only packages .py files"

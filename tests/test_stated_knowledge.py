@@ -505,3 +505,19 @@ def test_what_the_assistant_would_do_is_a_proposal_not_a_rule():
         ("user", "好，先找出所有调用的地方"),
         tools=True))
     assert not any(line.startswith("**规则:**") for line in stated_lines(zh)), stated_lines(zh)
+
+
+def test_a_go_ahead_that_names_its_choice_is_the_decision_title():
+    """"sounds good, switch to poetry" says what was chosen in three words: the title, rather than the first
+    sentence of the proposal, which only leads into it."""
+    turns = [
+        ("user", "our lock file keeps drifting between laptops and CI, every week someone's build breaks"),
+        ("assistant", "The switch is small for this repo: replace the requirements files with a pyproject and a "
+                      "poetry.lock that CI installs with poetry install --no-root."),
+        ("user", "sounds good, switch to poetry"),
+        ("assistant", "Done: poetry.lock is committed and CI runs poetry install --no-root."),
+    ]
+    session = Session(id="lockfile", timestamp=1772417700000, channel="cli",
+                      turns=[Turn(role=role, content=content) for role, content in turns])
+    decision = next(card for card in OfflineDistiller().distill(session).cards if card.type == "decision")
+    assert decision.title == "Switch to poetry"

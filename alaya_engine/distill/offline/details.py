@@ -66,6 +66,8 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
                 if not new or len(sentence) > room or is_noise(sentence) or \
                         (turn.role == "tool" and not content_words(sentence) & card.words):
                     continue  # a tool's line counts only when it speaks of the card's point (not "Main PID: 1423")
+                if not verbatim and _quoted_already(card, voice.say(index, [sentence])):
+                    continue
                 if new <= everywhere:
                     if not repeats:
                         continue
@@ -126,6 +128,13 @@ def _sentences(text: str, output: bool) -> list[tuple[str, bool]]:
         found.extend((piece, output or code) for piece in pieces if not code or SETTING.match(piece))
     plain = ((strip_markdown(line), verbatim) for line, verbatim in found)
     return [(sentence, verbatim) for sentence, verbatim in plain if sentence and len(sentence) <= LONGEST_DETAIL]
+
+
+def _quoted_already(card: Candidate, said: str) -> bool:
+    """The card says this sentence word for word already ("The assistant added: Saved: Casa do Alecrim, 14-18 May"):
+    a name only the sentence's lead seems to add ("Saved:" read as a setting) must not repeat it as a detail. Lines
+    quoted as is (output, settings) stay: the card's facts are read from their ``key: value`` form."""
+    return said.rstrip(".。") in card.content
 
 
 def _named(text: str) -> set[str]:

@@ -6,6 +6,7 @@ from datetime import date
 
 from ....foundations.domain import Session
 from ..candidate import TITLE_LIMIT, Candidate
+from ..text.chinese import is_chinese
 from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.titles import shorten, title_width
@@ -43,7 +44,7 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
         lines.append(f"**{'助手的提议' if chinese else 'Proposed by the assistant'}:** {proposed}")
     lines.append(voice.attribution(turns[statement.turn], chinese))
     stating = [sentence for sentence in split_sentences(said) if not approval_only(sentence)]
-    title_source = (stating[0] if stating else
+    title_source = (stating[0] if stating else _named_choice(said) or
                     split_sentences(voice.say(statement.proposal_turn, statement.accepted[:1]) or said)[0])
     title = shorten(title_source.strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
@@ -59,3 +60,12 @@ def approval_only(sentence: str) -> bool:
     """Whether little is left of the sentence without the go-ahead it opens with ("有道理，就用 X" → "X"): then the
     proposal it accepts makes the better title."""
     return title_width(APPROVAL_LEAD.sub("", sentence)) < 24
+
+
+def _named_choice(said: str) -> str | None:
+    """What a go-ahead alone says it chose, when that names an action and its object in English ("sounds good,
+    switch to hatchling" → "switch to hatchling"): the decision said shortest, where the proposal's first sentence
+    may only lead into it ("The switch is small for this project: …")."""
+    rests = (APPROVAL_LEAD.sub("", sentence).strip() for sentence in split_sentences(said))
+    chosen = next((rest for rest in rests if not is_chinese(rest) and len(content_words(rest)) >= 2), None)
+    return chosen[:1].upper() + chosen[1:] if chosen else None

@@ -151,14 +151,23 @@ def _chinese_tokens(text: str) -> list[str]:
     return tokens
 
 
-SEGUE = re.compile(r"^(?:(?:one more thing|another thing|also|and|btw|by the way|first|second|third|then|so|"
-                   r"另外|还有|对了|顺便说一下|第[一二三]件事)\s*[,，:：—-]\s*)+", re.IGNORECASE)
-"""How a message moves to its next point ("One more thing, …", "first: …", "另外，…"): no part of a title. A bare
-"And …" or "But …" stays: dropping it changed LoCoMo's titles, and their vectors, for no gain (recall@10 0.835 →
-0.834)."""
+SEGUE = re.compile(r"^(?:(?:(?i:one more thing|another thing|also|and|btw|by the way|first|second|third|then|so|ok(?:ay)?|"
+                   r"hmm+|um+|oh|well|alright|let'?s do (?:that|it)|另外|还有|对了|顺便说一下|第[一二三]件事|嗯|哦)"
+                   r"\s*[,，:：—-]\s*)|(?:and|also|so|but|btw|ok(?:ay)?|hmm+|um+|oh|well)\s+)+")
+"""How a message moves to its next point ("One more thing, …", "first: …", "另外，…") or opens in chat ("ok Lisbon
+is booked", "hmm TAP just emailed", "and from now on …"): no part of a title. A bare capitalised "And …" or
+"But …" stays: dropping it changed LoCoMo's titles, and their vectors, for no gain (recall@10 0.835 → 0.834); a
+lower-case one is a chat message's informal start."""
 
 
 def without_segue(title: str) -> str:
-    """The title without the words that only lead into it, capitalised again."""
+    """The title without the words that only lead into it, capitalised again; one a chat message opened in lower
+    case with a plain word ("the hotel is …", "i always …") is capitalised too (an identifier keeps its case)."""
     rest = SEGUE.sub("", title)
-    return rest[:1].upper() + rest[1:] if rest and rest != title else title
+    if rest and (rest != title or LOWER_OPENING.match(rest)):
+        return rest[:1].upper() + rest[1:]
+    return title
+
+
+LOWER_OPENING = re.compile(r"(?:the|a|an|i|we|my|our|it|its|this|that|these|there|they|he|she|you|your|one|"
+                           r"every|all|no|some|each|from)\b(?![\w.-])")
