@@ -151,8 +151,9 @@ def _chinese_tokens(text: str) -> list[str]:
     return tokens
 
 
-SEGUE = re.compile(r"^(?:(?:(?i:one more thing|another thing|also|and|btw|by the way|first|second|third|then|so|ok(?:ay)?|"
-                   r"hmm+|um+|oh|well|alright|let'?s do (?:that|it)|另外|还有|对了|顺便说一下|第[一二三]件事|嗯|哦)"
+SEGUE = re.compile(r"^(?:(?:(?i:one more thing|another thing|also|and|btw|by the way|first|second|third|then|so|"
+                   r"ok(?:ay)?|hmm+|um+|oh|well|alright|let'?s do (?:that|it)|"
+                   r"另外|还有|对了|顺便说一下|第[一二三]件事|嗯|哦)"
                    r"\s*[,，:：—-]\s*)|(?:and|also|so|but|btw|ok(?:ay)?|hmm+|um+|oh|well)\s+)+")
 """How a message moves to its next point ("One more thing, …", "first: …", "另外，…") or opens in chat ("ok Lisbon
 is booked", "hmm TAP just emailed", "and from now on …"): no part of a title. A bare capitalised "And …" or
