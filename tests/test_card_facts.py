@@ -47,6 +47,14 @@ def test_relation_verbs_possessives_and_choices_state_attributes():
         ("event bus", "choice", "Kafka with compaction", SAID)}
 
 
+def test_a_version_pin_is_one_fact_whether_said_as_an_action_or_a_state():
+    assert triples("ok, we pin numpy to 1.26 until the extension is rebuilt.") == {("numpy", "pinned to", "1.26", SAID)}
+    assert triples("numpy is now pinned to 2.1 in requirements.txt.") == {("numpy", "pinned to", "2.1", SAID)}
+    assert triples("Django is pinned at 4.2 on every service.") == {("Django", "pinned to", "4.2", SAID)}
+    assert triples("the extension is rebuilt against numpy 2 numpy is pinned to 2.1") == {
+        ("numpy", "pinned to", "2.1", SAID)}, "the pinned thing is the word before the verb, not the words before it"
+
+
 def test_settings_in_code_are_facts_of_the_thing_the_card_names():
     found = triples('For checkout-api the values file now says:\n```yaml\nreplicas: "4"\nmax_body_size: 20m\n```')
     assert found == {("checkout-api", "replicas", "4", SAID), ("checkout-api", "max_body_size", "20m", SAID)}
@@ -61,6 +69,7 @@ def test_chinese_changes_keep_their_subject_or_the_speakers_and_their_date():
     assert triples("从 2026 年 1 月 5 日起，王芳的降压药剂量改为每天 10 mg。") == {
         ("王芳", "降压药剂量", "每天 10 mg", millis(2026, 1, 5))}
     assert triples("闹钟时间改成6点半。", speaker="用户") == {("用户", "闹钟时间", "6点半", SAID)}
+    assert triples("女儿的钢琴课改到每周五下午四点。") == {("女儿", "钢琴课", "每周五下午四点", SAID)}
 
 
 def test_vague_sentences_state_no_fact():

@@ -229,6 +229,14 @@ def test_relative_dates_become_absolute():
     assert text.resolve_dates("see `date.today()`", day)[0] == "see `date.today()`", "code is left alone"
 
 
+def test_product_names_in_mixed_case_are_identifiers():
+    """A capital run after a capitalised word (RabbitMQ, MySQL, OpenAI) names a product, in English or Chinese text,
+    as QueuePool does; words in a sentence do not."""
+    assert text.identifiers("We moved from RabbitMQ to Kafka, next MySQL.") == ["RabbitMQ", "MySQL"]
+    assert text.identifiers("订单服务的消息队列用的是 RabbitMQ，接口是 OpenAI 的") == ["RabbitMQ", "OpenAI"]
+    assert text.identifiers("Hello World. Then I Said No") == []
+
+
 def test_titles_are_cut_at_clause_breaks():
     long = ("Gina launched an ad campaign for her clothing store in the hope of growing the business "
             "before the summer sale starts")

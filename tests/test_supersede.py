@@ -284,3 +284,31 @@ def test_a_sentence_two_new_cards_repeat_replaces_its_card_once():
              Replacement("new-a", "other", 0.60, "300 s", "the timeout is 300 s now")]
     assert [(kept.new, kept.old) for kept in _one_per_sentence(found)] == [("new-c", "old"), ("new-a", "other")]
     assert [(kept.new, kept.old) for kept in _one_per_sentence(found[:2])] == [("new-b", "old")]
+
+
+def test_a_version_pin_moved_and_a_queue_migrated_replace_their_earlier_cards(home: Path, tmp_path: Path):
+    """A pin said as an action and later as a state is one fact (numpy · pinned to); a product name in mixed
+    case (RabbitMQ) is a name, so "从 RabbitMQ 迁到 Kafka" names the value it replaces."""
+    engine = Engine.open(home)
+    engine.ingest([str(path) for path in (
+        _session(tmp_path, "s-pin-old", JAN, [
+            ("user", "CI fails on the new numpy release."),
+            ("assistant", "Our compiled extension was built against the numpy 1.x ABI; numpy 2 breaks it."),
+            ("user", "ok, we pin numpy to 1.26 until the extension is rebuilt.")]),
+        _session(tmp_path, "s-pin-new", FEB, [
+            ("user", "The extension wheels are rebuilt against numpy 2."),
+            ("user", "numpy is now pinned to 2.1 in requirements.txt."),
+            ("assistant", "Great, CI is green on 2.1.")]),
+        _session(tmp_path, "s-queue-old", JAN, [
+            ("user", "我们订单服务的消息队列用的是 RabbitMQ，最近偶尔有消息堆积。"),
+            ("assistant", "堆积的时候消费者数量是多少？看一下 orders 队列的 consumers。")]),
+        _session(tmp_path, "s-queue-new", FEB, [
+            ("user", "跟你同步一下，订单服务的消息队列已经从 RabbitMQ 迁到 Kafka 了，上周切的。"),
+            ("assistant", "好的。Kafka 的 orders topic 有几个分区？")]),
+    )])
+    engine.distill()
+    engine.introspect(steps=["supersede"])
+    with engine.step() as graph:
+        links = {(a, b) for a, b in graph.query("MATCH (a:Card)-[:SUPERSEDES]->(b:Card) RETURN a.id, b.id")}
+    assert (_card_of(engine, "s-pin-new", "2.1"), _card_of(engine, "s-pin-old", "1.26")) in links
+    assert (_card_of(engine, "s-queue-new", "Kafka"), _card_of(engine, "s-queue-old", "RabbitMQ")) in links

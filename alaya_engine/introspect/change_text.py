@@ -28,7 +28,7 @@ REPLACES = re.compile(
     r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
     r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
     r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?))\b"
-    r"|改成|改为|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
+    r"|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
     re.IGNORECASE)
 """Cues that a value was replaced: the sentence says what it is now, or what it no longer is."""
 NOW = re.compile(r"\b(?:now|from now on|starting|as of|since|(?:rais|lower|increas|decreas|bump|chang|updat)"

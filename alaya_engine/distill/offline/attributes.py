@@ -45,7 +45,7 @@ _CHANGE = re.compile(
 _COPULA = re.compile(r"^" + _NOUN_PHRASE + r"\s+(?:is|are|was|were|=|stays at|remains|is now|are now|is set to|"
                      r"defaults to|default to)\s+(?:(?:on|at|in)\s+)?(?:the\s+)?" + _VALUE, re.IGNORECASE)
 _RELATION_VERBS = ("uses", "runs on", "is on", "attends", "goes to", "lives in", "works at", "works for",
-                   "owns", "is owned by", "belongs to", "depends on", "pins", "is pinned to")
+                   "owns", "is owned by", "belongs to", "depends on", "pins")
 """Verbs that state an attribute by themselves: "Maya attends X" is Maya's attends = X."""
 _RELATION = re.compile(
     r"(?P<subject>" + _CODE + "|" + _NAME + r"|\b[a-z][\w-]{2,})\s+(?:now\s+|still\s+)?(?P<verb>"
@@ -54,6 +54,13 @@ _RELATION = re.compile(
 _CHOICE = re.compile(r"\b(?:use|go with|switch to|move to|pick|choose|adopt|stick with)\s+" + _VALUE
                      + r"(?P<more>(?:\s+[\w.-]+){0,4}?)\s+instead of\s+(?P<old>[^,;.]{1,40}?)"
                      r"(?:\s+for\s+(?:the\s+)?(?P<np>[\w .-]{2,40}?))?(?=[,;.]|\s+because\b|$)", re.IGNORECASE)
+_PIN = re.compile(r"\bpin(?:s|ned)?\s+(?P<thing>" + _CODE + r"|[a-z][\w-]{2,})\s+(?:to|at)\s+" + _VALUE
+                  + r"|(?P<thing2>" + _CODE + r"|[a-z][\w-]{2,}|(?-i:" + _NAME + r"))\s+(?:is|are)\s+"
+                  r"(?:now\s+|still\s+)?pinned\s+(?:to|at)\s+"
+                  + _VALUE.replace("quoted", "quoted2").replace("bare", "bare2"),
+                  re.IGNORECASE)
+"""A version pin, said as an action or a state ("we pin numpy to 1.26", "numpy is now pinned to 2.1"): the thing's
+``pinned to`` value, so a later pin of the same thing replaces the earlier one."""
 _KEY = r"(?<![\w:.-])[A-Za-z_][\w.-]{2,}(?:/[\w.-]+)?"
 """A setting's name (``proxy-read-timeout``, ``nginx.ingress.kubernetes.io/proxy-read-timeout``), not part of a
 timestamp or a host:port."""
@@ -64,7 +71,8 @@ _OUTER_KEY = re.compile(r"(?P<key>" + _KEY + r")\s*=\s*$")
 _ZH_VALUE = r"(?P<value>[^，。；,;！!？?（(\n]{1,24})"
 _ZH_VALUE_LIMIT = 24
 """A value that long ran on past its end (the clause had no comma): dropped rather than cut mid-word."""
-_ZH_VERBS = r"(?:改为|改成|调到|调整为|调整到|换成|换为|定为|设为|设置为|提高到|提到|降到|降为|增加到|减少到|减到|加到)"
+_ZH_VERBS = (r"(?:改为|改成|改到|调到|调整为|调整到|换成|换为|定为|设为|设置为|提高到|提到|降到|降为|增加到|减少到|"
+             r"减到|加到)")
 _ZH_OWNED = re.compile(r"(?P<subject>[\u4e00-\u9fffA-Za-z0-9_.-]{1,12})的(?P<np>[\u4e00-\u9fffA-Za-z]{1,8}?)"
                        r"(?:" + _ZH_VERBS + r"|是|为)" + _ZH_VALUE)
 _ZH_CHANGE = re.compile(r"(?P<np>[\u4e00-\u9fffA-Za-z]{2,6}?)" + _ZH_VERBS + _ZH_VALUE)
@@ -136,6 +144,9 @@ def _triples(sentence: str) -> list[tuple[str | None, str, str]]:
             found.append((subject, "owner", value))
         else:
             found.append((subject, match["verb"], value))
+    for match in _PIN.finditer(sentence):
+        value = match["bare"] or match["quoted"] or match["bare2"] or match["quoted2"]
+        found.append((match["thing"] or match["thing2"], "pinned to", value))
     for match in _CHOICE.finditer(sentence):
         if match["np"]:
             found.append((match["np"], "choice", _value(match) + match["more"]))

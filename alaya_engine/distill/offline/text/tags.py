@@ -16,7 +16,7 @@ IDENTIFIER = re.compile(
     r"[A-Za-z][\w-]*(?:\.[A-Za-z_][\w-]*)+"          # dotted: plugins.allow, app.main
     r"|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"         # snake: proxy_read_timeout
     r"|[a-z][a-z0-9]*(?:-[a-z0-9]+)+"                  # kebab: reports-worker
-    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+"              # Camel: QueuePool
+    r"|[A-Z][a-z0-9]+(?:[A-Z]+[a-z0-9]*)+"             # Camel: QueuePool, RabbitMQ, MySQL, OpenAI
     r"|[a-z]+[A-Z]\w*"                                 # camel: maxMemory
     r"|[A-Z][A-Z0-9]{2,}"                              # CAPS: OOM, SIGKILL
     r")(?![\w/-])"
