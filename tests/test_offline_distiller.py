@@ -237,6 +237,21 @@ def test_product_names_in_mixed_case_are_identifiers():
     assert text.identifiers("Hello World. Then I Said No") == []
 
 
+def test_a_relative_date_after_its_article_reads_as_a_date_and_a_question_keeps_its_plain_verb():
+    """"over the next week" → "over the week of …" (not "over the in the week of …"); "Shall I draft …?" →
+    "Shall the assistant draft …?" (the modal before the pronoun keeps the verb plain)."""
+    day = date(2026, 1, 18)
+    assert text.resolve_dates("Keep an eye on the p99 over the next week.", day)[0] == \
+        "Keep an eye on the p99 over the week of 25 January 2026."
+    assert text.resolve_dates("during the last month we shipped", day)[0] == "during December 2025 we shipped"
+    assert text.resolve_dates("see you next week", day)[0] == "see you in the week of 25 January 2026"
+    from alaya_engine.distill.offline.conversation.third_person import third_person
+
+    assert third_person("Shall I draft an email to book a check-up?", "the assistant") == \
+        "Shall the assistant draft an email to book a check-up?"
+    assert third_person("Then I draft an email", "the assistant") == "Then the assistant drafts an email"
+
+
 def test_titles_are_cut_at_clause_breaks():
     long = ("Gina launched an ad campaign for her clothing store in the hope of growing the business "
             "before the summer sale starts")

@@ -101,8 +101,17 @@ def _english_third_person(text: str, name: str) -> str:
     for pattern, replacement in THIRD_PERSON_FORMS:
         text = pattern.sub(replacement.format(name=name), text)
     text = re.sub(r"\bI\b((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+([a-z']+)",
-                  lambda match: f"{name}{match.group(1)} {_conjugate(match.group(2))}", text)
+                  lambda match: f"{name}{match.group(1)} {_verb_after(match)}", text)
     return re.sub(r"\bI\b", name, text)
+
+
+INVERTED = re.compile(r"\b(?:shall|should|can|could|will|would|may|might|must|did)\s+$", re.IGNORECASE)
+"""A question puts the modal before the pronoun ("Shall I draft …?"): the verb after it keeps its plain form."""
+
+
+def _verb_after(match: re.Match) -> str:
+    verb = match.group(2)
+    return verb if INVERTED.search(match.string, 0, match.start()) else _conjugate(verb)
 
 
 def _conjugate(verb: str) -> str:

@@ -15,7 +15,7 @@ RELATIVE_DATE = re.compile(
     r"(?P<yesterday>yesterday)|(?P<today>today|tonight|this morning|this afternoon|this evening)"
     r"|(?P<tomorrow>tomorrow)|(?P<lastnight>last night)|(?P<otherday>the other day)"
     r"|(?P<season_dir>last|this|next)\s+(?P<season>summer|winter|spring|fall|autumn)"
-    r"|(?P<dir>last|next|this)\s+(?P<unit>week(?:end)?|month|year|"
+    r"|(?P<the>the\s+)?(?P<dir>last|next|this)\s+(?P<unit>week(?:end)?|month|year|"
     + "|".join(WEEKDAYS) + r")"
     r"|(?P<count>\d+|a couple of|couple of|a few|an?|one|two|three|four|five|six|seven|eight|nine|ten)\s+"
     r"(?P<ago_unit>days?|weekends?|weeks?|months?|years?)\s+ago"
@@ -87,7 +87,10 @@ def _english_date(match: re.Match, today: date) -> tuple[str, str]:
         return _ago(match, today, prep)
     if match.group("season"):
         return _season(match.group("season_dir").lower(), match.group("season").lower(), today, prep)
-    return _named_period(match.group("dir").lower(), match.group("unit").lower(), today, prep)
+    phrase, absolute = _named_period(match.group("dir").lower(), match.group("unit").lower(), today, prep)
+    if match.group("the") and not prep:  # "over the next week": the words before it carry the preposition
+        phrase = absolute
+    return phrase, absolute
 
 
 def _on(prep: str | None, absolute: str, default: str = "on") -> tuple[str, str]:
