@@ -1,6 +1,7 @@
 """One point, one card: a card another card of the session says nearly in full folds into it without losing what
 it added; an assistant's answer the user accepts naming what is decided is that decision's, not also an addition
-to the message it answered; two decisions one after the other, each about its own thing, stay two cards.
+to the message it answered; two decisions one after the other, each about its own thing, stay two cards; a cause
+the decision it led to tells in full is that decision's card, a cause with more to say its own.
 Sessions and cards written by hand for these tests."""
 
 from __future__ import annotations
@@ -59,3 +60,61 @@ def test_an_accepted_answer_is_on_the_decision_only_and_two_decisions_stay_two_c
     assert pin.type == "decision" and "pydantic>=1.10,<2" in pin.content and "round_money" not in pin.content
     patch = [c for c in result.cards if "round_money" in c.content]
     assert len(patch) == 1 and patch[0] is not pin and patch[0].type == "decision"
+
+
+
+def backup_window(finding: str, approval: str, chinese: bool = False):
+    """An agent at work, read by the agent reader and the stated reader: a backup killed by its window, a longer
+    window proposed, a lock timeout checked first (one command), what the assistant ``finding`` there, and the user
+    accepting the proposal by its value (``approval``)."""
+    said = [("user", REPORT_ZH if chinese else REPORT), ("assistant", PROPOSAL_ZH if chinese else PROPOSAL),
+            ("tool", "lock_timeout = 300m"), ("assistant", finding), ("user", approval),
+            ("assistant", DONE_ZH if chinese else DONE)]
+    made = [Turn(role=role, content=content, tool_name="exec" if role == "tool" else None) for role, content in said]
+    return OfflineDistiller().distill(Session(id="s", timestamp=DEC_1, channel="cli", turns=made))
+
+
+REPORT = "the nightly dump of db-03 got killed again at 02:00, it is 410 GB now and takes about 3 h"
+PROPOSAL = ("Then the stopgap is to raise `backup_window` on the db-03 job from 2 h to 4 h. One thing to check first: "
+            "the snapshot agent has its own lock timeout, 90 min by default, which would stop it anyway. Can you run "
+            "`snapctl config get --host db-03 lock_timeout`?")
+FINDING = ("`lock_timeout` is **300m**, so someone already raised it and I was wrong to assume the default. The "
+           "snapshot agent won't stop a 4 h dump; only the job window matters. The DBA team raised it in ticket "
+           "OPS-1182 last spring.")
+DONE = "Done: jobs/db-03.yaml now has `window: 4h` (was 2h)."
+REPORT_ZH = "db-03 的夜间备份又在 02:00 被杀掉了，现在 410 GB，要跑 3 个小时左右"
+PROPOSAL_ZH = ("那临时方案是把 db-03 任务的 `backup_window` 从 2 小时调到 4 小时。先确认一件事："
+               "快照代理自己有个锁超时，默认 90 分钟，到时候也会把它停掉。"
+               "你能跑一下 `snapctl config get --host db-03 lock_timeout` 吗？")
+FINDING_ZH = ("`lock_timeout` 是 **300m**，有人已经调过了，我不该假设是默认值。"
+              "所以备份被杀的原因不是快照代理，它不会停掉 4 小时的备份，只有任务窗口要改。"
+              "这个值是 DBA 组在工单 OPS-1182 里定的，"
+              "那张工单也记录了 db-03 的磁盘配额和快照代理的版本 snapagent 2.7。")
+DONE_ZH = "改好了：jobs/db-03.yaml 现在是 `window: 4h`（原来是 2h）。"
+
+
+def test_a_cause_the_decision_tells_in_full_is_one_card_the_decision():
+    # the decision quotes the finding's first sentences and its details the ticket: the cause card adds nothing
+    for result in (backup_window(FINDING, "ok, go with 4 h"), backup_window(FINDING_ZH, "好，就用 4 小时", True)):
+        assert len(result.cards) == 1, [(c.type, c.title) for c in result.cards]
+        decision = result.cards[0]
+        assert decision.type == "decision"
+        assert all(said in decision.content for said in ("300m", "OPS-1182", "4h", "02:00"))
+        assert {3, 4} <= set(decision.turns), "the finding's turn and the go-ahead are the card's"
+        titles = {card.title for card in result.cards}
+        assert all({link.from_title, link.to_title} <= titles for link in result.links), "no link to the cause"
+
+
+def test_a_cause_with_a_point_the_decision_lacks_stays_its_own_card():
+    # the two cards share the finding, but only the cause card says that restores die the same way
+    restores = [(f"{FINDING} Restores are stopped by that same lock, so a long restore of the nightly dump gets "
+                 "killed halfway and has to start again from scratch.", "ok, go with 4 h", False),
+                (f"{FINDING_ZH}恢复也会被同一把锁卡住，所以很长的恢复会在中途被杀掉。", "好，就用 4 小时", True)]
+    for finding, approval, chinese in restores:
+        result = backup_window(finding, approval, chinese)
+        assert sorted(c.type for c in result.cards) == ["decision", "gotcha"], [(c.type, c.title) for c in
+                                                                                 result.cards]
+        cause, decision = sorted(result.cards, key=lambda card: card.type != "gotcha")
+        restore = "restore" if not chinese else "恢复"
+        assert restore in cause.content and restore not in decision.content
+        assert "300m" in decision.content, "the decision still says what it rests on"

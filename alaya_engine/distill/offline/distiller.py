@@ -142,27 +142,35 @@ def _fold_contained(cards: list[Candidate], chinese: bool) -> list[Candidate]:
     card, smallest first, its turns kept there and the few sentences the host did not say added to the host's
     details, so nothing it said is lost. Only a card of no kind of its own (a concept), of the host's kind, or a
     fix told on its cause's card (symptom, cause and fix on one card): a decision quoted in a cause card's details
-    is still a decision, linked to its cause."""
+    is still a decision, linked to its cause. A cause the decision it led to tells in full (the decision quotes what
+    the assistant found, the agent reader made a cause card of the same sentences, and the details add what the
+    quote left out) is one finding told twice: it folds into the decision, whose kind is the one supersession
+    follows. A cause with a sentence more stays its own card."""
     kept = sorted(cards, key=lambda c: (len(c.words), c.order))
     said = {id(card): _says(card) for card in kept}
     for candidate in list(kept):
         wants = _wants(candidate)
-        host = next((other for other in reversed(kept) if other is not candidate and _may_hold(other, candidate)
-                     and _repeats(wants, said[id(other)], TOLD_SHARE)), None)
-        if host is not None:
-            kept.remove(candidate)
-            _fold(candidate, host)
+        for host in reversed(kept):
+            if host is candidate or not _repeats(wants, said[id(host)], TOLD_SHARE):
+                continue
             unsaid = _unsaid_sentences(candidate, said[id(host)])
-            if unsaid:
-                add_details(host, " ".join(unsaid), chinese)
-                said[id(host)] = _says(host)
+            if _may_hold(host, candidate, unsaid):
+                kept.remove(candidate)
+                _fold(candidate, host)
+                if unsaid:
+                    add_details(host, " ".join(unsaid), chinese)
+                    said[id(host)] = _says(host)
+                break
     return sorted(kept, key=lambda c: c.order)
 
 
-def _may_hold(host: Candidate, candidate: Candidate) -> bool:
-    """Whether ``candidate``'s point may be told on ``host``'s card: its kind is none, the host's, or a fix the
-    host's cause leads to."""
-    return candidate.type in ("concept", host.type) or (candidate.type, host.type) == ("pattern", "gotcha")
+def _may_hold(host: Candidate, candidate: Candidate, unsaid: list[str]) -> bool:
+    """Whether ``candidate``'s point may be told on ``host``'s card, which lacks its ``unsaid`` sentences: its kind
+    is none, the host's, or a fix the host's cause leads to; or it is a cause the host's decision tells in full
+    (nothing unsaid)."""
+    pair = (candidate.type, host.type)
+    return candidate.type in ("concept", host.type) or pair == ("pattern", "gotcha") or (
+        pair == ("gotcha", "decision") and not unsaid)
 
 
 def _unsaid_sentences(candidate: Candidate, says: tuple[set[str], set[str]]) -> list[str]:
