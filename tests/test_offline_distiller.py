@@ -250,6 +250,11 @@ def test_a_relative_date_after_its_article_reads_as_a_date_and_a_question_keeps_
     assert third_person("Shall I draft an email to book a check-up?", "the assistant") == \
         "Shall the assistant draft an email to book a check-up?"
     assert third_person("Then I draft an email", "the assistant") == "Then the assistant drafts an email"
+    from alaya_engine.distill.offline.conversation.third_person import said_to
+
+    assert said_to("Do you want me to keep the flight details?", "the assistant", "the user") == \
+        "Does the user want the assistant to keep the flight details?"
+    assert said_to("What do you think?", "the assistant", "Lena") == "What does Lena think?"
 
 
 def test_titles_are_cut_at_clause_breaks():

@@ -521,3 +521,18 @@ def test_a_go_ahead_that_names_its_choice_is_the_decision_title():
                       turns=[Turn(role=role, content=content) for role, content in turns])
     decision = next(card for card in OfflineDistiller().distill(session).cards if card.type == "decision")
     assert decision.title == "Switch to poetry"
+
+
+def test_an_offer_taken_with_a_plain_yes_is_the_decision_title_as_an_action():
+    """"Shall I draft an email to book a check-up?" answered "yes please": the decision is to draft the email, not a
+    question with "the assistant" in it."""
+    turns = [
+        ("user", "I need a check-up. My dentist is Dr. Alvarez at Riverbend Dental on Mill Road."),
+        ("assistant", "Shall I draft an email to Riverbend Dental to book a check-up?"),
+        ("user", "yes please"),
+    ]
+    session = Session(id="check-up", timestamp=1772417700000, channel="cli",
+                      turns=[Turn(role=role, content=content) for role, content in turns])
+    cards = OfflineDistiller().distill(session).cards
+    assert any(card.title == "Draft an email to Riverbend Dental to book a check-up" for card in cards), \
+        [card.title for card in cards]

@@ -127,6 +127,9 @@ def _conjugate(verb: str) -> str:
     return verb + "s"
 
 
+ASKED_YOU = re.compile(r"(?<![\w'’])(do|are|have|were) you\b", re.IGNORECASE)
+"""A question to the listener ("Do you want me to …?"): its verb agrees with the name that replaces "you"."""
+ASKED_VERBS = {"do": "does", "are": "is", "have": "has", "were": "was"}
 SECOND_PERSON_FORMS = ((re.compile(r"\byou're\b|\byou’re\b|\byou are\b", re.IGNORECASE), "{name} is"),
                        (re.compile(r"\byou've\b|\byou’ve\b", re.IGNORECASE), "{name} has"),
                        (re.compile(r"\byourself\b", re.IGNORECASE), "themself"),
@@ -138,9 +141,15 @@ SECOND_PERSON_FORMS = ((re.compile(r"\byou're\b|\byou’re\b|\byou are\b", re.IG
 def said_to(sentence: str, speaker: str, listener: str) -> str:
     """What ``speaker`` told ``listener``, standing alone: 'I suggest you try X' → 'AI suggests Sunny try X'."""
     text = ZH_SINGULAR_SELF.sub(speaker, sentence) if CJK.search(sentence) else third_person(sentence, speaker)
+    text = ASKED_YOU.sub(lambda match: f"{_same_case(match.group(1), ASKED_VERBS[match.group(1).lower()])} "
+                                       f"{listener}", text)
     for pattern, replacement in SECOND_PERSON_FORMS:
         text = pattern.sub(replacement.format(name=listener), text)
     return lower_roles(text)
+
+
+def _same_case(written: str, word: str) -> str:
+    return word.capitalize() if written[:1].isupper() else word
 
 
 def lower_roles(text: str) -> str:

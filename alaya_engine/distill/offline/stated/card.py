@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from ....foundations.domain import Session
@@ -45,7 +46,8 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     lines.append(voice.attribution(turns[statement.turn], chinese))
     stating = [sentence for sentence in split_sentences(said) if not approval_only(sentence)]
     title_source = (stating[0] if stating else _named_choice(said) or
-                    split_sentences(voice.say(statement.proposal_turn, statement.accepted[:1]) or said)[0])
+                    _offered_action(split_sentences(voice.say(statement.proposal_turn, statement.accepted[:1])
+                                                    or said)[0]))
     title = shorten(title_source.strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
@@ -60,6 +62,22 @@ def approval_only(sentence: str) -> bool:
     """Whether little is left of the sentence without the go-ahead it opens with ("有道理，就用 X" → "X"): then the
     proposal it accepts makes the better title."""
     return title_width(APPROVAL_LEAD.sub("", sentence)) < 24
+
+
+OFFERED = re.compile(r"^(?:(?:shall|should|can|may) (?:the assistant|we)|(?:does|would) the user (?:want|like) the "
+                     r"assistant to|want the assistant to) (?P<action>.+?)\s*\?$"
+                     r"|^(?:要不要|需不需要|需要)助手(?:帮用户)?(?P<zh>.+?)吗?[？?]$", re.IGNORECASE)
+"""An offer put as a question, as the card tells it ("Shall the assistant draft an email to book a check-up?",
+"要不要助手帮用户订酒店？"): taken, its action is the decision."""
+
+
+def _offered_action(sentence: str) -> str:
+    """The action an accepted offer names ("Draft an email to book a check-up"), else the sentence."""
+    match = OFFERED.match(sentence.strip())
+    if not match:
+        return sentence
+    action = match["action"] or match["zh"]
+    return action[:1].upper() + action[1:]
 
 
 def _named_choice(said: str) -> str | None:
