@@ -349,3 +349,23 @@ def test_the_vectors_kept_for_cards_not_loaded_yet_are_bounded(home, monkeypatch
     assert vectors.written_vector("X") is None
     assert np.array_equal(vectors.written_vector("Y"), basis(2))
     assert np.array_equal(vectors.written_vector("Z"), basis(3))
+
+
+def test_a_node_s_document_is_its_fields_and_changing_it_changes_no_node():
+    from dataclasses import asdict
+
+    from alaya_engine.foundations.domain import Fact
+
+    node = RecallNode(card_id="w1", title="t", content="c", score=0.8, h_distance=0.2, matched_rel=None,
+                      rel_similarity=None, type="session_turns", tags=["a"], tier="RAW", depth=0, via=None,
+                      source="search", concept_distance=0.2, relation_distance=0.0, kind="session_turns",
+                      session_id="s1", turn_range=[2, 4], time=5, facts=[Fact("api", "timeout", "90 s", 7)],
+                      superseded_by=["card-2"], valid_to=9)
+    document = node.to_json()
+    assert document == asdict(node) and list(document) == list(asdict(node))
+    document["tags"].append("b")
+    document["turn_range"][0] = 0
+    document["facts"][0]["value"] = "1 s"
+    document["superseded_by"].clear()
+    assert node.tags == ["a"] and node.turn_range == [2, 4] and node.facts[0].value == "90 s"
+    assert node.superseded_by == ["card-2"]

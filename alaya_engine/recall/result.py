@@ -8,7 +8,7 @@ rel_similarity``; ``explorable[] rel, count, rel_sim_to_query``;
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 from ..foundations.domain import Fact, from_fields
 from .query import MAX_RESULTS
@@ -62,13 +62,23 @@ class RecallNode:
     """When what this unit says stopped being current (the first replacement was said), ms; None: still current."""
 
     def to_json(self) -> dict:
-        return asdict(self)
+        """``asdict``'s document, built by hand: its deep copy of every field took 0.24 ms for a demo recall's ten
+        nodes, this 0.03 ms (the lists are copied; strings and numbers need not be)."""
+        document = {name: getattr(self, name) for name in _NODE_FIELDS}
+        document["tags"] = list(self.tags)
+        document["turn_range"] = None if self.turn_range is None else list(self.turn_range)
+        document["facts"] = [fact.to_json() for fact in self.facts]
+        document["superseded_by"] = list(self.superseded_by)
+        return document
 
     @classmethod
     def from_json(cls, document: dict) -> "RecallNode":
         node = from_fields(cls, document)
         node.facts = [Fact.from_json(fact) for fact in document.get("facts") or []]
         return node
+
+
+_NODE_FIELDS = tuple(field.name for field in fields(RecallNode))
 
 
 @dataclass
