@@ -153,7 +153,8 @@ def _chinese_tokens(text: str) -> list[str]:
 
 SEGUE = re.compile(r"^(?:(?:(?i:one more thing|another thing|also|and|btw|by the way|first|second|third|then|so|"
                    r"ok(?:ay)?|hmm+|um+|oh|well|alright|let'?s do (?:that|it)|note|fyi|heads up|"
-                   r"(?:a )?(?:quick |small )?update|另外|还有|对了|顺便说一下|第[一二三]件事|嗯|哦|记一下|"
+                   r"hi|hey|hello|(?:good )?morning|(?:a )?(?:quick |small )?update|"
+                   r"另外|还有|对了|顺便说一下|第[一二三]件事|嗯|哦|记一下|"
                    r"(?:跟\S{1,6})?同步一下)"
                    r"\s*[,，:：—-]\s*)|(?:and|also|so|but|btw|ok(?:ay)?|hmm+|um+|oh|well)\s+)+")
 """How a message moves to its next point ("One more thing, …", "first: …", "另外，…"), announces it ("Heads up:",
