@@ -33,6 +33,8 @@ def test_a_change_names_its_subject_attribute_new_value_and_the_date_it_takes_ef
     assert triples("On 3 Dec 2025 we raised the read timeout of api-gateway from 30 s to 90 s.") == {
         ("api-gateway", "read timeout", "90 s", millis(2025, 12, 3))}
     assert triples("Set the retry limit of mailer-worker to 5.") == {("mailer-worker", "retry limit", "5", SAID)}
+    assert triples("We bumped the api-gateway read timeout to 90s, reports go through now.") == {
+        ("api-gateway", "read timeout", "90s", SAID)}, "a service named before its attribute owns it"
     assert triples("The fee of club-x is 5 from 31 February 2026. The motto of club-x is Onward since 2 March "
                    "1900.") == {("club-x", "fee", "5", SAID), ("club-x", "motto", "Onward", SAID)}  # no such day
 

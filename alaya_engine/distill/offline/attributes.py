@@ -171,7 +171,8 @@ def _settings(text: str) -> list[tuple[str | None, str, str]]:
 
 
 def _owner_and_attribute(phrase: str, subject: str | None) -> tuple[str | None, str]:
-    """"timeout of report-export" → (report-export, timeout); "Maya's school" → (Maya, school)."""
+    """"timeout of report-export" → (report-export, timeout); "Maya's school" → (Maya, school); "api-gateway read
+    timeout" → (api-gateway, read timeout)."""
     phrase = _DETERMINERS.sub("", phrase.strip())
     possessive = re.match(r"(?P<owner>.+?)['’]s\s+(?P<attribute>.+)$", phrase)
     if possessive:
@@ -179,6 +180,9 @@ def _owner_and_attribute(phrase: str, subject: str | None) -> tuple[str | None, 
     of = re.match(r"(?P<attribute>.+?)\s+(?:of|for|on|at|in)\s+(?P<owner>.+)$", phrase)
     if of:
         return _DETERMINERS.sub("", of["owner"]), of["attribute"]
+    named = re.match(r"(?P<owner>\S+)\s+(?P<attribute>[a-z].*)$", phrase)
+    if named and re.search(r"[-_.]", named["owner"]) and IDENTIFIER.fullmatch(named["owner"]):
+        return named["owner"], named["attribute"]  # "the api-gateway read timeout": api-gateway's read timeout
     return subject, phrase
 
 
