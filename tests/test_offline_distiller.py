@@ -175,6 +175,28 @@ def test_small_talk_gives_no_cards_and_says_why():
     assert result.skipped_reason.startswith("no fact, cause, fix, decision, rule, plan or preference stated")
 
 
+def test_the_first_of_something_is_no_step_of_a_procedure():
+    """"first" hints at a pattern as an adverb ("check the limits first"), not as an ordinal ("the first
+    failures"): a reply steering the conversation is no rule to remember."""
+    steering = Session(id="steer", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "got paged at 09:12, checkout-api is throwing 500s since the merge last night around 23:00, "
+                     "pretty sure it's the merge. Can you help me revert it?"),
+        turn("assistant", "Sure, happy to help with a revert, but ten hours between the merge and the first failures "
+                          "is long for a bad change, so let's read the logs for two minutes first."),
+        turn("user", "here's the tail: `ERROR pool exhausted: 40 of 40 connections busy, waited 30s`"),
+        turn("assistant", "`pool exhausted` means every connection of checkout-api's pool was taken: the merge did "
+                          "not touch the pool, so look for another client holding connections on the same database."),
+    ])
+    assert not [card for card in distill(steering).cards if card.type == "pattern"]
+    procedure = Session(id="proc", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "checkout-api pods restart in a loop after every release, what should we check?"),
+        turn("assistant", "Runbook for a restart loop: read `kubectl describe pod` first, then compare the memory "
+                          "limit with the heap flag before you roll anything back."),
+        turn("user", "ok thanks"),
+    ])
+    assert [card for card in distill(procedure).cards if card.type == "pattern"]
+
+
 def test_short_sessions_are_skipped_with_the_token_count():
     demo = parse_session_bytes((DEMO_SESSIONS / "session-20260417-100000.json").read_bytes(), 10**8)
     result = distill(demo)
