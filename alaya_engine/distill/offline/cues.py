@@ -31,7 +31,7 @@ PATTERN_CUES = (r"re:(?<!almost )\balways\b", "whenever", "every time", "each ti
                 "流程", r"re:先[^。！？\n]{1,40}再")
 PATTERN_HINTS = ("before", "after every", "after each", r"re:(?<!\bthe )(?<!\bits )(?<!\btheir )\bfirst\b", "then",
                  "must", "make sure", "never", "必须", "务必", "先", "之前", "确保")
-"""\"first\" as an adverb (\"check the limits first\"), not an ordinal (\"the first errors\")."""
+"""An adverb "first" hints at a step ("check the limits first"), an ordinal does not ("the first errors")."""
 CONCEPT_CUES = ("means", "i.e.", "refers to", "is defined as", "works by", "under the hood", "the difference",
                 "是指", "意思是", "也就是", "区别", "概念", "原理", "指的是", "本质")
 CONCEPT_HINTS = ("is a", "is the", "are the", "defaults to", "by default", "only exists", "默认", "就是")
