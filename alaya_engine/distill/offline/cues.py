@@ -29,8 +29,9 @@ PATTERN_CUES = (r"re:(?<!almost )\balways\b", "whenever", "every time", "each ti
                 "rule recorded", "pattern for", "the pattern is", "checklist", "step by step", "triage", "runbook",
                 r"re:每次[^。]{0,40}?(?:都要|必须|务必|先|之前|以后|要)", "凡是", "规则", "规矩", "步骤", "一律",
                 "流程", r"re:先[^。！？\n]{1,40}再")
-PATTERN_HINTS = ("before", "after every", "after each", r"re:(?<!\bthe )(?<!\bits )(?<!\btheir )\bfirst\b", "then",
-                 "must", "make sure", "never", "必须", "务必", "先", "之前", "确保")
+PATTERN_HINTS = ("before", "after every", "after each", "then",
+                 r"re:(?<!\bthe )(?<!\bits )(?<!\btheir )(?<![\w-])first(?![\w-])", "must", "make sure", "never",
+                 "必须", "务必", "先", "之前", "确保")
 """An adverb "first" hints at a step ("check the limits first"), an ordinal does not ("the first errors")."""
 CONCEPT_CUES = ("means", "i.e.", "refers to", "is defined as", "works by", "under the hood", "the difference",
                 "是指", "意思是", "也就是", "区别", "概念", "原理", "指的是", "本质")
