@@ -104,3 +104,34 @@ def test_api_keys_never_reach_the_log_file(tmp_path, monkeypatch):
     text = (tmp_path / "logs" / "alaya.log").read_text()
     assert "sk-live-0123456789abcdef" not in text
     assert "Bearer [REDACTED]" in text and "plain message" in text
+
+
+def test_word_pieces_are_the_tokenizers_own_ids(tmp_path):
+    """Segmenting word by word, remembered, gives the ids of the tokenizer's pass over the whole text: on the demo's
+    sessions (English, Chinese, tool output, windows of three turns) and on generated text mixing scripts,
+    whitespace runs and characters the vocabulary lacks."""
+    import json
+    import random
+    from pathlib import Path
+
+    from alaya_engine.embedding.word_pieces import WordPieces
+
+    model = LocalEmbedder(cache_dir=tmp_path)._loaded()
+    tokenizer, pieces = model._sp, model._backend.sp
+    assert isinstance(pieces, WordPieces) and pieces.tokenizer is tokenizer
+    sessions = Path(__file__).parents[1] / "alaya_engine" / "demo" / "sessions"
+    turns = []
+    for path in sorted(sessions.iterdir()):
+        for line in path.read_text(encoding="utf-8").splitlines() if path.suffix == ".jsonl" \
+                else [json.dumps(turn) for turn in json.loads(path.read_text(encoding="utf-8"))["turns"]]:
+            turns.append(line)
+    windows = ["\n".join(turns[start:start + 3]) for start in range(len(turns) - 2)]
+    alphabet = list("abc XYZ 09_-./:\t\n  ") + ["你", "好", "世界", "ー", "🙂", "\u00a0", "\u3000", "ﬁ", "é", "\u2581",
+                                                 "Ⅻ", "\u200b", "Ａ"]
+    generated = ["".join(random.Random(seed).choices(alphabet, k=random.Random(-seed).randint(0, 60)))
+                 for seed in range(400)]
+    texts = turns + windows + generated + ["", "   ", "\u2581"]
+    assert len(texts) > 1000
+    for text in texts + texts:  # the second time from the remembered words
+        assert pieces.encode(text, out_type=int, add_bos=True, add_eos=True) == \
+            tokenizer.encode(text, out_type=int, add_bos=True, add_eos=True), text

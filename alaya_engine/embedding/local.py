@@ -29,6 +29,7 @@ from ..foundations.atomic import atomic_write_text
 from .base import normalise_rows
 from .known import core_phrases, known_vectors, write_known_vectors
 from .micro_batches import encode_each
+from .word_pieces import WordPieces
 
 if TYPE_CHECKING:
     import numpy as np
@@ -41,7 +42,8 @@ log = logging.getLogger(__name__)
 _shared: dict = {}
 """What every embedder of the process shares: ``"weights"``, the loaded numpy backend; ``"built"``, the tokenizer
 built from the model file, and ``"built tables"``, its tables as the JSON a cache file holds; and tokenizers built
-from cached tables, under the digest of the cache file's bytes."""
+from cached tables, under the digest of the cache file's bytes; and the words each tokenizer segmented
+(:mod:`.word_pieces`)."""
 _shared_lock = threading.Lock()
 
 
@@ -88,7 +90,7 @@ class LocalEmbedder:
 
             model = USE(threads=None)
             model._sp = self._cached_tokenizer(model)
-            model._backend = _backend(model._sp)
+            model._backend = _backend(_word_pieces(model._sp))
             self._model = model
         return self._model
 
@@ -122,6 +124,13 @@ def _built_tokenizer(model):
         if "built" not in _shared:
             _shared["built"] = model._tokenizer
         return _shared["built"]
+
+
+def _word_pieces(tokenizer) -> WordPieces:
+    """The process's one :class:`.word_pieces.WordPieces` over ``tokenizer``: its words are remembered for every
+    embedder of the process."""
+    with _shared_lock:
+        return _shared.setdefault(("word pieces", id(tokenizer)), WordPieces(tokenizer))
 
 
 def _backend(tokenizer):
