@@ -312,3 +312,38 @@ def test_a_version_pin_moved_and_a_queue_migrated_replace_their_earlier_cards(ho
         links = {(a, b) for a, b in graph.query("MATCH (a:Card)-[:SUPERSEDES]->(b:Card) RETURN a.id, b.id")}
     assert (_card_of(engine, "s-pin-new", "2.1"), _card_of(engine, "s-pin-old", "1.26")) in links
     assert (_card_of(engine, "s-queue-new", "Kafka"), _card_of(engine, "s-queue-old", "RabbitMQ")) in links
+
+
+def test_a_number_a_cue_names_as_replaced_is_found_on_the_earlier_card():
+    """"from 600 to 240", "10:45 instead of 11:00", "从 45 改成 90": a number named as the old value, given by the
+    earlier card, says plainly which card is replaced; a day of a month after "from" is when, not what."""
+    cache = statement(plain("Cache", "SESSION_CACHE_SECONDS stays at 600 for the launch."))
+    assert replacement("We cut the session cache from 600 to 240 seconds.", cache, False) == (2, "600")
+    assert replacement("From 3 March the session cache keeps 240 seconds.", cache, False)[0] == 0
+    standup = statement(plain("Standup", "The daily standup is at 11:00 in the small room."))
+    assert replacement("The standup is at 10:45 instead of 11:00 from next week.", standup, False) == (2, "11:00")
+    dose = statement(plain("剂量", "医生让他每晚吃 45 毫克。"))
+    assert replacement("从 5 月 15 日起改成每晚 90 毫克。", dose, False)[0] == 0  # the day it starts, not the dose
+    assert replacement("剂量从 45 改成 90 了。", dose, False) == (2, "45")
+
+
+def test_a_replacement_said_plainly_is_read_on_a_card_far_apart_in_meaning():
+    """A card of a long exchange holds other points too: below the usual floor, an earlier card is replaced only when
+    the new card names the number it gives as the old value; a new number alone (a bare "now") is not enough there."""
+    from alaya_engine.introspect.supersede import PLAIN_FLOOR, SUPERSEDE_FLOOR, _judge
+
+    def card(title: str, content: str) -> dict:
+        return {"title": title, "content": content, "facts": None}
+
+    cards = {
+        "old": card("Pricing cache", "PRICE_PAGE_TTL stays at 1800 s for the launch."),
+        "plain": card("Grafana board empty", "The Grafana board pointed at mon-01; repointed to mon-02. Also "
+                                              "PRICE_PAGE_TTL 从 1800 降到 300 了."),
+        "bare": card("Grafana board empty", "The Grafana board pointed at mon-01; repointed to mon-02. "
+                                             "PRICE_PAGE_TTL is now 300 s."),
+    }
+    far = (PLAIN_FLOOR + SUPERSEDE_FLOOR) / 2
+    found, _ = _judge({"plain": [(far, "old")], "bare": [(far, "old")]}, cards)
+    assert [(item.new, item.old, item.anchor) for item in found] == [("plain", "old", "1800")]
+    close, _ = _judge({"bare": [(SUPERSEDE_FLOOR + 0.05, "old")]}, cards)
+    assert [(item.new, item.old) for item in close] == [("bare", "old")]

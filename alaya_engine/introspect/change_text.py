@@ -63,8 +63,18 @@ card gave that is now replaced, so the earlier card that merely names X is not r
 OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|(?:was|were|is|are|been|got|gets?) (?:replaced|dropped|removed))\b",
                               re.IGNORECASE)
 """Cues preceded by the value that no longer holds ("we don't use Redis anymore", "Redis was replaced by …")."""
-NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;:，；：。()（）]", re.IGNORECASE)
-"""Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end."""
+NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;，；：。()（）]|(?<!\d):|:(?!\d)", re.IGNORECASE)
+"""Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end (not the
+colon of a time: "instead of 3:30")."""
+VALUE_NUMBER = re.compile(r"(?<![\w.:/-])(\d+(?::\d{2}|[.,]\d+)?)([a-z%]{1,3}(?![\w]))?(?![\w:/-]|\.\d|\s?[月日号年])",
+                          re.IGNORECASE)
+"""A number that can be a value, a unit written onto it allowed ("30s", "512Mi"): not a date's day or month ("5 月",
+"15 日"), not part of an identifier or a version ("v2", "4.18.0")."""
+ORDINAL = frozenset({"st", "nd", "rd", "th"})
+DAY_BEFORE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
+                        r"[a-z]*\.?,?\s*$", re.IGNORECASE)
+DAY_AFTER = re.compile(r"^\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE)
+"""A month or weekday name beside a number makes it a day ("Monday 20 April", "Jan 12")."""
 PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b", re.IGNORECASE)
 """The cues after which a plain word (not a name: the first word after the cue that is not a stop word) is read as
 the replaced value, when the earlier card says it too: "no more pin" against "pin pydantic below 2". Only these say
@@ -97,6 +107,9 @@ class Said:
     mentions: frozenset[str] = frozenset()
     words: frozenset[str] = frozenset()
     """Every Latin word, casefolded: what a plain word a cue names as replaced ("no more pin") is looked up in."""
+    numbers: frozenset[str] = frozenset()
+    """Every number that can be a value (:func:`value_numbers`): what a number a cue names as replaced is looked
+    up in."""
 
 
 @dataclass(frozen=True)
@@ -116,7 +129,7 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
     return Said(frozenset(names), frozenset(_quantities(text)),
                 frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
-                frozenset(PLAIN_WORD.findall(text.casefold())))
+                frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -150,6 +163,8 @@ class Reading:
     """The words a cue names as the replaced value (:func:`_replaced_values`)."""
     plain_heads: tuple[str, ...]
     """The first plain word after each "no longer", "no more"… (see :data:`PLAIN_CUE`)."""
+    replaced_numbers: tuple[str, ...] = ()
+    """The numbers a cue names as the replaced value ("from 900 to 300", "3:15 instead of 3:30", "从 30s 改成")."""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -163,9 +178,11 @@ def reading(sentence: str) -> Reading | None:
     heads = [next((word for word in PLAIN_WORD.findall(span) if _plain_value(word)), None)
              for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
              if not span.lstrip().startswith("than")]  # "no more than 5 minutes": a bound, not a value
-    return Reading(says_now=bool(weak), said=said(sentence), changing=frozenset(changing),
-                   replaced=_replaced_values(sentence) if strong else "",
-                   plain_heads=tuple(word for word in heads if word))
+    replaced = _replaced_values(sentence) if strong else ""
+    return Reading(says_now=bool(weak), said=said(sentence), changing=frozenset(changing), replaced=replaced,
+                   plain_heads=tuple(word for word in heads if word),
+                   replaced_numbers=tuple(number for span in replaced.split("\n") for number in value_numbers(span)
+                                          if _telling(number)))
 
 
 def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, str | None]:
@@ -174,6 +191,8 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     - another number, in the clause of a change cue, in the unit a sentence of ``earlier`` gave, which also mentions
       something ``sentence`` mentions: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s
       to 300 s");
+    - a number ``earlier`` says, where a cue names the replaced value ("TTL 从 900 降到 300", "3:15 instead of
+      3:30"): 2;
     - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
       Redis 换成"; not "Harbor Dental moved to …", whose name is what moves): 1;
     - a name both say after a bare "now", only when the two cards are ``close`` in meaning: 1.
@@ -192,6 +211,9 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             return 1 + repeated, f"{number} {unit}" if unit != "clock" else number
+    numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
+    if numbers:
+        return 2, numbers[0]
     named = sorted(name for name in mine.names & earlier.whole.names if name in read.replaced)
     if named:
         return 1, named[0]
@@ -200,6 +222,19 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
     return (1, shared[0]) if len(shared) >= 2 and close and read.says_now else (0, None)
+
+
+def value_numbers(text: str) -> list[str]:
+    """The numbers of ``text`` that can be values (:data:`VALUE_NUMBER`), a day after a month name left out."""
+    return [match.group(1).replace(",", "") for match in VALUE_NUMBER.finditer(text)
+            if (match.group(2) or "").casefold() not in ORDINAL
+            and not DAY_BEFORE.search(text[max(0, match.start() - 12):match.start()])
+            and not DAY_AFTER.match(text[match.end():match.end() + 12])]
+
+
+def _telling(number: str) -> bool:
+    """A number too particular to be shared by chance: two digits or more, or a time or a decimal ("3:30", "1.5")."""
+    return len(number) >= 2
 
 
 def _plain_value(word: str) -> bool:

@@ -39,6 +39,12 @@ replaced card's cosine to its replacement ran from 0.43 (a school change: "movin
 "Maya's at Elmwood Primary, Year 3, her class teacher is Mrs Patel") to 0.70; pairs of unrelated cards that share a
 name start near 0.45, which the reading of sentences (a cue naming the replaced value) has to tell apart
 (docs/benchmarks.md)."""
+PLAIN_FLOOR = 0.25
+"""Cosine from which an earlier card is read when the new card says plainly that it replaces that card's value: a
+fact of the same subject and attribute with another value, or a sentence naming as replaced a number the earlier
+card gives ("TTL 从 900 降到 300" against "QUOTE_TTL_SECONDS stays at 900"). A card of a long exchange holds other
+points too, so a replacement said this plainly can sit on a card far from the earlier one in meaning (0.28 and 0.44
+on sessions written to test this, docs/benchmarks.md)."""
 CLOSE = 0.6
 """Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`), and
 from which a sentence saying two sources disagree may share its name with the earlier card through the rest of its
@@ -62,6 +68,10 @@ class SupersedeReport:
 
     def to_json(self) -> dict:
         return asdict(self)
+
+
+PLAIN = 2
+"""The strength of a replacement said plainly (see :func:`_replaced`)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,7 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
 
 def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
                    duplicate_at: float) -> dict[str, list[tuple[float, str]]]:
-    """Per new card (``rows``), the earlier cards of other sessions at cosine from :data:`SUPERSEDE_FLOOR` to
+    """Per new card (``rows``), the earlier cards of other sessions at cosine from :data:`PLAIN_FLOOR` to
     below ``duplicate_at``, closest first (at most :data:`CANDIDATES`). Beyond consolidate's exact limit the cards
     are compared within consolidate's k-means groups, as its pairs are: all pairs of 100k cards would cost ~4·10¹²
     multiply-adds on the first run."""
@@ -148,7 +158,7 @@ def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
         for start in range(0, len(new), BLOCK):
             block = new[start:start + BLOCK]
             scores = matrix[block] @ matrix[members].T
-            close = ((scores >= SUPERSEDE_FLOOR) & (scores < duplicate_at) & dated
+            close = ((scores >= PLAIN_FLOOR) & (scores < duplicate_at) & dated
                      & (member_times < times[block][:, None]) & (member_sessions != sessions[block][:, None]))
             for position, row in enumerate(block.tolist()):
                 columns = np.nonzero(close[position])[0]
@@ -191,6 +201,8 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                 continue
             strength, anchor, sentence = _replaced(facts, cued, cards[old], functools.partial(said_by, old),
                                                    similarity)
+            if similarity < SUPERSEDE_FLOOR and strength < PLAIN:
+                continue
             if strength:
                 replaced.append(Replacement(new, old, similarity, anchor, sentence, strength))
             elif conflict is None and disagreeing:
