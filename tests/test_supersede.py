@@ -189,7 +189,7 @@ def test_what_a_sentence_replaces_is_the_value_a_cue_names_not_the_subject_that_
     assert replacement("We don't use Redis anymore.", jobs, False) == (1, "redis")
     backup = statement(plain("备份", "cache-sess-1 的备份每天 03:00 跑。"))
     assert replacement("3 月 12 日凌晨 02:00（北京时间），要把 cache-sess-1 迁到新机器上。", backup, False)[0] == 0
-    assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (1, "4:00")
+    assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (2, "4:00")
 
 
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
@@ -347,3 +347,51 @@ def test_a_replacement_said_plainly_is_read_on_a_card_far_apart_in_meaning():
     assert [(item.new, item.old, item.anchor) for item in found] == [("plain", "old", "1800")]
     close, _ = _judge({"bare": [(SUPERSEDE_FLOOR + 0.05, "old")]}, cards)
     assert [(item.new, item.old) for item in close] == [("bare", "old")]
+
+
+def test_a_setting_given_another_number_for_the_same_thing_replaces_it_and_one_for_another_thing_does_not():
+    """``"max-age":3600`` against ``"max-age":900`` in a sentence naming the same header rule is an update; the same
+    setting name set for another thing ("pool_size" of the app and of the pooler) is not."""
+    from alaya_engine.introspect.change_text import changed_settings
+
+    earlier = "The cdn-rules file sets cache-static '{\"max-age\":3600,\"stale-while-revalidate\":60}' for assets."
+    assert changed_settings("We shortened it: cache-static '{\"max-age\":900}' in cdn-rules.", earlier) == ["max-age"]
+    assert changed_settings("cdn-rules keeps cache-static '{\"max-age\":3600}'.", earlier) == []
+    app = "The web app's SQLAlchemy engine in shop-api uses pool_size=10."
+    assert changed_settings("pgbouncer.ini on db-main-01: pool_size=30 for the reports user.", app) == []
+    assert changed_settings("shop-api now runs its engine with pool_size=25.", app) == ["pool_size"]
+
+
+def test_a_change_to_a_named_setting_in_another_unit_of_money_or_time_is_plain():
+    """Another number for the same identifier in the same unit, after a change cue, says plainly what changed (read
+    even on cards far apart in meaning); amounts of money are quantities too."""
+    proxy = statement(plain("edge", "be_orders 现在 timeout server 配的是 30s，大客户偶尔要 20 多秒。"))
+    assert replacement("大客户现在要 40 秒了，be_orders 的 timeout server 改成 60s 吧", proxy, False) == (2, "60 s")
+    savings = statement(plain("储蓄", "从 4 月开始，每个月 15 号自动转 300 澳元到 ING 储蓄账户。"))
+    assert replacement("转到 ING 储蓄账户的金额从 6 月 15 日起改为 450 澳元。", savings, False)[0] >= 1
+
+
+def test_what_a_move_is_about_must_be_what_the_earlier_card_speaks_of():
+    """"Olu repoints amqp.internal from mq-old-1 to mq-new" replaces where that name points, not a card about
+    mq-old-1's disk; "moving her from Elmwood" names no subject."""
+    disk = statement(plain("disk", "Publishes hang: mq-old-1 has 1.6G free, below its disk_free_limit."))
+    assert replacement("Olu repoints amqp.internal from mq-old-1 to mq-new on Tuesday.", disk, False)[0] == 0
+    dns = statement(plain("dns", "Clients connect to amqp.internal, which points at mq-old-1."))
+    assert replacement("Olu repoints amqp.internal from mq-old-1 to mq-new on Tuesday.", dns, False)[0] == 1
+
+
+def test_a_card_saying_the_runbook_is_wrong_is_a_disagreement_not_an_update():
+    from alaya_engine.introspect.supersede import _judge
+
+    cards = {
+        "runbook": {"title": "Standby", "content": "The runbook says lb-west-2 is the keepalived standby and takes "
+                                                    "no traffic unless lb-west-1 fails.", "facts": None},
+        "seen": {"title": "Both edges serve", "content": "lb-west-2 now has 190 sessions, like lb-west-1: the "
+                                                          "runbook is wrong, both edges take traffic.", "facts": None},
+        "zh": {"title": "两台都在接流量",
+               "content": "实际情况跟 runbook 不一样：lb-west-2 现在有 214 个会话，跟 lb-west-1 差不多。",
+               "facts": None},
+    }
+    for new in ("seen", "zh"):
+        replaced, disagreements = _judge({new: [(0.7, "runbook")]}, cards)
+        assert replaced == [] and [(item.new, item.old) for item in disagreements] == [(new, "runbook")]

@@ -20,7 +20,7 @@ from ..distill.offline.text.chinese import CJK
 from ..distill.offline.text.names import CALENDAR, plain, proper_names
 
 __all__ = ["Reading", "Said", "Statement", "conflict_anchor", "plain", "reading", "replacement", "said", "sentences",
-           "statement"]
+           "changed_settings", "settings", "statement"]
 
 REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
@@ -36,14 +36,25 @@ NOW = re.compile(r"\b(?:now|from now on|starting|as of|since|(?:rais|lower|incre
 """Weaker cues of a current value: they count only with a number that differs from the earlier card's."""
 CONFLICT = re.compile(
     r"\b(?:contradict\w*|conflicts? with|(?:does ?n[o']?t|do ?n[o']?t|does not|do not) match|contrary to|"
-    r"inconsistent with|disagrees?)\b|对不上|矛盾|不一致|不成立|反例|跟\S{1,12}不一样", re.IGNORECASE)
-"""Cues that two sources disagree, neither replacing the other."""
+    r"inconsistent with|disagrees?|(?:runbook|docs?|documentation|wiki|spec|readme|manual) (?:is|was|are|were) "
+    r"(?:wrong|outdated|out of date|stale))\b|对不上|矛盾|不一致|不成立|反例|跟 ?[^\s，。,]{1,12} ?不一样|"
+    r"(?:文档|runbook|wiki) ?(?:写错|错了|过时)", re.IGNORECASE)
+"""Cues that two sources disagree, neither replacing the other ("contrary to the docs", "the runbook is wrong", "跟
+runbook 不一样")."""
 
+IDENTIFIER_LIKE = re.compile(r"^(?=.{4,}$)[a-z][\w]*[_.:/-][\w.:/-]*$")
+"""A mention that names one setting or thing and nothing else ("be_tracking_gw", "message-ttl", "pg-main-02")."""
+KEY_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+)\"?\s*[:=]\s*\"?(\d+(?:\.\d+)?)"
+                       r"(?:[a-z%]{1,3})?(?!\w|\.\d)")
+"""A setting given a number ("message-ttl":259200000, pool_size=20, max_connections = 100): a name with a separator
+in it, so that a word and a number ("step: 2") are not read as one."""
+IDENTIFIER = re.compile(r"[A-Za-z][\w.:/-]*[A-Za-z0-9]")
 ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
 """In Chinese text a Latin word is nearly always a name: a product, a host, a person's English name."""
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
-QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?([A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2})"
+QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?([A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
+                      r"[澳美欧港日人]?元|英镑|块钱?|毫克|公斤|毫升)"
                       r"(?![A-Za-z])"
                       r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
 DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
@@ -156,6 +167,8 @@ class Reading:
 
     says_now: bool
     """A cue of a current value (:data:`NOW`), with or without one of a replaced value (:data:`REPLACES`)."""
+    strong: bool
+    """A cue of a replaced value (:data:`REPLACES`)."""
     said: Said
     changing: frozenset[tuple[str, str]]
     """The quantities said in a clause that has a cue."""
@@ -179,7 +192,8 @@ def reading(sentence: str) -> Reading | None:
              for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
              if not span.lstrip().startswith("than")]  # "no more than 5 minutes": a bound, not a value
     replaced = _replaced_values(sentence) if strong else ""
-    return Reading(says_now=bool(weak), said=said(sentence), changing=frozenset(changing), replaced=replaced,
+    return Reading(says_now=bool(weak), strong=bool(strong), said=said(sentence), changing=frozenset(changing),
+                   replaced=replaced,
                    plain_heads=tuple(word for word in heads if word),
                    replaced_numbers=tuple(number for span in replaced.split("\n") for number in value_numbers(span)
                                           if _telling(number)))
@@ -190,7 +204,8 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
 
     - another number, in the clause of a change cue, in the unit a sentence of ``earlier`` gave, which also mentions
       something ``sentence`` mentions: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s
-      to 300 s");
+      to 300 s") or, after a cue of a replaced value (not a bare "now"), the thing both mention is an identifier
+      ("be_tracking_gw 的 timeout server 改成 60s");
     - a number ``earlier`` says, where a cue names the replaced value ("TTL 从 900 降到 300", "3:15 instead of
       3:30"): 2;
     - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
@@ -210,18 +225,54 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         if changed:
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
-            return 1 + repeated, f"{number} {unit}" if unit != "clock" else number
+            named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in mine.mentions & other.mentions)
+            return 1 + (repeated or named), f"{number} {unit}" if unit != "clock" else number
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
         return 2, numbers[0]
     named = sorted(name for name in mine.names & earlier.whole.names if name in read.replaced)
-    if named:
+    if named and _same_subject(sentence, read, earlier.whole):
         return 1, named[0]
     plain_words = [word for word in read.plain_heads if word in earlier.whole.words]
     if plain_words:
         return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
     return (1, shared[0]) if len(shared) >= 2 and close and read.says_now else (0, None)
+
+
+def _same_subject(sentence: str, read: Reading, earlier: Said) -> bool:
+    """Whether ``earlier`` speaks of what the sentence changes, when the sentence names it before the cue: "Olu
+    repoints amqp.kestrel.internal from mq-syd-02 to mq-mel" replaces where that name pointed, not a card about
+    mq-syd-02's disk; "moving her from Elmwood" names no subject, and the school card it replaces holds."""
+    cue = OLD_VALUE.search(sentence.casefold())
+    before = _names(sentence[:cue.start()]) - set(read.replaced.split()) if cue else frozenset()
+    return not before or bool(before & earlier.mentions)
+
+
+def settings(text: str) -> dict[str, list[tuple[str, frozenset[str]]]]:
+    """The numbers ``text`` gives each setting (:data:`KEY_VALUE`), by name casefolded, each with what its sentence
+    names besides settings (identifiers: ``dlq-limits``, ``pg-main-02``), which tells whose setting it is: one name
+    is set for many things ("pool_size=20" for the app, "pool_size=30" in the pooler)."""
+    found: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    for line in sentences(text):
+        given = KEY_VALUE.findall(line)
+        if not given:
+            continue
+        keys = {key.casefold() for key, _ in given}
+        named = frozenset(word for word in map(str.casefold, IDENTIFIER.findall(line))
+                          if IDENTIFIER_LIKE.search(word) and word not in keys)
+        for key, value in given:
+            found.setdefault(key.casefold(), []).append((value, named))
+    return found
+
+
+def changed_settings(new: str, earlier: str) -> list[str]:
+    """The settings ``new`` gives a number ``earlier`` never gives them, in a sentence naming something the
+    earlier card's sentence for that setting names too (the same policy, host or service)."""
+    given, before = settings(new), settings(earlier)
+    return sorted(key for key in given.keys() & before.keys()
+                  if not {value for value, _ in given[key]} & {value for value, _ in before[key]}
+                  and any(named & other for _, named in given[key] for _, other in before[key]))
 
 
 def value_numbers(text: str) -> list[str]:

@@ -22,7 +22,18 @@ from ..distill.offline.text.chinese import CJK
 from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
-from .change_text import CONFLICT, Statement, conflict_anchor, plain, reading, replacement, sentences, statement
+from .change_text import (
+    CONFLICT,
+    Statement,
+    changed_settings,
+    conflict_anchor,
+    plain,
+    reading,
+    replacement,
+    sentences,
+    settings,
+    statement,
+)
 from .consolidate import EXACT_LIMIT, _groups, session_codes
 
 if TYPE_CHECKING:
@@ -175,8 +186,10 @@ def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
 def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) -> tuple[list[Replacement],
                                                                                       list[Replacement]]:
     """Per new card, the earlier card it replaces most plainly (of those, the closest), else the closest it
-    disagrees with. Other earlier cards its sentences seem to replace are not taken: on agentset they were mostly
-    cards of the same old session about something else that names the replaced value in passing."""
+    disagrees with; a card saying two sources disagree ("the runbook is wrong") is a disagreement to show a
+    person, unless it also replaces a value plainly (:data:`PLAIN`). Other earlier cards its sentences seem to
+    replace are not taken: on agentset they were mostly cards of the same old session about something else that
+    names the replaced value in passing."""
     known: dict[str, Statement] = {}
 
     def said_by(card_id: str) -> Statement:
@@ -188,11 +201,12 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
     for new, found in pairs.items():
         if new not in cards:
             continue
-        own = sentences(plain(cards[new]["title"], cards[new]["content"]))
+        text = plain(cards[new]["title"], cards[new]["content"])
+        own = sentences(text)
         facts = {fact.key(): fact.value for fact in facts_from_graph(cards[new]["facts"])}
         cued = [line for line in own if reading(line) is not None]
         disagreeing = [line for line in own if CONFLICT.search(line)]
-        if not (facts or cued or disagreeing):  # says nothing changed: no earlier card need be read (names cost)
+        if not (facts or cued or disagreeing or settings(text)):  # says nothing changed: no card need be read
             continue
         replaced: list[Replacement] = []
         conflict = None
@@ -200,19 +214,20 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
             if old not in cards:
                 continue
             strength, anchor, sentence = _replaced(facts, cued, cards[old], functools.partial(said_by, old),
-                                                   similarity)
+                                                   similarity, text)
             if similarity < SUPERSEDE_FLOOR and strength < PLAIN:
                 continue
             if strength:
                 replaced.append(Replacement(new, old, similarity, anchor, sentence, strength))
-            elif conflict is None and disagreeing:
+            if conflict is None and disagreeing and similarity >= SUPERSEDE_FLOOR:
                 around = said_by(new).whole if similarity >= CLOSE else None
                 conflict = next((Replacement(new, old, similarity, anchor, line) for line in disagreeing
                                  if (anchor := conflict_anchor(line, said_by(old).whole, around))), None)
-        if replaced:
-            replacements.append(min(replaced, key=lambda found: -found.strength))  # the closest of the plainest
-        elif conflict is not None:
-            contradictions.append(conflict)
+        plainest = min(replaced, key=lambda found: -found.strength) if replaced else None  # the closest of those
+        if conflict is not None and (plainest is None or plainest.strength < PLAIN):
+            contradictions.append(conflict)  # said to disagree: a person decides, unless a value plainly replaced
+        elif plainest is not None:
+            replacements.append(plainest)
     return _one_per_sentence(replacements), contradictions
 
 
@@ -250,11 +265,13 @@ def _with_siblings(replacements: list[Replacement], members: list[list[str]], ca
 
 
 def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Statement],
-              similarity: float) -> tuple[int, str, str]:
+              similarity: float, new_text: str = "") -> tuple[int, str, str]:
     """How plainly the new card's facts or its sentences that say something changed (``cued``) replace ``old`` (0:
     not), what shows it, and where. ``earlier`` reads what ``old`` says, only when a sentence needs it.
 
-    - 2: both cards give a fact of the same subject and attribute, with different values;
+    - 2: both cards give a fact of the same subject and attribute, with different values; or a setting named alike
+      (``"message-ttl":259200000``, ``pool_size=20``; :func:`.change_text.settings`) another number, when the new
+      card (``new_text``) says something changed or the two are close in meaning;
     - 1: a fact of the new card whose subject and attribute one sentence of ``old`` says in words, without its value
       ("page Marco — he owns the databases" against databases · owner = Chen Jing), when the new card says
       something changed (a cue of :mod:`.change_text`): the distiller gives facts for few sentences, so the earlier
@@ -264,6 +281,10 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
     for fact in facts_from_graph(old["facts"]):
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
+    if cued or similarity >= CLOSE:
+        changed = changed_settings(new_text, plain(old["title"], old["content"]))
+        if changed:
+            return 2, changed[0], f"{changed[0]} = {min(value for value, _ in settings(new_text)[changed[0]])}"
     if facts and cued:
         for line in sentences(plain(old["title"], old["content"])):
             for (subject, attribute), value in facts.items():
