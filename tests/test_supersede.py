@@ -395,3 +395,13 @@ def test_a_card_saying_the_runbook_is_wrong_is_a_disagreement_not_an_update():
     for new in ("seen", "zh"):
         replaced, disagreements = _judge({new: [(0.7, "runbook")]}, cards)
         assert replaced == [] and [(item.new, item.old) for item in disagreements] == [(new, "runbook")]
+
+
+def test_an_appointment_moved_to_another_day_replaces_the_earlier_day():
+    """Another day of a month for the same exam or booking (named by an acronym or an identifier, across languages)
+    is a new value; a person's name, which every card of a chat says, is not enough."""
+    exam = statement(plain("考试", "宁的 AWS-SAA 考试约在 2026 年 6 月 9 日（周二）晚上 7 点，Pearson VUE 线上监考。"))
+    assert replacement("The exam is now Thursday 18 June, 20:00 (AWS-SAA).", exam, False) == (1, "6-18")
+    assert replacement("The exam is now on 9 June as booked (AWS-SAA).", exam, False)[0] == 0
+    party = statement(plain("Party", "Caroline went to the pride parade on 3 May with Mel."))
+    assert replacement("Caroline is now planning a trip on 12 June.", party, False)[0] == 0

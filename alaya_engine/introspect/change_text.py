@@ -62,6 +62,18 @@ DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", 
 """Units a number takes in a date or a list ("23 Mar", "2nd"): another number there is another day, not a new value."""
 
 
+MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+DAY_OF_MONTH = re.compile(
+    r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
+    r"[a-z]*)\b|\b(?P<month_first>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s+"
+    r"(?P<day_after>\d{1,2})(?:st|nd|rd|th)?\b|(?P<zh_month>\d{1,2})\s?月\s?(?P<zh_day>\d{1,2})\s?[日号]",
+    re.IGNORECASE)
+"""A day of a month, read as the quantity ("date", "5-12"): "Tuesday 12 May", "May 12th", "4 月 28 日". An
+appointment moved to another day is another value of the same thing, when the two sentences name the same thing
+(:data:`DATED_THING`)."""
+DATED_THING = re.compile(r"[A-Z]{2,}|[._:/-]|\d")
+"""What two sentences must both name for another day to be a new value: an acronym or an identifier ("CKA",
+"PSI", "killer.sh"), not a person's name, which every card of a chat names."""
 NEAR = 40
 """Characters after a cue that names the replaced value ("moving her from Elmwood", "no more Redis") in which a name
 is read as that value: a name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
@@ -206,6 +218,8 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
       something ``sentence`` mentions: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s
       to 300 s") or, after a cue of a replaced value (not a bare "now"), the thing both mention is an identifier
       ("be_tracking_gw 的 timeout server 改成 60s");
+    - another day of a month, the same way, when what both sentences mention is an acronym or an identifier
+      ("Exam now Tuesday 12 May (PSI)" against "CKA 考试约在 4 月 28 日，PSI 线上监考"): 1;
     - a number ``earlier`` says, where a cue names the replaced value ("TTL 从 900 降到 300", "3:15 instead of
       3:30"): 2;
     - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
@@ -222,11 +236,15 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         units = {unit for unit, _ in other.quantities}
         changed = sorted((unit, number) for unit, number in read.changing
                          if unit in units and (unit, number) not in other.quantities)
+        if unit_dates := [item for item in changed if item[0] == "date"]:
+            shared = mine.mentions & other.mentions
+            specific = any(DATED_THING.search(name_case(name, sentence)) for name in shared)
+            changed = [item for item in changed if item[0] != "date"] + (unit_dates if specific else [])
         if changed:
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in mine.mentions & other.mentions)
-            return 1 + (repeated or named), f"{number} {unit}" if unit != "clock" else number
+            return 1 + (repeated or named), number if unit in ("clock", "date") else f"{number} {unit}"
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
         return 2, numbers[0]
@@ -238,6 +256,12 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
     return (1, shared[0]) if len(shared) >= 2 and close and read.says_now else (0, None)
+
+
+def name_case(name: str, text: str) -> str:
+    """``name`` (casefolded) as ``text`` writes it."""
+    at = text.casefold().find(name)
+    return text[at:at + len(name)] if at >= 0 else name
 
 
 def _same_subject(sentence: str, read: Reading, earlier: Said) -> bool:
@@ -330,4 +354,10 @@ def _quantities(text: str) -> set[tuple[str, str]]:
             found.add(("clock", f"{int(match.group(3))}:{match.group(4)}"))
         elif match.group(2).casefold() not in DATE_UNITS:
             found.add((match.group(2).casefold(), match.group(1).replace(",", "")))
+    for match in DAY_OF_MONTH.finditer(text):
+        month = match.group("month") or match.group("month_first") or match.group("zh_month")
+        day = match.group("day") or match.group("day_after") or match.group("zh_day")
+        number = int(month) if month.isdigit() else MONTHS.index(month[:3].casefold()) + 1
+        if 1 <= number <= 12 and 1 <= int(day) <= 31:
+            found.add(("date", f"{number}-{int(day)}"))
     return found
