@@ -405,3 +405,19 @@ def test_an_appointment_moved_to_another_day_replaces_the_earlier_day():
     assert replacement("The exam is now on 9 June as booked (AWS-SAA).", exam, False)[0] == 0
     party = statement(plain("Party", "Caroline went to the pride parade on 3 May with Mel."))
     assert replacement("Caroline is now planning a trip on 12 June.", party, False)[0] == 0
+
+
+def test_chat_news_and_the_speakers_own_name_replace_nothing():
+    """In a chat every card names its speaker and half the news opens with "since we last spoke": neither is a
+    replaced value, nor is a day of a month written out ("24 July") a quantity in "july"."""
+    workshop = statement(plain("Workshop", "Nadia went to an LGBTQ+ counselling workshop on 23 June 2023 in Leeds."))
+    assert replacement("Since we last spoke, Nadia went to an LGBTQ conference on 10 July 2023.", workshop,
+                       False)[0] == 0
+    family = statement(plain("Family", "Tomas's family is small, but Tomas loves spending time with his cousins."))
+    assert replacement("Tomas's uncle used to help Tomas's family out, so Tomas is inspired by him.", family,
+                       False)[0] == 0
+    bakes = statement(plain("Baking", "In the week of 17 July 2023 Tomas baked bread for the shelter in Leeds."))
+    assert replacement("In the week of 24 July 2023 Tomas now bakes cakes for the shelter in Leeds.", bakes,
+                       False)[0] == 0
+    exam = statement(plain("Exam", "The AWS-SAA exam is booked for 9 June."))
+    assert replacement("The AWS-SAA exam was moved to 18 June.", exam, False) == (1, "6-18")

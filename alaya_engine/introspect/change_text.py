@@ -31,9 +31,16 @@ REPLACES = re.compile(
     r"|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
     re.IGNORECASE)
 """Cues that a value was replaced: the sentence says what it is now, or what it no longer is."""
-NOW = re.compile(r"\b(?:now|from now on|starting|as of|since|(?:rais|lower|increas|decreas|bump|chang|updat)"
-                 r"(?:ed|es|ing))\b|现在|从今天起|从今天（[^）]*）起|起改|从\S{1,12}起", re.IGNORECASE)
-"""Weaker cues of a current value: they count only with a number that differs from the earlier card's."""
+NOW = re.compile(r"\b(?:now|from now on|starting|as of|since(?= (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
+                 r"dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|yesterday|last (?:week|month|year)))|"
+                 r"(?:rais|lower|increas|decreas|bump|chang|updat)(?:ed|es|ing))\b|现在|从今天起|从今天（[^）]*）起|起改|"
+                 r"从\S{1,12}起", re.IGNORECASE)
+"""Weaker cues of a current value: they count only with a number that differs from the earlier card's. "since" only
+before a time ("since 3 March", "since Monday"): "since we last spoke" opens half of a chat's news, "since she is
+lactose intolerant" gives a reason."""
+DAY_MOVED = re.compile(r"\b(?:now|moved?|moves|moving|rescheduled?|postponed?|pushed|brought forward|updated?|changed?)"
+                       r"\b|改到|改期|改成|推迟|延期|提前|挪到|换到", re.IGNORECASE)
+"""What a clause says for another day to be the new day of the same thing (not "since we last spoke … on 10 July")."""
 CONFLICT = re.compile(
     r"\b(?:contradict\w*|conflicts? with|(?:does ?n[o']?t|do ?n[o']?t|does not|do not) match|contrary to|"
     r"inconsistent with|disagrees?|(?:runbook|docs?|documentation|wiki|spec|readme|manual) (?:is|was|are|were) "
@@ -63,9 +70,10 @@ DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", 
 
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+MONTH_WORD = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
+              r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
 DAY_OF_MONTH = re.compile(
-    r"\b(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)"
-    r"[a-z]*)\b|\b(?P<month_first>(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*)\.?\s+"
+    rf"\b(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month>{MONTH_WORD})\b|\b(?P<month_first>{MONTH_WORD})\.?\s+"
     r"(?P<day_after>\d{1,2})(?:st|nd|rd|th)?\b|(?P<zh_month>\d{1,2})\s?月\s?(?P<zh_day>\d{1,2})\s?[日号]",
     re.IGNORECASE)
 """A day of a month, read as the quantity ("date", "5-12"): "Tuesday 12 May", "May 12th", "4 月 28 日". An
@@ -238,7 +246,9 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
                          if unit in units and (unit, number) not in other.quantities)
         if unit_dates := [item for item in changed if item[0] == "date"]:
             shared = mine.mentions & other.mentions
-            specific = any(DATED_THING.search(name_case(name, sentence)) for name in shared)
+            specific = any(DATED_THING.search(name_case(name, sentence)) for name in shared) and any(
+                DAY_MOVED.search(clause) and ("date", day) in _quantities(clause)
+                for clause in CLAUSE.split(sentence) for _, day in unit_dates)
             changed = [item for item in changed if item[0] != "date"] + (unit_dates if specific else [])
         if changed:
             unit, number = changed[0]
@@ -248,7 +258,8 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
         return 2, numbers[0]
-    named = sorted(name for name in mine.names & earlier.whole.names if name in read.replaced)
+    named = sorted(name for name in mine.names & earlier.whole.names if name in read.replaced
+                   and name not in _before_cue(sentence))
     if named and _same_subject(sentence, read, earlier.whole):
         return 1, named[0]
     plain_words = [word for word in read.plain_heads if word in earlier.whole.words]
@@ -262,6 +273,15 @@ def name_case(name: str, text: str) -> str:
     """``name`` (casefolded) as ``text`` writes it."""
     at = text.casefold().find(name)
     return text[at:at + len(name)] if at >= 0 else name
+
+
+def _before_cue(sentence: str) -> str:
+    """What a sentence says before its first cue of a replaced value, casefolded: what it is about, whose names are
+    no replaced value ("Maria's aunt … used to help Maria's family")."""
+    if OLD_VALUE_BEFORE.search(sentence):  # "Redis was replaced by …": the value comes first
+        return ""
+    cue = OLD_VALUE.search(sentence.casefold())
+    return sentence[:cue.start()].casefold() if cue else ""
 
 
 def _same_subject(sentence: str, read: Reading, earlier: Said) -> bool:
@@ -347,12 +367,17 @@ def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) ->
     return quantity
 
 
+def _month(unit: str) -> bool:
+    """A month's name ("24 July"): a day, read as a date below, not a quantity in "july"."""
+    return re.fullmatch(MONTH_WORD, unit, re.IGNORECASE) is not None
+
+
 def _quantities(text: str) -> set[tuple[str, str]]:
     found = set()
     for match in QUANTITY.finditer(text):
         if match.group(3):
             found.add(("clock", f"{int(match.group(3))}:{match.group(4)}"))
-        elif match.group(2).casefold() not in DATE_UNITS:
+        elif match.group(2).casefold() not in DATE_UNITS and not _month(match.group(2)):
             found.add((match.group(2).casefold(), match.group(1).replace(",", "")))
     for match in DAY_OF_MONTH.finditer(text):
         month = match.group("month") or match.group("month_first") or match.group("zh_month")
