@@ -536,3 +536,20 @@ def test_an_offer_taken_with_a_plain_yes_is_the_decision_title_as_an_action():
     cards = OfflineDistiller().distill(session).cards
     assert any(card.title == "Draft an email to Riverbend Dental to book a check-up" for card in cards), \
         [card.title for card in cards]
+
+
+def test_a_rule_the_user_adds_while_accepting_a_report_is_a_card_of_its_own():
+    """"perfect. … and from now on every X must be Y": the acceptance is one point, the new rule another, and the
+    report it answers, quoted as context, does not make the rule said already."""
+    found = cards(session(
+        ("user", "The nightly export to the warehouse failed again, the ingest-sftp box ran out of inodes."),
+        ("assistant", "Done:\n\n- cleaned /var/spool/ingest-sftp/tmp (2.1M stale part files)\n- added a "
+                      "systemd timer `spool-sweep.timer` that deletes part files older than 2 days\n- alert "
+                      "`InodesLow` when free inodes on ingest-sftp drop under 10%"),
+        ("user", "perfect. Priya owns that box so I'll tell her about the timer. and from now on every upload "
+                 "job has to write into its own spool subfolder, otherwise the sweep can't tell them apart"),
+        ("assistant", "Noted: each upload job writes into its own spool subfolder under /var/spool/ingest-sftp."),
+        tools=True))
+    rule = card_saying(found, "own spool subfolder")
+    assert rule is not None and rule.type == "pattern", [(card.type, card.title) for card in found]
+    assert "upload job has to write into its own spool" in rule.title.lower()

@@ -76,8 +76,10 @@ def read_statements(session: Session) -> list[Statement]:
             if proposal:  # the whole message is the decision: what it accepts, and what it adds or changes
                 said = [sentence for sentence in sentences if is_specific(sentence) or NUMBER.search(sentence)
                         or stated_kind(sentence, "user")]
-                found.append(Statement(index, "decision", said, proposal, proposal_turn, found=why[1],
-                                       found_turn=why[0] if why[1] else None))
+                rules = [sentence for sentence in said[1:] if kind_of(sentence, turn) == "rule"]
+                found.append(Statement(index, "decision", [sentence for sentence in said if sentence not in rules],
+                                       proposal, proposal_turn, found=why[1], found_turn=why[0] if why[1] else None))
+                found.extend(Statement(index, "rule", [sentence], []) for sentence in rules)  # a point of its own
                 continue
             if proposal_turn == index - 1:
                 acknowledged = (proposal_turn, _acknowledged(turns[proposal_turn]))

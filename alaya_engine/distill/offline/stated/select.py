@@ -23,11 +23,12 @@ def stated_candidates(session: Session, cards: list[Candidate], chinese: bool) -
         return []
     today = session.started_at.date()
     statements = _replies_to_their_decisions(read_statements(session))
-    stated = (statement_card(_unsaid(statement, cards), session, today, chinese) for statement in statements)
+    stated = ((statement_card(_unsaid(statement, cards), session, today, chinese), statement.sentences)
+              for statement in statements)
     titles = {card.title.lower() for card in cards}
     kept = []
-    for candidate in stated:
-        if _said_already(candidate, cards + kept):
+    for candidate, own in stated:
+        if _said_already(candidate, own, cards + kept):
             continue
         if candidate.title.lower() in titles:  # it says more than the card of that title: name it by what else
             others = (shorten(sentence.strip(" ：:"), TITLE_LIMIT) for sentence in split_sentences(candidate.body)
@@ -67,10 +68,15 @@ def _unsaid(statement: Statement, cards: list[Candidate]) -> Statement:
     return statement
 
 
-def _said_already(stated: Candidate, cards: list[Candidate]) -> bool:
+def _said_already(stated: Candidate, own: list[str], cards: list[Candidate]) -> bool:
     """A card from the same turn already says most of it, and every name and number it says. A cause, fix, rule or
-    decision is not said already by a card that only explains it (a concept): its card says what the point is."""
-    needed = specifics(stated.body)
+    decision is not said already by a card that only explains it (a concept): its card says what the point is.
+    The card must say the statement's ``own`` sentences too: a user's new rule ("and from now on every
+    dead-letter queue has to be called <queue>.dlq") answering an assistant's report was said already because
+    the report, quoted as its context, filled the card that reported it."""
+    needed = specifics(stated.body) | specifics(" ".join(own))
+    own_words = content_words(" ".join(own))
     return any(set(stated.turns) & set(card.turns) and overlap_of(stated.words, card.words) >= 0.6
+               and overlap_of(own_words, card.words) >= 0.6
                and needed <= specifics(card.content) and (card.type != "concept" or stated.type == "concept")
                for card in cards)
