@@ -553,3 +553,12 @@ def test_a_rule_the_user_adds_while_accepting_a_report_is_a_card_of_its_own():
     rule = card_saying(found, "own spool subfolder")
     assert rule is not None and rule.type == "pattern", [(card.type, card.title) for card in found]
     assert "upload job has to write into its own spool" in rule.title.lower()
+
+
+def test_each_time_in_a_report_is_no_rule_but_each_time_with_a_must_is():
+    """"每次一两分钟" tells how long each outage lasted; "每次发版之前都要…" sets a rule."""
+    from alaya_engine.distill.offline.stated.sentences import stated_kind
+
+    assert stated_kind("parcel-api 昨晚开始断断续续 502，每次三四分钟，然后自己就好了。", "user") != "rule"
+    assert stated_kind("每次发版之前都要先跑一遍数据库迁移脚本。", "user") == "rule"
+    assert stated_kind("每次用 certbot 签发证书，必须同时加 deploy hook。", "assistant") == "rule"
