@@ -562,3 +562,17 @@ def test_each_time_in_a_report_is_no_rule_but_each_time_with_a_must_is():
     assert stated_kind("parcel-api 昨晚开始断断续续 502，每次三四分钟，然后自己就好了。", "user") != "rule"
     assert stated_kind("每次发版之前都要先跑一遍数据库迁移脚本。", "user") == "rule"
     assert stated_kind("每次用 certbot 签发证书，必须同时加 deploy hook。", "assistant") == "rule"
+
+
+def test_how_the_tests_ran_with_a_fix_is_no_card_but_why_a_test_fails_is():
+    found = cards(session(
+        ("user", "invoice totals are off by a cent for some EUR invoices since the ledger-core 2.3 upgrade"),
+        ("assistant", "Turns out ledger-core 2.3 rounds half-even by default, so 0.125 becomes 0.12; the fix is "
+                      "to pass `rounding=ROUND_HALF_UP` in `billing/totals.py`."),
+        ("assistant", "The new regression test fails on the old code and passes with the fix; full suite green "
+                      "(212 passed)."),
+        ("user", "nice. ship it"),
+        tools=True))
+    assert card_saying(found, "ROUND_HALF_UP") is not None
+    assert not [card for card in found if card.title.lower().startswith("the new regression test")], \
+        [(card.type, card.title) for card in found]

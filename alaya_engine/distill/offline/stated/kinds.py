@@ -55,6 +55,11 @@ OWN_ACTION = re.compile(r"^\W*(?:(?:and|so|also)\s+)?(?:i|we)(?:'ve| have)?(?:\s
                         re.IGNORECASE)
 """The assistant reporting what it just did ("I also added a lint rule so…", "我顺便加了一条检查"): part of the change
 it reports, not a rule (whose cue words, "rule", "every time", such a report often says)."""
+VERIFIED = re.compile(r"\b(?:tests?|suite|ci|build|pipeline|checks?)\b[^.;]{0,60}?\b(?:pass(?:es|ed)?|green|fails?|"
+                      r"failed|red)\b|\b\d+ (?:passed|failed)\b|测试[^。；]{0,20}?(?:通过|挂了|失败|全绿|变绿)",
+                      re.IGNORECASE)
+"""A sentence saying how tests ran ("the regression test fails on the old code and passes with the fix", "117
+passed"): it verifies a fix, it is not the fix."""
 WOULD = ("i'd", "i would", "we'd", "we could", "i suggest", "我建议", "我会建议", "可以考虑")
 """The assistant saying what it would do ("I'd add one helper so nobody has to remember it"): a proposal, which the
 user's acceptance makes a decision; proposed, it is no rule yet."""

@@ -14,7 +14,7 @@ from ..text.titles import title_width
 from ..turns import asks
 from .confirmed import confirmed_question
 from .done import did, names_the_proposal
-from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
+from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK, VERIFIED
 from .sentences import (
     approves,
     conclusion,
@@ -211,7 +211,8 @@ def _before_commands(turns: list[Turn], index: int) -> int:
 def _acknowledged(turn: Turn) -> list[str]:
     """What the assistant found or explained that the user took in with an "ok" (and did not accept as an
     offer): its specific sentences, a fact of its own or the context of what the user says next."""
-    return [sentence for sentence in _specific_sentences(turn, 4) if not has_cue(sentence, SELF_TALK)]
+    return [sentence for sentence in _specific_sentences(turn, 4) if not has_cue(sentence, SELF_TALK)
+            and not (VERIFIED.search(sentence) and not has_cue(sentence, KINDS["cause"]))]  # how the tests ran
 
 
 def _specific_sentences(turn: Turn, limit: int) -> list[str]:
@@ -289,8 +290,8 @@ def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:
     sentences = [s for s in sentences_of(turn) if not is_noise(s)]
     chosen: list[str] = []
     for position, sentence in enumerate(sentences):
-        if has_cue(sentence, KINDS["cause"]):  # the finding that led to the proposal is not what was accepted
-            continue
+        if has_cue(sentence, KINDS["cause"]) or VERIFIED.search(sentence):  # the finding that led to it, or how
+            continue  # the tests ran with it, is not what was accepted
         if has_cue(sentence, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"]) and is_specific(sentence):
             listed = sentences[position + 1:position + 4] if sentence.endswith((":", "：")) else []
             chosen.extend(s for s in [sentence, *listed] if s not in chosen)

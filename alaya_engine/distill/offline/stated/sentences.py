@@ -33,6 +33,7 @@ from .kinds import (
     SPECIFIC,
     TOPIC_CHANGE,
     USER_RULES,
+    VERIFIED,
     WOULD,
     ZH_APPROVALS,
 )
@@ -87,6 +88,8 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
         return None  # a guess at a cause or fix, often corrected later, or "这是同一个根因的第二个表现"
     if kind == "rule" and turn.role == "assistant" and (OWN_ACTION.match(sentence) or has_cue(sentence, WOULD)):
         return None  # what it just did, told with the change it belongs to; what it would do, a proposal
+    if kind == "fix" and VERIFIED.search(sentence):
+        return None  # how the tests ran with the fix: the fix is said where it is made
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
