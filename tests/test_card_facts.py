@@ -202,3 +202,14 @@ def test_cards_with_and_without_facts_are_written_together_and_a_card_can_lose_i
         assert [len(facts_from_graph(stored[name]["facts"])) for name in "abc"] == [0, 2, 0]
         graph.upsert_cards([card("b", [])])
         assert facts_from_graph(graph.cards(["b"])["b"]["facts"]) == []
+
+
+def test_a_clause_opening_with_since_or_when_gives_no_attribute():
+    """"Since Caroline was 17 or so" says when, not that something called "since Caroline" is 17."""
+    from alaya_engine.distill.offline.attributes import stated_facts
+
+    assert stated_facts("Since Nadia was 17 or so.", 0, "Nadia") == []
+    assert stated_facts("When the cache was 2 GB it never evicted.", 0, "x") == []
+    assert [(fact.subject, fact.attribute, fact.value) for fact in stated_facts(
+        "The report-export proxy-read-timeout is now 300s.", 0, "x")] == [("report-export", "proxy-read-timeout",
+                                                                          "300s")]

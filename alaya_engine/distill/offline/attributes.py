@@ -94,7 +94,7 @@ _DATE = re.compile(
 _ZH_DATE = re.compile(r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月\s*(?P<day>\d{1,2})\s*[日号](?=\s*(?:起|开始))")
 _NOBODY_IN_PARTICULAR = frozenset("everyone everybody everything nobody someone somebody something anyone anybody "
                                   "people we they you he she it this that which who what".split())
-_JOINERS = frozenset("and or but so if then i ll".split())
+_JOINERS = frozenset("and or but so if then i ll since when while because after before until once".split())
 _NOT_NAMES = frozenset("from on since until in at by and but so then now today monday tuesday wednesday thursday "
                        "friday saturday sunday january february march april may june july august september october "
                        "november december".split())
