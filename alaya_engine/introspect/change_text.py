@@ -102,9 +102,9 @@ VALUE_NUMBER = re.compile(r"(?<![\w.:/-])(\d+(?::\d{2}|[.,]\d+)?)([a-z%]{1,3}(?!
 """A number that can be a value, a unit written onto it allowed ("30s", "512Mi"): not a date's day or month ("5 月",
 "15 日"), not part of an identifier or a version ("v2", "4.18.0")."""
 ORDINAL = frozenset({"st", "nd", "rd", "th"})
-DAY_BEFORE = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|mon|tue|wed|thu|fri|sat|sun)"
-                        r"[a-z]*\.?,?\s*$", re.IGNORECASE)
-DAY_AFTER = re.compile(r"^\s*(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b", re.IGNORECASE)
+WEEKDAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
+DAY_BEFORE = re.compile(rf"\b(?:{MONTH_WORD}|{WEEKDAY_WORD})\.?,?\s*$", re.IGNORECASE)
+DAY_AFTER = re.compile(rf"^\s*{MONTH_WORD}\b", re.IGNORECASE)
 """A month or weekday name beside a number makes it a day ("Monday 20 April", "Jan 12")."""
 PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b", re.IGNORECASE)
 """The cues after which a plain word (not a name: the first word after the cue that is not a stop word) is read as
