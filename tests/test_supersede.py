@@ -78,7 +78,10 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     dose = statement(plain("维生素D", "GP 让我每天吃 1000 IU 的维生素D。"))
     assert replacement("GP 说要加量：从今天起改成每天 2000 IU。", dose, False) == (1, "2000 iu")
     wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))  # contradictions read the card as a whole
-    assert conflict_anchor("发现 ES 快照 7 天就删除，跟 wiki 上写的 30 天对不上。", wiki) == "es"
+    assert conflict_anchor("发现 ES 快照 7 天就删除，跟 wiki 上写的 30 天对不上。", wiki) == "wiki"
+    ci = said(plain("uv", "tariff-calc 以后只用 uv，CI 里装依赖。"))
+    assert conflict_anchor("CI 应该用 uv sync --locked：lock 和 pyproject 对不上就直接失败。", ci) is None  # a check
+    # that fails on a mismatch, sharing only a two-letter name: no two sources disagree
     assert conflict_anchor("ES 快照每天做一次。", wiki) is None
 
 

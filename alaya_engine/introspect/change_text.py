@@ -359,12 +359,19 @@ def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) ->
     if not CONFLICT.search(sentence):
         return None
     mine = said(sentence)
-    shared = sorted(mine.mentions & earlier.mentions) or sorted(around.mentions & earlier.mentions if around else ())
+    shared = _telling_names(mine.mentions & earlier.mentions) or \
+        _telling_names(around.mentions & earlier.mentions if around else set())
     if shared:
         return shared[0]
     units = {unit for unit, _ in earlier.quantities}
     quantity = next((f"{number} {unit}" for unit, number in sorted(mine.quantities) if unit in units), None)
     return quantity
+
+
+def _telling_names(names: set[str]) -> list[str]:
+    """Names that can tell what two sources disagree about, the longest first: two letters ("ci", "db") name a
+    whole field, not the one thing both speak of."""
+    return sorted((name for name in names if len(name) >= 3 or CJK.search(name)), key=lambda name: (-len(name), name))
 
 
 def _month(unit: str) -> bool:
