@@ -355,14 +355,15 @@ def test_a_replacement_said_plainly_is_read_on_a_card_far_apart_in_meaning():
 def test_a_setting_given_another_number_for_the_same_thing_replaces_it_and_one_for_another_thing_does_not():
     """``"max-age":3600`` against ``"max-age":900`` in a sentence naming the same header rule is an update; the same
     setting name set for another thing ("pool_size" of the app and of the pooler) is not."""
-    from alaya_engine.introspect.change_text import changed_settings
+    from alaya_engine.introspect.change_text import changed_settings, settings
 
     earlier = "The cdn-rules file sets cache-static '{\"max-age\":3600,\"stale-while-revalidate\":60}' for assets."
-    assert changed_settings("We shortened it: cache-static '{\"max-age\":900}' in cdn-rules.", earlier) == ["max-age"]
-    assert changed_settings("cdn-rules keeps cache-static '{\"max-age\":3600}'.", earlier) == []
+    shortened = settings("We shortened it: cache-static '{\"max-age\":900}' in cdn-rules.")
+    assert changed_settings(shortened, earlier) == ["max-age"]
+    assert changed_settings(settings("cdn-rules keeps cache-static '{\"max-age\":3600}'."), earlier) == []
     app = "The web app's SQLAlchemy engine in shop-api uses pool_size=10."
-    assert changed_settings("pgbouncer.ini on db-main-01: pool_size=30 for the reports user.", app) == []
-    assert changed_settings("shop-api now runs its engine with pool_size=25.", app) == ["pool_size"]
+    assert changed_settings(settings("pgbouncer.ini on db-main-01: pool_size=30 for the reports user."), app) == []
+    assert changed_settings(settings("shop-api now runs its engine with pool_size=25."), app) == ["pool_size"]
 
 
 def test_a_change_to_a_named_setting_in_another_unit_of_money_or_time_is_plain():

@@ -129,8 +129,11 @@ def _built_tokenizer(model):
 def _word_pieces(tokenizer) -> WordPieces:
     """The process's one :class:`.word_pieces.WordPieces` over ``tokenizer``: its words are remembered for every
     embedder of the process."""
+    key = ("word pieces", id(tokenizer))
     with _shared_lock:
-        return _shared.setdefault(("word pieces", id(tokenizer)), WordPieces(tokenizer))
+        if key not in _shared:
+            _shared[key] = WordPieces(tokenizer)
+        return _shared[key]
 
 
 def _backend(tokenizer):

@@ -64,9 +64,9 @@ QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?([A-Za-z]{1,5}(?:/[A-Za-z]
                       r"[澳美欧港日人]?元|英镑|块钱?|毫克|公斤|毫升)"
                       r"(?![A-Za-z])"
                       r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
-DATE_UNITS = frozenset({"jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-                        "st", "nd", "rd", "th", "am", "pm", "x"})
-"""Units a number takes in a date or a list ("23 Mar", "2nd"): another number there is another day, not a new value."""
+DATE_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm", "x"})
+"""Units a number takes in a list or a time of day ("2nd", "9 am"): another number there is no new value. A month's name
+("23 Mar") makes the number a day (:func:`_month`)."""
 
 
 MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
@@ -310,10 +310,11 @@ def settings(text: str) -> dict[str, list[tuple[str, frozenset[str]]]]:
     return found
 
 
-def changed_settings(new: str, earlier: str) -> list[str]:
-    """The settings ``new`` gives a number ``earlier`` never gives them, in a sentence naming something the
-    earlier card's sentence for that setting names too (the same policy, host or service)."""
-    given, before = settings(new), settings(earlier)
+def changed_settings(given: dict[str, list[tuple[str, frozenset[str]]]], earlier: str) -> list[str]:
+    """The settings a new card gives (``given``, its :func:`settings`) a number ``earlier`` never gives them, in a
+    sentence naming something the earlier card's sentence for that setting names too (the same policy, host or
+    service)."""
+    before = settings(earlier)
     return sorted(key for key in given.keys() & before.keys()
                   if not {value for value, _ in given[key]} & {value for value, _ in before[key]}
                   and any(named & other for _, named in given[key] for _, other in before[key]))

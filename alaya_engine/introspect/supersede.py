@@ -206,7 +206,8 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
         facts = {fact.key(): fact.value for fact in facts_from_graph(cards[new]["facts"])}
         cued = [line for line in own if reading(line) is not None]
         disagreeing = [line for line in own if CONFLICT.search(line)]
-        if not (facts or cued or disagreeing or settings(text)):  # says nothing changed: no card need be read
+        given = settings(text)
+        if not (facts or cued or disagreeing or given):  # says nothing changed: no earlier card need be read
             continue
         replaced: list[Replacement] = []
         conflict = None
@@ -214,7 +215,7 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
             if old not in cards:
                 continue
             strength, anchor, sentence = _replaced(facts, cued, cards[old], functools.partial(said_by, old),
-                                                   similarity, text)
+                                                   similarity, given)
             if similarity < SUPERSEDE_FLOOR and strength < PLAIN:
                 continue
             if strength:
@@ -265,13 +266,13 @@ def _with_siblings(replacements: list[Replacement], members: list[list[str]], ca
 
 
 def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Statement],
-              similarity: float, new_text: str = "") -> tuple[int, str, str]:
+              similarity: float, given: dict | None = None) -> tuple[int, str, str]:
     """How plainly the new card's facts or its sentences that say something changed (``cued``) replace ``old`` (0:
     not), what shows it, and where. ``earlier`` reads what ``old`` says, only when a sentence needs it.
 
     - 2: both cards give a fact of the same subject and attribute, with different values; or a setting named alike
       (``"message-ttl":259200000``, ``pool_size=20``; :func:`.change_text.settings`) another number, when the new
-      card (``new_text``) says something changed or the two are close in meaning;
+      card (``given``: its settings) says something changed or the two are close in meaning;
     - 1: a fact of the new card whose subject and attribute one sentence of ``old`` says in words, without its value
       ("page Marco — he owns the databases" against databases · owner = Chen Jing), when the new card says
       something changed (a cue of :mod:`.change_text`): the distiller gives facts for few sentences, so the earlier
@@ -281,10 +282,10 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
     for fact in facts_from_graph(old["facts"]):
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
-    if cued or similarity >= CLOSE:
-        changed = changed_settings(new_text, plain(old["title"], old["content"]))
+    if given and (cued or similarity >= CLOSE):
+        changed = changed_settings(given, plain(old["title"], old["content"]))
         if changed:
-            return 2, changed[0], f"{changed[0]} = {min(value for value, _ in settings(new_text)[changed[0]])}"
+            return PLAIN, changed[0], f"{changed[0]} = {min(value for value, _ in given[changed[0]])}"
     if facts and cued:
         for line in sentences(plain(old["title"], old["content"])):
             for (subject, attribute), value in facts.items():

@@ -14,7 +14,7 @@ from ..text.titles import title_width
 from ..turns import asks
 from .confirmed import confirmed_question
 from .done import did, names_the_proposal
-from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK, VERIFIED
+from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
 from .sentences import (
     approves,
     conclusion,
@@ -23,6 +23,7 @@ from .sentences import (
     kind_of,
     moves_on,
     offers,
+    reports_a_test_run,
     sentences_of,
     specifics,
     stated_kind,
@@ -212,7 +213,7 @@ def _acknowledged(turn: Turn) -> list[str]:
     """What the assistant found or explained that the user took in with an "ok" (and did not accept as an
     offer): its specific sentences, a fact of its own or the context of what the user says next."""
     return [sentence for sentence in _specific_sentences(turn, 4) if not has_cue(sentence, SELF_TALK)
-            and not (VERIFIED.search(sentence) and not has_cue(sentence, KINDS["cause"]))]  # how the tests ran
+            and not reports_a_test_run(sentence)]
 
 
 def _specific_sentences(turn: Turn, limit: int) -> list[str]:
@@ -290,7 +291,7 @@ def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:
     sentences = [s for s in sentences_of(turn) if not is_noise(s)]
     chosen: list[str] = []
     for position, sentence in enumerate(sentences):
-        if has_cue(sentence, KINDS["cause"]) or VERIFIED.search(sentence):  # the finding that led to it, or how
+        if has_cue(sentence, KINDS["cause"]) or reports_a_test_run(sentence):  # the finding that led to it, or how
             continue  # the tests ran with it, is not what was accepted
         if has_cue(sentence, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"]) and is_specific(sentence):
             listed = sentences[position + 1:position + 4] if sentence.endswith((":", "：")) else []

@@ -73,6 +73,11 @@ def stated_kind(sentence: str, role: str = "assistant") -> str | None:
     return kind or ("rule" if role == "user" and has_cue(sentence, USER_RULES) else None)
 
 
+def reports_a_test_run(sentence: str) -> bool:
+    """How the tests ran (:data:`.kinds.VERIFIED`), not why one fails ("the test fails because the clock is UTC")."""
+    return bool(VERIFIED.search(sentence)) and not has_cue(sentence, KINDS["cause"])
+
+
 def kind_of(sentence: str, turn: Turn) -> str | None:
     """The sentence's kind when it states one; a user's specific statement without a cue is a fact (users tell
     their agents how things are: "orders-api goes through pg-main-02:6432")."""
@@ -88,7 +93,7 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
         return None  # a guess at a cause or fix, often corrected later, or "这是同一个根因的第二个表现"
     if kind == "rule" and turn.role == "assistant" and (OWN_ACTION.match(sentence) or has_cue(sentence, WOULD)):
         return None  # what it just did, told with the change it belongs to; what it would do, a proposal
-    if kind == "fix" and VERIFIED.search(sentence):
+    if kind == "fix" and reports_a_test_run(sentence):
         return None  # how the tests ran with the fix: the fix is said where it is made
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
