@@ -114,7 +114,7 @@ def test_word_pieces_are_the_tokenizers_own_ids(tmp_path):
     import random
     from pathlib import Path
 
-    from alaya_engine.embedding.word_pieces import WordPieces
+    from alaya_engine.embedding.word_pieces import LONGEST_REMEMBERED, WordPieces
 
     model = LocalEmbedder(cache_dir=tmp_path)._loaded()
     tokenizer, pieces = model._sp, model._backend.sp
@@ -132,6 +132,8 @@ def test_word_pieces_are_the_tokenizers_own_ids(tmp_path):
                  for seed in range(400)]
     texts = turns + windows + generated + ["", "   ", "\u2581"]
     assert len(texts) > 1000
-    for text in texts + texts:  # the second time from the remembered words
+    blob = "QmFzZTY0IGJsb2Igb2YgYSB0b29sJ3Mgb3V0cHV0" * 50  # one long "word", as tool output has them
+    for text in texts + [blob] + texts + [blob]:  # the second time from the remembered words
         assert pieces.encode(text, out_type=int, add_bos=True, add_eos=True) == \
             tokenizer.encode(text, out_type=int, add_bos=True, add_eos=True), text
+    assert all(len(word) <= LONGEST_REMEMBERED for word in pieces._words), "a long run is segmented, not kept"

@@ -14,7 +14,11 @@ from __future__ import annotations
 WORD_MARK = "\u2581"
 """What the normaliser makes of whitespace, and what every word starts with."""
 REMEMBERED_WORDS = 200_000
-"""Words kept before the memory starts again (a few tens of MB at most)."""
+"""Words kept before the memory starts again."""
+LONGEST_REMEMBERED = 48
+"""Characters of the longest word kept: longer runs (a base64 blob, a hash, a line of Chinese without spaces in tool
+output) seldom recur, and keeping them would let the memory grow with the text rather than the vocabulary of words
+(200,000 short words are a few tens of MB)."""
 
 
 class WordPieces:
@@ -49,7 +53,9 @@ class WordPieces:
             word = normalized[start:end]
             pieces = words.get(word)
             if pieces is None:
-                pieces = words[word] = self.tokenizer._viterbi(word)
+                pieces = self.tokenizer._viterbi(word)
+                if len(word) <= LONGEST_REMEMBERED:
+                    words[word] = pieces
             ids.extend(pieces)
             start = end
         return ids
