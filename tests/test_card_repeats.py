@@ -6,6 +6,8 @@ Sessions and cards written by hand for these tests."""
 
 from __future__ import annotations
 
+from copy import copy
+
 from alaya_engine.distill.offline import OfflineDistiller
 from alaya_engine.distill.offline.candidate import Candidate
 from alaya_engine.distill.offline.distiller import _fold_contained
@@ -118,3 +120,51 @@ def test_a_cause_with_a_point_the_decision_lacks_stays_its_own_card():
         restore = "restore" if not chinese else "恢复"
         assert restore in cause.content and restore not in decision.content
         assert "300m" in decision.content, "the decision still says what it rests on"
+
+
+NDOTS = "The cause is ndots:5: api.example.com has only 2 dots, so the resolver tries 4 search domains first"
+EXPLAINED = card("pattern", "How", f"{NDOTS}. That makes 10 DNS queries per message, 8 of them NXDOMAIN.", [4, 5])
+
+
+def test_two_readers_quoting_one_sentence_make_one_card_that_keeps_what_each_added():
+    cause = card("gotcha", "Cause", f"{NDOTS}. The latency sits at exactly 5 s and 10 s.", [0, 5])
+    assert len(_fold_contained([copy(cause), copy(EXPLAINED)], chinese=False)) == 2, "the first pass leaves them"
+    kept = _fold_contained([cause, EXPLAINED], chinese=False, same_point=True)
+    assert len(kept) == 1 and kept[0].type == "gotcha", [(c.type, c.title) for c in kept]
+    assert "8 of them NXDOMAIN" in kept[0].content and "5 s and 10 s" in kept[0].content
+    assert kept[0].turns == [0, 4, 5]
+
+
+def test_a_list_whose_lead_another_card_quotes_stays_a_card_of_its_own():
+    steps = "Before every restart of the gateway, in this order:\n1. post a notice in Telegram\n" \
+            "2. validate openclaw.json with jq\n3. check that plugins.allow lists telegram"
+    checklist = Candidate(type="pattern", title="Before every restart of the gateway, in this order",
+                          content=f"**How:** {steps}", tags=[], importance=0.6, turns=[9, 10], order=(9, 0),
+                          words=content_words(steps), body=steps)
+    rule = card("pattern", "Rule", "Upgrade the plugins first. Before every restart of the gateway, in this order: "
+                                   "the checklist, then a test message.", [10, 11])
+    kept = _fold_contained([checklist, rule], chinese=False, same_point=True)
+    assert len(kept) == 2, [(c.type, c.title) for c in kept]
+
+
+def test_a_card_named_by_a_list_item_takes_the_title_of_the_point_it_holds():
+    rule = card("pattern", "Rule", "Always set a memory limit on every compose service. No limit means the host "
+                                   "OOM killer picks a victim.", [16, 19])
+    listed = card("pattern", "Rule", "- nginx: mem_limit: 128m - postgres: mem_limit: 2g. Rule recorded: always set a "
+                                     "memory limit on every compose service. api: mem_limit: 1g, redis: 256m, "
+                                     "worker: 1.5g, and CI fails when a service has none.", [19])
+    kept = _fold_contained([rule, listed], chinese=False, same_point=True)
+    assert [c.title for c in kept] == ["Always set a memory limit on every compose service"]
+    assert "mem_limit: 128m" in kept[0].content and "OOM killer" in kept[0].content
+
+
+def test_a_message_that_is_only_code_states_nothing_of_its_own():
+    test_code = '```python\ndef test_send_email(client, mail):\n    resp = client.post("/webhooks/shipped")\n' \
+                '    assert len(mail.outbox) == 1\n```'
+    result = distilled(("user", "test_send_email is flaky on CI, passes locally every time"),
+                       ("assistant", "Can you show me the test?"), ("user", test_code),
+                       ("assistant", "The cause is a race: the job goes to a real Redis and a separate worker "
+                                     "picks it up, so the assertion runs before the email is sent. Fix: run the "
+                                     "queue inline in tests with is_async=False."))
+    assert result.cards, "the cause is a card"
+    assert not any(card.title.startswith(("```", "def ")) for card in result.cards), [c.title for c in result.cards]

@@ -9,6 +9,8 @@ episode (``episodes``) and links them.
 
 from __future__ import annotations
 
+import re
+
 from ...foundations.domain import Fact, Session
 from ..base import Distillation
 from .agent import agent_candidates
@@ -34,6 +36,11 @@ REPEAT_SHARE = 0.8
 TOLD_SHARE = 0.7
 """Once details are added, a card with this share of its words in another card (and all its specifics) folds into
 it: the sentences it adds go to the host's details, so folding loses nothing and a smaller share suffices."""
+POINT_CHARS = 12
+"""A title this long names one sentence; a shorter one ("Fix", "原因") may be found anywhere."""
+LIST_ITEM = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s+\S", re.MULTILINE)
+LISTED_TITLE = re.compile(r"(?:^|[:：])\s*(?:\d+[.)、]|[-*•])\s")
+"""A title that starts a list ("- nginx: mem_limit: 128m", "结果： - 单测 7 个全过"): it names the list's first item."""
 
 
 class OfflineDistiller:
@@ -77,7 +84,7 @@ class OfflineDistiller:
         keep_details(kept, session, chinese)
         kept = _fold_contained(kept, chinese)
         kept = merge_episodes(kept, None if _between_people(session) else opening_turn(session))
-        kept = _fold_contained(kept, chinese)  # a joined card may now say all of another card
+        kept = _fold_contained(kept, chinese, same_point=True)  # a joined card may now say all of another card
         for candidate in kept:
             candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
@@ -136,7 +143,7 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     return sorted(kept, key=lambda c: c.order)
 
 
-def _fold_contained(cards: list[Candidate], chinese: bool) -> list[Candidate]:
+def _fold_contained(cards: list[Candidate], chinese: bool, same_point: bool = False) -> list[Candidate]:
     """Once details are added, a card another card of the session now says nearly in full (its words and every
     name and number, quoted as that card's detail or answer) is a second telling of one point: it folds into that
     card, smallest first, its turns kept there and the few sentences the host did not say added to the host's
@@ -145,23 +152,44 @@ def _fold_contained(cards: list[Candidate], chinese: bool) -> list[Candidate]:
     is still a decision, linked to its cause. A cause the decision it led to tells in full (the decision quotes what
     the assistant found, the agent reader made a cause card of the same sentences, and the details add what the
     quote left out) is one finding told twice: it folds into the decision, whose kind is the one supersession
-    follows. A cause with a sentence more stays its own card."""
+    follows. A cause with a sentence more stays its own card.
+
+    With ``same_point`` (the pass after episodes are joined), a card also folds into one that states its point in
+    the same sentence (:func:`_same_point`); before the join, such a fold took a card out of its episode and left
+    the episode's other cards on their own."""
     kept = sorted(cards, key=lambda c: (len(c.words), c.order))
     said = {id(card): _says(card) for card in kept}
+    titles: dict[int, str] = {}
     for candidate in list(kept):
         wants = _wants(candidate)
         for host in reversed(kept):
-            if host is candidate or not _repeats(wants, said[id(host)], TOLD_SHARE):
+            repeated = _repeats(wants, said[id(host)], TOLD_SHARE)
+            if host is candidate or not (repeated or same_point and _same_point(candidate, host)):
                 continue
             unsaid = _unsaid_sentences(candidate, said[id(host)])
             if _may_hold(host, candidate, unsaid):
                 kept.remove(candidate)
                 _fold(candidate, host)
+                if not repeated and LISTED_TITLE.search(host.title):  # the point's words name it, not a list's item
+                    titles[id(host)] = candidate.title
                 if unsaid:
                     add_details(host, " ".join(unsaid), chinese)
                     said[id(host)] = _says(host)
                 break
+    for card in kept:
+        card.title = titles.get(id(card), card.title)
     return sorted(kept, key=lambda c: c.order)
+
+
+def _same_point(candidate: Candidate, host: Candidate) -> bool:
+    """``host`` states ``candidate``'s point in the same sentence, from a turn both hold: two readers quoted one
+    sentence, each with what followed it (a cause with the figures behind it, and the same cause as the agent's
+    explanation), or the host quotes it as what it answers (the cause on its fix's card, the proposal on the
+    decision that took it): one point, or one problem, whose card should say both. A list is its own point: a card
+    quoting its lead ("every restart, in this order:") leaves it a card of its own."""
+    point = candidate.title.rstrip(".。…:：").replace("`", "").lower()
+    return len(point) >= POINT_CHARS and bool(set(candidate.turns) & set(host.turns)) and \
+        not LIST_ITEM.search(candidate.content) and point in host.content.replace("`", "").lower()
 
 
 def _may_hold(host: Candidate, candidate: Candidate, unsaid: list[str]) -> bool:

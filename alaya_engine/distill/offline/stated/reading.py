@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from ....foundations.domain import Session, Turn
 from ..text.cue_match import has_cue
-from ..text.markdown import strip_markdown
+from ..text.markdown import only_code, strip_markdown
 from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.titles import title_width
@@ -57,7 +57,7 @@ def read_statements(session: Session) -> list[Statement]:
     found: list[Statement] = []
     turns = session.turns
     for index, turn in enumerate(turns):
-        if turn.role not in ("user", "assistant") or not turn.content.strip():
+        if turn.role not in ("user", "assistant") or not turn.content.strip() or only_code(turn.content):
             continue
         sentences = [sentence for sentence in sentences_of(turn) if not is_noise(sentence)
                      and not (turn.role == "assistant" and has_cue(sentence, SELF_TALK))]

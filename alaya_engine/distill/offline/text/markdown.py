@@ -105,6 +105,12 @@ def split_blocks(text: str) -> list[Block]:
     return blocks
 
 
+def only_code(text: str) -> bool:
+    """A message that is code and nothing else (a test pasted to be looked at): it states nothing in words."""
+    blocks = split_blocks(text)
+    return bool(blocks) and all(block.kind == "code" for block in blocks)
+
+
 def _lead_before(blocks: list[Block]) -> str:
     """The paragraph right before a list, if it introduces it (ends with a colon)."""
     if blocks and blocks[-1].kind == "para" and blocks[-1].text.rstrip("*_ ").endswith((":", "：")):
