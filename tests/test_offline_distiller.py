@@ -444,3 +444,11 @@ def test_a_title_starts_at_its_point_not_at_the_chat_around_it():
     assert without_segue("And then we drove to the coast") == "And then we drove to the coast"
     assert without_segue("okra grows fast in July") == "okra grows fast in July"
     assert without_segue("setuptools only packages .py files") == "setuptools only packages .py files"
+
+
+def test_that_joining_a_clause_is_no_determiner_in_a_title():
+    from alaya_engine.distill.offline.agent.titles import _clean_sentence
+
+    assert _clean_sentence("So that a forgotten slot can never take the primary down again") == \
+        "that a forgotten slot can never take the primary down again"
+    assert _clean_sentence("this timeout breaks the export") == "The timeout breaks the export"

@@ -163,3 +163,13 @@ def test_chinese_titles_end_at_a_word_and_never_inside_a_book_title():
     assert "《" not in cut or "》" in cut, cut
     long = text.shorten("李雷跟李雷的朋友一起去看了一场电影感觉非常愉快而且画面很美主题也非常深刻", 50)
     assert text.title_width(long) <= 50 and not long.endswith(("的", "一场", "了", "和")), long
+
+
+def test_a_chinese_clause_in_an_english_chat_names_the_user_in_chinese():
+    from alaya_engine.distill.offline.conversation.third_person import said_to, third_person
+
+    assert third_person("and the wall sits — 我改到晚上做了, mornings just don't work", "The user") == \
+        "and the wall sits — 用户改到晚上做了, mornings just don't work"
+    assert said_to("我建议你每天晚上做", "The assistant", "The user") == "助手建议用户每天晚上做"
+    assert said_to("I suggest you do them at night", "The assistant", "The user") == \
+        "The assistant suggests the user do them at night"

@@ -22,6 +22,14 @@ def is_role_name(name: str) -> bool:
     return name in ROLE_NAMES or name in ("用户", "助手")
 
 
+ZH_ROLE_NAMES = {"The user": "用户", "The assistant": "助手"}
+
+
+def chinese_name(name: str) -> str:
+    """How a Chinese sentence names someone: a role in Chinese ("The user改到晚上" read wrong), a person as named."""
+    return ZH_ROLE_NAMES.get(name, name)
+
+
 def role_name(turn: Turn, chinese: bool | None = None) -> str:
     """How a card names someone known only by role, in the language they speak (or the card's, when ``chinese`` is
     given): a Chinese card reads 用户 and 助手, never "The assistant建议"."""

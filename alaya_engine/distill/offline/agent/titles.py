@@ -15,7 +15,10 @@ from ..text.words import STOPWORDS, is_content_word
 from .transcript import Unit, drop_label
 
 DETERMINER = re.compile(r"^(this|that|these|those)\s+(?=([a-z]\w*))", re.IGNORECASE)
-NOT_NOUN = frozenset("is was are were means one will would can could should has have had did does".split())
+NOT_NOUN = frozenset("is was are were means one will would can could should has have had did does a an the it its "
+                     "his her their our my your we they he she i you".split())
+"""Words after "this"/"that" that make it no determiner: a verb follows, or "that" joins a clause ("so that a
+forgotten slot …" is no "The a forgotten slot")."""
 CONNECTIVE = re.compile(r"^(?:so|also|but|however|and|this means|that means|which means|in short|这也说明|这说明|"
                         r"所以|因此|另外|而且|也就是说)[,，:：\s]*", re.IGNORECASE)
 BOLD_HEAD = re.compile(r"^\s*(?:[-*]|\d+[.)])?\s*\*\*(.+?)\*\*")

@@ -16,7 +16,7 @@ from ..text.sentences import join_sentences, split_sentences
 from ..text.tags import keywords
 from ..text.titles import shorten, title_width
 from ..text.words import unique
-from ..turns import ROLE_NAMES, is_role_name, speaker_name
+from ..turns import ROLE_NAMES, chinese_name, is_role_name, speaker_name
 from .facts import FACT_THRESHOLD, IMAGE, Fact, fact_score, without_interjection
 from .third_person import third_person
 
@@ -82,7 +82,7 @@ def _fact_title(thread: list[Fact], speaker: str, today: date, chinese: bool) ->
     suffix = (f"（{date_mark}）" if chinese else f" ({date_mark})") if date_mark else ""
     limit = max(48, TITLE_LIMIT - title_width(suffix))
     core = shorten(_capitalise(strip_dates(statement)), limit)
-    if speaker.lower() not in core.lower():
+    if speaker.lower() not in core.lower() and chinese_name(speaker) not in core:
         core = shorten(f"{speaker}：{core}" if chinese else f"{speaker}: {core}", limit)
     return core + suffix
 

@@ -11,6 +11,7 @@ import re
 from ..cues import ZH_FIRST_PERSON
 from ..text.chinese import CJK
 from ..text.words import FILLER_WORDS, STOPWORDS
+from ..turns import chinese_name
 from .facts import IMAGE
 
 THIRD_PERSON_FORMS = [
@@ -62,7 +63,7 @@ def third_person(sentence: str, name: str) -> str:
     """'I went to my class' → 'Caroline went to Caroline's class': a fact that stands alone."""
     text = IMAGE.sub("", sentence).strip()
     if CJK.search(text):
-        return _chinese_third_person(text, name)
+        return _chinese_third_person(text, chinese_name(name))
     masked, kept = _mask_names(text)
     return lower_roles(re.sub("\x00(\\d+)\x00", lambda match: kept[int(match.group(1))],
                               _english_third_person(masked, name)))
@@ -134,17 +135,20 @@ SECOND_PERSON_FORMS = ((re.compile(r"\byou're\b|\byou’re\b|\byou are\b", re.IG
                        (re.compile(r"\byou've\b|\byou’ve\b", re.IGNORECASE), "{name} has"),
                        (re.compile(r"\byourself\b", re.IGNORECASE), "themself"),
                        (re.compile(r"\byours?\b", re.IGNORECASE), "{name}'s"),
-                       (re.compile(r"\byou\b", re.IGNORECASE), "{name}"),
-                       (re.compile(r"你们|您们"), "{name}他们"), (re.compile(r"你|您"), "{name}"))
+                       (re.compile(r"\byou\b", re.IGNORECASE), "{name}"))
+ZH_SECOND_PERSON_FORMS = ((re.compile(r"你们|您们"), "{name}他们"), (re.compile(r"你|您"), "{name}"))
 
 
 def said_to(sentence: str, speaker: str, listener: str) -> str:
     """What ``speaker`` told ``listener``, standing alone: 'I suggest you try X' → 'AI suggests Sunny try X'."""
-    text = ZH_SINGULAR_SELF.sub(speaker, sentence) if CJK.search(sentence) else third_person(sentence, speaker)
+    text = ZH_SINGULAR_SELF.sub(chinese_name(speaker), sentence) if CJK.search(sentence) else \
+        third_person(sentence, speaker)
     text = ASKED_YOU.sub(lambda match: f"{_same_case(match.group(1), ASKED_VERBS[match.group(1).lower()])} "
                                        f"{listener}", text)
     for pattern, replacement in SECOND_PERSON_FORMS:
         text = pattern.sub(replacement.format(name=listener), text)
+    for pattern, replacement in ZH_SECOND_PERSON_FORMS:
+        text = pattern.sub(replacement.format(name=chinese_name(listener)), text)
     return lower_roles(text)
 
 
