@@ -75,6 +75,9 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     assert replacement("She starts Monday 2 March, so we're moving her from Elmwood.", school, False) == (1, "elmwood")
     assert replacement("Maya's swim club meets at the leisure centre on Tuesdays and Thursdays, and we switched to a "
                        "new dentist.", school, False)[0] == 0  # the name is what the sentence is about, not replaced
+    setup = statement(plain("Dev setup", "tariff-calc's README: poetry install --with dev, then poetry run pytest."))
+    assert replacement("Ravi 把 tariff-calc 从 Poetry 换成 uv 了。", setup, False) == (1, "poetry")  # said in code
+    assert replacement("Ravi 把 billing 从 Poetry 换成 uv 了。", setup, False)[0] == 0  # another project's tool
     dose = statement(plain("维生素D", "GP 让我每天吃 1000 IU 的维生素D。"))
     assert replacement("GP 说要加量：从今天起改成每天 2000 IU。", dose, False) == (1, "2000 iu")
     wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))  # contradictions read the card as a whole

@@ -258,7 +258,7 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
         return 2, numbers[0]
-    named = sorted(name for name in mine.names & earlier.whole.names if name in read.replaced
+    named = sorted(name for name in mine.names & (earlier.whole.names | earlier.whole.words) if name in read.replaced
                    and name not in _before_cue(sentence))
     if named and _same_subject(sentence, read, earlier.whole):
         return 1, named[0]
@@ -287,10 +287,15 @@ def _before_cue(sentence: str) -> str:
 def _same_subject(sentence: str, read: Reading, earlier: Said) -> bool:
     """Whether ``earlier`` speaks of what the sentence changes, when the sentence names it before the cue: "Olu
     repoints amqp.kestrel.internal from mq-syd-02 to mq-mel" replaces where that name pointed, not a card about
-    mq-syd-02's disk; "moving her from Elmwood" names no subject, and the school card it replaces holds."""
+    mq-syd-02's disk; "moving her from Elmwood" names no subject, and the school card it replaces holds. In Chinese
+    text a Latin word is a name ("把 tariff-calc 从 Poetry 换成 uv"), which the earlier card may say in any case."""
     cue = OLD_VALUE.search(sentence.casefold())
-    before = _names(sentence[:cue.start()]) - set(read.replaced.split()) if cue else frozenset()
-    return not before or bool(before & earlier.mentions)
+    if not cue:
+        return True
+    head, replaced = sentence[:cue.start()], set(read.replaced.split())
+    before = _names(head) - replaced
+    latin = {word.casefold() for word in LATIN_WORD.findall(head)} - replaced if CJK.search(sentence) else set()
+    return not (before or latin) or bool(before & earlier.mentions) or bool(latin & (earlier.mentions | earlier.words))
 
 
 def settings(text: str) -> dict[str, list[tuple[str, frozenset[str]]]]:
