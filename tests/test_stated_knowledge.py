@@ -576,3 +576,14 @@ def test_how_the_tests_ran_with_a_fix_is_no_card_but_why_a_test_fails_is():
     assert card_saying(found, "ROUND_HALF_UP") is not None
     assert not [card for card in found if card.title.lower().startswith("the new regression test")], \
         [(card.type, card.title) for card in found]
+
+
+def test_a_rule_named_after_saying_what_one_will_do_is_a_rule_card_titled_by_the_rule():
+    found = cards(session(("user", "Friday 12 June, switchover at 01:00 UTC, back on tsdb-ams-02 by 01:30. I'll post "
+                                   "the announcement in #status-internal — rule is any planned DB maintenance gets "
+                                   "announced there at least 48 hours ahead"),
+                          ("assistant", "Draft: Planned maintenance, Fri 12 June 01:00–01:30 UTC.")))
+    rules = [card for card in found if "48 hours" in card.content and card.type == "pattern"]
+    assert rules, [(card.type, card.title) for card in found]
+    assert rules[0].title.startswith("Rule is any planned DB maintenance"), rules[0].title
+    assert "#status-internal" in rules[0].content, "the clause before says where"

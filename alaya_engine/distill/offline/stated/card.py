@@ -14,7 +14,7 @@ from ..text.titles import shorten, title_width
 from ..voice import Voice
 from .kinds import CARD_TYPE, IMPORTANCE, LABELS
 from .reading import Statement
-from .sentences import APPROVAL_LEAD
+from .sentences import APPROVAL_LEAD, named_rule
 
 
 def statement_card(statement: Statement, session: Session, today: date, chinese: bool) -> Candidate:
@@ -48,7 +48,7 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     title_source = (stating[0] if stating else _named_choice(said) or
                     _offered_action(split_sentences(voice.say(statement.proposal_turn, statement.accepted[:1])
                                                     or said)[0]))
-    title = shorten(title_source.strip(" ：:"), TITLE_LIMIT)
+    title = shorten(named_rule(title_source).strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
                                                        statement.reply_turn, statement.found_turn,

@@ -40,6 +40,9 @@ KINDS = {
                    "我不吃", "我爱"),
 }
 """Cue phrases per kind, in English and Chinese; the first kind that matches a sentence names it."""
+RULE_NAMED = ("the rule is", "rule is", "our rule is", "the policy is", "policy is", "规矩是", "规定是", "原则是")
+"""A rule called one ("…, rule is any planned maintenance gets announced 48 hours ahead"): stated, even in a
+sentence that opens by narrating what the speaker will do."""
 USER_RULES = (r"re:\balways\b", r"re:\bnever\b", "以后", "再也不")
 """Rules only when a user says them ("no flights before 8am, ever"): an assistant's "never" explains, it sets
 nothing."""

@@ -30,6 +30,7 @@ from .kinds import (
     OWN_ACTION,
     POINTS_BACK,
     REQUEST,
+    RULE_NAMED,
     SPECIFIC,
     TOPIC_CHANGE,
     USER_RULES,
@@ -50,6 +51,21 @@ def sentences_of(turn: Turn) -> list[str]:
     agreed, where "Done" alone would only narrate."""
     text = QUOTED_LINE.sub("", turn.content) if turn.role == "assistant" else turn.content
     return [_without_recap_lead(LIST_NUMBER.sub("", sentence)) for sentence in split_sentences(strip_markdown(text))]
+
+
+def named_rule(sentence: str) -> str:
+    """The clause of a sentence that names a rule after one that says something else ("The user will post it in
+    #status-internal — rule is any planned maintenance gets announced 48 hours ahead": the rule is the point, the
+    clause before says where), else the sentence."""
+    named = RULE_CLAUSE.search(sentence) if has_cue(sentence, RULE_NAMED) else None
+    if not named or has_cue(sentence[:named.start()], KINDS["rule"]):
+        return sentence
+    rule = sentence[named.end():]
+    return rule[:1].upper() + rule[1:]
+
+
+RULE_CLAUSE = re.compile(r"\s*[—–;,，；：]\s*(?=" + "|".join(re.escape(cue) + (r"\b" if cue.isascii() else "")
+                                                      for cue in RULE_NAMED) + ")", re.IGNORECASE)
 
 
 def _without_recap_lead(sentence: str) -> str:
@@ -133,7 +149,7 @@ def is_noise(sentence: str) -> bool:
     plain = sentence.strip()
     if plain.endswith(("?", "？")) or BOILERPLATE.search(plain) or has_cue(plain, NOT_KNOWLEDGE):
         return True
-    if cue_pattern(NARRATION_CUES).match(plain) and not has_cue(plain, KINDS["decision"]):
+    if cue_pattern(NARRATION_CUES).match(plain) and not has_cue(plain, KINDS["decision"] + RULE_NAMED):
         return True
     width = title_width(plain)
     return (has_cue(plain, SMALL_TALK) and not identifiers(plain) and width < 80) or \
