@@ -15,6 +15,9 @@ BOOK_TITLE = re.compile(r"《[^《》]{1,30}》")
 CLAUSE_BREAK = re.compile(r"[，。！？；：、\n]+")
 """Punctuation jieba's segmentation never joins across (it cuts its input at every character outside Han, Latin
 letters, digits and ``+#&._%-``): segmenting clause by clause gives the same words."""
+NUMBER_WORD = re.compile(r"[.0-9]+")
+LATIN_OR_DIGIT = re.compile(r"[a-zA-Z0-9]")
+"""How jieba's tagger tells a number (``m``) and a Latin word (``eng``) from other symbols."""
 ZH_NAME_TAGS = ("nr", "ns", "nz", "nt", "nrt", "nrfg")
 """jieba's part-of-speech tags for names of people, places, organisations and other proper nouns."""
 
@@ -73,16 +76,26 @@ def tagged_chinese_names(text: str, fast: bool = False) -> tuple[tuple[str, str]
     return tuple(names)
 
 
-@lru_cache(maxsize=65536)
 def _fast_clause_names(clause: str) -> tuple[tuple[str, str], ...]:
-    """The fast path of :func:`tagged_chinese_names` for one clause, cached: texts repeat their clauses (a card
-    quotes its session, a session repeats itself, a synthetic store its templates) far more than whole texts."""
+    """The fast path of :func:`tagged_chinese_names` for one clause."""
+    return tuple((word, flag) for word, flag in tagged_clause(clause) if flag in ZH_NAME_TAGS and len(word) >= 2)
+
+
+@lru_cache(maxsize=65536)
+def tagged_clause(clause: str) -> tuple[tuple[str, str], ...]:
+    """Each word of one clause with its part of speech: jieba's segmentation, the dictionary's tag, the tagger only
+    for a word the dictionary lacks (read alone, remembered), ``eng`` for Latin words and ``m`` for numbers, as
+    jieba's tagger says them. Its tagger over whole texts ran its model on every stretch the dictionary could not
+    split, most of the tagging's time; cached per clause, since texts repeat their clauses (a card quotes its
+    session, a session repeats itself, a synthetic store its templates) far more than whole texts."""
     import jieba
     import jieba.posseg
 
+    quiet_jieba()
     tags = jieba.posseg.dt.word_tag_tab
-    pairs = ((word, tags.get(word) or (_word_tag(word) if CJK.search(word) else "x")) for word in jieba.cut(clause))
-    return tuple((word, flag) for word, flag in pairs if flag in ZH_NAME_TAGS and len(word) >= 2)
+    return tuple((word, tags.get(word) or _word_tag(word) if CJK.search(word) else
+                  "m" if NUMBER_WORD.match(word) else "eng" if LATIN_OR_DIGIT.match(word) else "x")
+                 for word in jieba.cut(clause))
 
 
 @lru_cache(maxsize=16384)

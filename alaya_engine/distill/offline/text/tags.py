@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from .chinese import CJK, is_chinese, quiet_jieba, words_of
+from .chinese import CJK, CLAUSE_BREAK, is_chinese, quiet_jieba, tagged_clause, words_of
 from .markdown import INLINE_CODE, strip_markdown
 from .memo import within_session
 from .sentences import ABBREVIATIONS
@@ -122,13 +122,24 @@ def _drop_contained(keywords: list[str]) -> list[str]:
 
 def chinese_keywords(text: str, limit: int) -> list[str]:
     """Identifiers plus jieba TF-IDF nouns (two or more characters) and product names (jieba loads lazily)."""
+    names = identifiers(text)
+    found = [word for word in _weighted_nouns(INLINE_CODE.sub(" ", text), limit * 3)
+             if _good_chinese_keyword(word, names)]
+    return unique([*names[: max(2, limit // 2)], *found])[:limit]
+
+
+def _weighted_nouns(text: str, top: int) -> list[str]:
+    """jieba's TF-IDF keywords among nouns (its ``extract_tags`` with ``allowPOS``: each noun's count times its
+    inverse document frequency, the highest first), over words tagged clause by clause (:func:`tagged_clause`)."""
     import jieba.analyse
 
     quiet_jieba()
-    names = identifiers(text)
-    words = jieba.analyse.extract_tags(INLINE_CODE.sub(" ", text), topK=limit * 3, allowPOS=ZH_NOUN_TAGS)
-    found = [word for word in words if _good_chinese_keyword(word, names)]
-    return unique([*names[: max(2, limit // 2)], *found])[:limit]
+    model = jieba.analyse.default_tfidf
+    counts = Counter(word for clause in CLAUSE_BREAK.split(text) for word, flag in tagged_clause(clause)
+                     if flag in ZH_NOUN_TAGS and len(word.strip()) >= 2 and word.lower() not in model.stop_words)
+    total = sum(counts.values())
+    weights = {word: count * model.idf_freq.get(word, model.median_idf) / total for word, count in counts.items()}
+    return sorted(weights, key=weights.__getitem__, reverse=True)[:top]
 
 
 def _good_chinese_keyword(word: str, names: list[str]) -> bool:
