@@ -173,8 +173,8 @@ def test_chinese_keywords_are_jiebas_tf_idf_nouns_tagged_clause_by_clause():
     texts = ["定时任务用的是服务器时区，cron 在 Etc/UTC 下跑，报表晚了八个小时，需要改成北京时间。",
              "妈妈下周三去医院复查甲状腺，医生说抽血前要空腹八小时，检查结果两天后出来。",
              "王峰负责把网关的配置备份到对象存储，每天凌晨三点做一次，保留十四天。"]
-    for text in texts:
-        assert _weighted_nouns(text, 12) == jieba.analyse.extract_tags(text, topK=12, allowPOS=ZH_NOUN_TAGS), text
+    for said in texts:
+        assert _weighted_nouns(said, 12) == jieba.analyse.extract_tags(said, topK=12, allowPOS=ZH_NOUN_TAGS), said
 
 
 # ---------------------------------------------------------------- skipping, cutting, determinism
