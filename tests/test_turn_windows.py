@@ -379,3 +379,17 @@ def test_the_owner_server_loads_the_windows_while_it_warms_up_without_waiting_fo
         assert load is not None, "no recall ran, yet the windows should be resident with their rows"
         assert sorted(load.ids) == sorted(server.engine.turn_windows().windows(load.ids))
         assert len(load.ids) == server.engine.turn_windows().count() > 0
+
+
+def test_a_span_read_again_after_its_session_is_replaced_shows_the_new_turns(home, tmp_path):
+    # recall keeps the sessions it read spans from parsed; a session ingested again is a new file, read again
+    from alaya_engine.raw.windows import read_spans
+
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    first = read_spans(engine.raw, [("chat-1", 0, 5)])[window_id("chat-1", 0, 5)]
+    assert read_spans(engine.raw, [("chat-1", 0, 5)])[window_id("chat-1", 0, 5)].text == first.text
+    changed = CHAT[:4] + [("user", "读完了。周末改去爬八达岭长城。"), CHAT[5]]
+    engine.ingest([str(chat_session(tmp_path / "new", turns=changed))], replace=True)
+    again = read_spans(engine.raw, [("chat-1", 0, 5)])[window_id("chat-1", 0, 5)]
+    assert "八达岭" in again.text and "香山" not in again.text
