@@ -168,3 +168,16 @@ def test_a_message_that_is_only_code_states_nothing_of_its_own():
                                      "queue inline in tests with is_async=False."))
     assert result.cards, "the cause is a card"
     assert not any(card.title.startswith(("```", "def ")) for card in result.cards), [c.title for c in result.cards]
+
+
+
+def test_a_recorded_decision_and_the_decision_it_records_make_one_card_titled_without_the_lead():
+    from alaya_engine.demo import sample_sessions_dir
+    from alaya_engine.raw.formats import parse_session_bytes
+
+    # the demo's linter session: the decision, then the assistant's "Decision recorded: …" of the same words
+    path = sample_sessions_dir() / "session-20260331-060000.json"
+    cards = OfflineDistiller().distill(parse_session_bytes(path.read_bytes(), 10**9)).cards
+    decisions = [card for card in cards if "flake8 + black + isort" in card.title]
+    assert len(decisions) == 1, [card.title for card in cards]
+    assert not decisions[0].title.startswith("Decision recorded") and not decisions[0].title.endswith("(2)")

@@ -78,13 +78,13 @@ class OfflineDistiller:
         kept = fold_opener(kept, session, chinese)
         for candidate in kept:
             candidate.title = without_segue(candidate.title)
-        _make_titles_unique(kept)
         for candidate in kept:  # tags name the card's point, before its details are added
             candidate.tags = candidate.tags or tags_for(candidate.body)
         keep_details(kept, session, chinese)
         kept = _fold_contained(kept, chinese)
         kept = merge_episodes(kept, None if _between_people(session) else opening_turn(session))
         kept = _fold_contained(kept, chinese, same_point=True)  # a joined card may now say all of another card
+        _make_titles_unique(kept)  # once folded: a card that took its twin in needs no "(2)"
         for candidate in kept:
             candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
