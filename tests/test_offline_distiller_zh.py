@@ -173,3 +173,11 @@ def test_a_chinese_clause_in_an_english_chat_names_the_user_in_chinese():
     assert said_to("我建议你每天晚上做", "The assistant", "The user") == "助手建议用户每天晚上做"
     assert said_to("I suggest you do them at night", "The assistant", "The user") == \
         "The assistant suggests the user do them at night"
+
+
+def test_someone_and_i_keep_their_plural_verb():
+    from alaya_engine.distill.offline.conversation.third_person import third_person
+
+    assert third_person("big news: Marloes and I are doing Japan in autumn", "The user") == \
+        "big news: Marloes and the user are doing Japan in autumn"
+    assert third_person("I love it and I need a break", "The user") == "The user loves it and the user needs a break"

@@ -119,7 +119,8 @@ def _conjugate(verb: str) -> str:
     """The third-person form of a present-tense verb; past forms, modals and -ed words stay."""
     if verb in IRREGULAR_PRESENT:
         return IRREGULAR_PRESENT[verb]
-    if verb in UNCHANGED_AFTER_I or (verb.endswith("ed") and not verb.endswith("eed")) or "'" in verb:
+    if verb in UNCHANGED_AFTER_I or verb == "are" or (verb.endswith("ed") and not verb.endswith("eed")) or \
+            "'" in verb:  # "I are" is only ever "Marloes and I are": plural, and so it stays
         return verb
     if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"
