@@ -109,8 +109,9 @@ def read_spans(raw: "RawStore", spans: list[tuple[str, int, int]]) -> dict[str, 
 PARSED_SESSIONS = 32
 """Sessions :func:`read_spans` keeps parsed, the last used: recalls show the windows of the same few sessions
 again and again, and parsing one took 0.2 ms of a demo recall's 8 (reading the file 0.04)."""
-PARSED_BYTES = 1 << 20
-"""A larger session file is parsed each time: 32 pasted documents must not stay in memory."""
+PARSED_BYTES = 256 * 1024
+"""A larger session file is parsed each time: parsed, a session takes several times its file's size, and 32
+pasted documents must not stay in the owner server's memory (at most ~40 MB so)."""
 _PARSED: OrderedDict[tuple[str, int, int, int], Session] = OrderedDict()
 _PARSED_LOCK = threading.Lock()
 
