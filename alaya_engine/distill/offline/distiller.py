@@ -39,6 +39,7 @@ it: the sentences it adds go to the host's details, so folding loses nothing and
 POINT_CHARS = 12
 """A title this long names one sentence; a shorter one ("Fix", "原因") may be found anywhere."""
 LIST_ITEM = re.compile(r"^\s*(?:\d+[.)、]|[-*•])\s+\S", re.MULTILINE)
+"""A line of a list ("1. post a notice in Telegram", "- nginx: mem_limit: 128m")."""
 LISTED_TITLE = re.compile(r"(?:^|[:：])\s*(?:\d+[.)、]|[-*•])\s")
 """A title that starts a list ("- nginx: mem_limit: 128m", "结果： - 单测 7 个全过"): it names the list's first item."""
 

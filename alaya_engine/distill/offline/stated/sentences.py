@@ -53,6 +53,11 @@ def sentences_of(turn: Turn) -> list[str]:
     return [_without_recap_lead(LIST_NUMBER.sub("", sentence)) for sentence in split_sentences(strip_markdown(text))]
 
 
+RULE_CLAUSE = re.compile(r"\s*[—–;,，；：]\s*(?=" + "|".join(re.escape(cue) + (r"\b" if cue.isascii() else "")
+                                                      for cue in RULE_NAMED) + ")", re.IGNORECASE)
+"""Where a clause naming a rule begins ("… — rule is …", "…，规矩是…")."""
+
+
 def named_rule(sentence: str) -> str:
     """The clause of a sentence that names a rule after one that says something else ("The user will post it in
     #status-internal — rule is any planned maintenance gets announced 48 hours ahead": the rule is the point, the
@@ -62,10 +67,6 @@ def named_rule(sentence: str) -> str:
         return sentence
     rule = sentence[named.end():]
     return rule[:1].upper() + rule[1:]
-
-
-RULE_CLAUSE = re.compile(r"\s*[—–;,，；：]\s*(?=" + "|".join(re.escape(cue) + (r"\b" if cue.isascii() else "")
-                                                      for cue in RULE_NAMED) + ")", re.IGNORECASE)
 
 
 def _without_recap_lead(sentence: str) -> str:
