@@ -13,16 +13,15 @@ def speaker_of(turn: Turn) -> str | None:
     return speaker if isinstance(speaker, str) and speaker.strip() else None
 
 
-ROLE_NAMES = frozenset({"The user", "The assistant"})
+ZH_ROLE_NAMES = {"The user": "用户", "The assistant": "助手"}
+"""How a card names someone known only by role, in English and in Chinese."""
+ROLE_NAMES = frozenset(ZH_ROLE_NAMES)
 """How an English card names someone known only by role."""
 
 
 def is_role_name(name: str) -> bool:
     """A name a card gives someone known only by role ("The user", 助手): no tag, it is on every such card."""
-    return name in ROLE_NAMES or name in ("用户", "助手")
-
-
-ZH_ROLE_NAMES = {"The user": "用户", "The assistant": "助手"}
+    return name in ROLE_NAMES or name in ZH_ROLE_NAMES.values()
 
 
 def chinese_name(name: str) -> str:
@@ -35,9 +34,8 @@ def role_name(turn: Turn, chinese: bool | None = None) -> str:
     given): a Chinese card reads 用户 and 助手, never "The assistant建议"."""
     if chinese is None:
         chinese = is_chinese(turn.content)
-    if turn.role in ("user", "assistant") and chinese:
-        return {"user": "用户", "assistant": "助手"}[turn.role]
-    return {"user": "The user", "assistant": "The assistant"}.get(turn.role, turn.role.title())
+    english = {"user": "The user", "assistant": "The assistant"}.get(turn.role, turn.role.title())
+    return chinese_name(english) if chinese else english
 
 
 def speaker_name(turn: Turn, chinese: bool | None = None) -> str:

@@ -40,9 +40,10 @@ can could will would shall should may might must did didn't can't couldn't won't
 had went got made took saw came ran found gave met left felt thought knew told said bought brought taught caught
 kept lost won began wrote put set sat stood heard held paid sent spent built drove ate fell flew grew drew swam
 sang rode woke wore chose became forgot understood hit cut let quit threw shot slept sold led lent fed fought
-dealt meant hung dug stuck struck spoke broke froze stole hid bit shook used been read
+dealt meant hung dug stuck struck spoke broke froze stole hid bit shook used been read are
 """.split())
-"""Words after "I" that need no third-person -s: modals and past forms."""
+"""Words after "I" that need no third-person -s: modals and past forms, and "are" ("I are" is only ever "Marloes
+and I are": plural, and so it stays)."""
 IRREGULAR_PRESENT = {"have": "has", "do": "does", "go": "goes", "don't": "doesn't", "am": "is", "haven't": "hasn't"}
 
 
@@ -119,8 +120,7 @@ def _conjugate(verb: str) -> str:
     """The third-person form of a present-tense verb; past forms, modals and -ed words stay."""
     if verb in IRREGULAR_PRESENT:
         return IRREGULAR_PRESENT[verb]
-    if verb in UNCHANGED_AFTER_I or verb == "are" or (verb.endswith("ed") and not verb.endswith("eed")) or \
-            "'" in verb:  # "I are" is only ever "Marloes and I are": plural, and so it stays
+    if verb in UNCHANGED_AFTER_I or (verb.endswith("ed") and not verb.endswith("eed")) or "'" in verb:
         return verb
     if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
         return verb + "es"

@@ -62,7 +62,7 @@ def named_rule(sentence: str) -> str:
     """The clause of a sentence that names a rule after one that says something else ("The user will post it in
     #status-internal — rule is any planned maintenance gets announced 48 hours ahead": the rule is the point, the
     clause before says where), else the sentence."""
-    named = RULE_CLAUSE.search(sentence) if has_cue(sentence, RULE_NAMED) else None
+    named = RULE_CLAUSE.search(sentence)
     if not named or has_cue(sentence[:named.start()], KINDS["rule"]):
         return sentence
     rule = sentence[named.end():]
@@ -146,11 +146,15 @@ def is_specific(sentence: str) -> bool:
                 or (is_chinese(sentence) and title_width(sentence) >= 24))
 
 
+DECIDED_OR_RULE_NAMED = KINDS["decision"] + RULE_NAMED
+"""What keeps a sentence that opens by narrating ("I'll post it …") from being noise: a decision, or a rule named."""
+
+
 def is_noise(sentence: str) -> bool:
     plain = sentence.strip()
     if plain.endswith(("?", "？")) or BOILERPLATE.search(plain) or has_cue(plain, NOT_KNOWLEDGE):
         return True
-    if cue_pattern(NARRATION_CUES).match(plain) and not has_cue(plain, KINDS["decision"] + RULE_NAMED):
+    if cue_pattern(NARRATION_CUES).match(plain) and not has_cue(plain, DECIDED_OR_RULE_NAMED):
         return True
     width = title_width(plain)
     return (has_cue(plain, SMALL_TALK) and not identifiers(plain) and width < 80) or \
