@@ -393,3 +393,18 @@ def test_a_span_read_again_after_its_session_is_replaced_shows_the_new_turns(hom
     engine.ingest([str(chat_session(tmp_path / "new", turns=changed))], replace=True)
     again = read_spans(engine.raw, [("chat-1", 0, 5)])[window_id("chat-1", 0, 5)]
     assert "八达岭" in again.text and "香山" not in again.text
+
+
+def test_a_span_whose_session_file_is_gone_or_damaged_after_it_was_read_is_left_out(home, tmp_path):
+    # the parsed session recall kept must not outlive its file: deleted, then damaged, it is read from L3 again
+    from alaya_engine.raw.windows import read_spans
+
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    assert window_id("chat-1", 0, 5) in read_spans(engine.raw, [("chat-1", 0, 5)])
+    path = engine.raw.find("chat-1")
+    kept = path.read_bytes()
+    path.unlink()
+    assert read_spans(engine.raw, [("chat-1", 0, 5)]) == {}
+    path.write_bytes(kept[: len(kept) // 2])
+    assert read_spans(engine.raw, [("chat-1", 0, 5)]) == {}
