@@ -65,6 +65,20 @@ def test_an_id_table_reads_and_finds_ids_as_a_list_and_a_dict_would():
         assert table.get(missing) is None
     again = IdTable(*IdTable.arrays_of(table).values())
     assert again == ids and again.get("card-aa") == 7
+    asked = [*reversed(ids), "card-c", "周末", ids[1]]
+    assert again.rows(asked).tolist() == [table.get(card_id, -1) for card_id in asked]
+    assert IdTable(*IdTable.arrays_of([]).values()).rows(["card-a"]).tolist() == [-1]
+
+
+def test_ids_whose_digests_collide_are_still_told_apart(monkeypatch):
+    """Many ids to one digest (here by their length): each is found by its own bytes, one at a time or together."""
+    from alaya_engine.foundations import id_table
+
+    monkeypatch.setattr(id_table, "digest", len)
+    ids = ["card-a", "card-b", "card-c", "card-aa", "card-bb", "x"]
+    table = IdTable(*IdTable.arrays_of(ids).values())
+    assert [table.get(card_id) for card_id in ids] == list(range(len(ids)))
+    assert table.rows(["card-c", "card-d", "card-bb", "x", "y"]).tolist() == [2, -1, 4, 5, -1]
 
 
 def test_packed_rows_flattened_and_split_again_read_every_row_as_before():

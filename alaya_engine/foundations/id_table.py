@@ -72,6 +72,22 @@ class IdTable(Sequence):
             place += 1
         return default
 
+    def rows(self, identifiers: Sequence[str]) -> "np.ndarray":
+        """The row of each of ``identifiers`` (-1: none), their digests searched together: a recall looks up a few
+        hundred ids at once, and one search of them all costs what a few calls of :meth:`get` do."""
+        import numpy as np
+
+        wanted = [identifier.encode("utf-8") for identifier in identifiers]
+        keys = np.fromiter((digest(identifier) for identifier in wanted), dtype=np.uint64, count=len(wanted))
+        places = np.minimum(np.searchsorted(self._digests, keys), max(0, len(self._digests) - 1))
+        rows = np.full(len(wanted), -1, dtype=np.int64)
+        if not len(self._digests):
+            return rows
+        for position in np.nonzero(self._digests[places] == keys)[0].tolist():
+            row = int(self._order[places[position]])
+            rows[position] = row if self._bytes(row) == wanted[position] else self.get(identifiers[position], -1)
+        return rows
+
     def _bytes(self, row: int) -> bytes:
         start = int(self._ends[row - 1]) if row else 0
         return bytes(self._blob[start:int(self._ends[row])])

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ..foundations.memory import release_freed_memory
-from .index import ResidentIndex, ResidentVectors
+from .index import ResidentIndex, ResidentVectors, vectors_in
 from .saved_loads import SavedTable
 
 if TYPE_CHECKING:
@@ -61,12 +61,14 @@ class CardIndex(ResidentIndex):
         return super().save() or cold
 
     def vector_of(self, card_id: str) -> "np.ndarray | None":
-        """The vector this process wrote since the last load (newer than any the load holds: a card distilled
-        again); else its resident vector; else its COLD codes'."""
-        for vector in (self.store.written_vector(card_id), self.resident.vector_of(card_id)):
-            if vector is not None:
-                return vector
-        return self.cold.vector_of(card_id)
+        return self.vectors_of([card_id])[0]
+
+    def vectors_of(self, card_ids: list[str]) -> "list[np.ndarray | None]":
+        """Per card, the vector this process wrote since the last load (newer than any the load holds: a card
+        distilled again); else its resident vector; else its COLD codes'; else None. Each tier is asked for all the
+        cards at once."""
+        return vectors_in([self.store.written_vector(card_id) for card_id in card_ids], card_ids,
+                          (self.resident, self.cold))
 
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
         """The ``top_k`` nearest cards of any tier, one ranking by similarity."""

@@ -68,7 +68,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
             raise AlayaError("unknown_card", f"no card '{missing[0]}' in this store; use card ids from a recall result")
         starts = list(query.from_nodes)
         if not len(queries):
-            queries = _vectors_for(starts, graph, index, embedder)
+            queries = _vectors_for(starts, index.vectors_of(starts), graph, embedder)
     elif not index.ids and not graph.card_count() and not (turns and turns.index.ids):
         return RecallResult([], [], query.to_json(), reason="the store has no cards yet: ingest and distill "
                                                            "sessions first", goal=goal, timings_ms=clock.laps)
@@ -234,9 +234,10 @@ def _concept_distances(reached: dict[str, Reach], queries: "np.ndarray", graph: 
     """
     import numpy as np
 
+    held = dict(zip(reached, index.vectors_of(list(reached))))
     with_vectors = {card_id: reach for card_id, reach in reached.items()
-                    if reach.via is None or index.vector_of(card_id) is not None}
-    vectors = _vectors_for(list(with_vectors), graph, index, embedder)
+                    if reach.via is None or held[card_id] is not None}
+    vectors = _vectors_for(list(with_vectors), [held[card_id] for card_id in with_vectors], graph, embedder)
     if len(queries) and len(vectors):
         similarities = (vectors @ np.asarray(queries, dtype=vectors.dtype).T).max(axis=1).tolist()
     else:
@@ -267,12 +268,12 @@ def _nodes(scored: list[_Scored], graph: "GraphReader") -> list[RecallNode]:
     return nodes
 
 
-def _vectors_for(card_ids: list[str], graph: "GraphReader", index: "ResidentIndex",
+def _vectors_for(card_ids: list[str], vectors: "list[np.ndarray | None]", graph: "GraphReader",
                  embedder: "Embedder") -> "np.ndarray":
-    """The vectors recall holds; a card without one (see :func:`_concept_distances`) embedded from its title."""
+    """The cards' ``vectors`` recall holds; a card without one (None; see :func:`_concept_distances`) embedded
+    from its title."""
     import numpy as np
 
-    vectors = [index.vector_of(card_id) for card_id in card_ids]
     cold = [card_id for card_id, vector in zip(card_ids, vectors) if vector is None]
     if cold:
         titles = {card_id: card["title"] for card_id, card in graph.cards(cold, content=False).items()}

@@ -196,8 +196,7 @@ class TurnSearch:
         if not found or not len(queries):
             return {}
         missing = np.zeros(queries.shape[1], np.float32)  # not embedded yet: found by its words alone
-        matrix = np.vstack([vector if (vector := self.index.vector_of(window_id)) is not None else missing
-                            for window_id in found])
+        matrix = np.vstack([vector if vector is not None else missing for vector in self.index.vectors_of(found)])
         similarities = (matrix @ np.asarray(queries, dtype=matrix.dtype).T).max(axis=1).tolist()
         return {window_id: fusion.distance(max(0.0, 1.0 - similarity), lexical.get(window_id, 0.0))
                 for window_id, similarity in zip(found, similarities)}
