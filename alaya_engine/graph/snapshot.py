@@ -150,13 +150,9 @@ class GraphSnapshot:
 
     def card_entities(self, card_ids: list[str]) -> dict[str, list[dict[str, Any]]]:
         """As :meth:`GraphStore.card_entities`: the entities each card mentions, by name; cards without absent."""
-        found = {}
-        for card_id in dict.fromkeys(card_ids):
-            row = self.position.get(card_id)
-            entities = self._mentions.of(row) if row is not None else []
-            if entities:
-                found[card_id] = entities
-        return found
+        known = [card_id for card_id in dict.fromkeys(card_ids) if card_id in self.position]
+        return {card_id: entities for card_id, entities in
+                zip(known, self._mentions.of([self.position[card_id] for card_id in known])) if entities}
 
 
 class Mentions:
@@ -202,14 +198,22 @@ class Mentions:
         offsets = np.searchsorted(card_of, np.arange(cards + 1)).astype(np.int64)
         return cls(offsets, np.concatenate(entity_of), entities.drop_columns(["row"]))
 
-    def of(self, row: int) -> list[dict[str, Any]]:
-        start, end = self._offsets[row], self._offsets[row + 1]
-        if start == end:
-            return []
-        taken = self._entities.take(self._entity_rows[start:end])
-        return [{"id": identifier, "name": name, "kind": kind, "aliases": list(aliases or [])}
-                for identifier, name, kind, aliases in zip(*(taken.column(field).to_pylist()
-                                                              for field in ("id", "name", "kind", "aliases")))]
+    def of(self, rows: list[int]) -> list[list[dict[str, Any]]]:
+        """The entities of each card row, read in one take: one per card cost ~0.1 ms each."""
+        import numpy as np
+
+        runs = [(int(self._offsets[row]), int(self._offsets[row + 1])) for row in rows]
+        if not any(end > start for start, end in runs):
+            return [[] for _ in rows]
+        taken = self._entities.take(np.concatenate([self._entity_rows[start:end] for start, end in runs]))
+        entities = [{"id": identifier, "name": name, "kind": kind, "aliases": list(aliases or [])}
+                    for identifier, name, kind, aliases in zip(*(taken.column(field).to_pylist()
+                                                                  for field in ("id", "name", "kind", "aliases")))]
+        found, at = [], 0
+        for start, end in runs:
+            found.append(entities[at:at + end - start])
+            at += end - start
+        return found
 
 
 class ReadStopped(Exception):
