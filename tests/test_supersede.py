@@ -86,6 +86,10 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     assert conflict_anchor("CI 应该用 uv sync --locked：lock 和 pyproject 对不上就直接失败。", ci) is None  # a check
     # that fails on a mismatch, sharing only a two-letter name: no two sources disagree
     assert conflict_anchor("ES 快照每天做一次。", wiki) is None
+    archive = said(plain("pg_wal", "pg_wal is at 411G; the last archive ran at 03:10."))
+    timer = "The timer and the runbook disagree: the full backup runs Saturdays at 22:00."
+    assert conflict_anchor(timer, archive) is None  # a time of day alone: any card of another time has one
+    assert conflict_anchor(timer, archive, said(plain("backups", "pgBackRest full backups, weekly."))) == "22:00 clock"
 
 
 def test_introspect_links_the_replacement_and_recall_puts_it_first(introspected: Engine):

@@ -359,19 +359,20 @@ def _replaced_values(sentence: str, cues: re.Pattern | None = None) -> str:
 
 
 def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) -> str | None:
-    """When ``sentence`` says two sources disagree: a name or a quantity it shares with ``earlier`` (or another
-    number in a unit ``earlier`` used); else None. ``around``: what the rest of the card says, for a sentence that
-    points back at it ("这次就是反例", "that contradicts it") — given only when the two cards are close in meaning."""
+    """When ``sentence`` says two sources disagree: a name it shares with ``earlier``, or, when the cards are close
+    in meaning, a quantity (or another number in a unit ``earlier`` used); else None. ``around``: what the rest of
+    the card says, for a sentence that points back at it ("这次就是反例", "that contradicts it") — given only when
+    the two cards are close in meaning. A unit alone says nothing of which earlier card the sources disagree
+    with: "the timer and the runbook disagree: Saturdays at 22:00" found a card of another time of day."""
     if not CONFLICT.search(sentence):
         return None
     mine = said(sentence)
     shared = _telling_names(mine.mentions & earlier.mentions) or \
         _telling_names(around.mentions & earlier.mentions if around else set())
-    if shared:
-        return shared[0]
+    if shared or around is None:
+        return shared[0] if shared else None
     units = {unit for unit, _ in earlier.quantities}
-    quantity = next((f"{number} {unit}" for unit, number in sorted(mine.quantities) if unit in units), None)
-    return quantity
+    return next((f"{number} {unit}" for unit, number in sorted(mine.quantities) if unit in units), None)
 
 
 def _telling_names(names: set[str]) -> list[str]:
