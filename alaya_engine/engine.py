@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from .maintenance.rebuild import RebuildReport
     from .maintenance.status import StatusReport
     from .maintenance.verify import VerifyReport
+    from .recall.query_vectors import QueryVectors
     from .recall.result import RecallResult
     from .recall.trace import TraceReport
     from .recall.turns import TurnSearch
@@ -77,6 +78,7 @@ class Engine:
         self._holding = threading.Lock()
         self._holders = 0
         self._embedder = None
+        self._query_vectors = None
         self._card_index = None
         self._vectors = None
         self._turn_windows = None
@@ -185,6 +187,14 @@ class Engine:
         if self._embedder is None:
             self._embedder = make_embedder(self.config["embedding"], cache_dir=self.layout.cache)
         return self._embedder
+
+    def query_vectors(self) -> "QueryVectors":
+        """The vectors of the concepts this engine's recalls asked lately (:mod:`.recall.query_vectors`)."""
+        if self._query_vectors is None:
+            from .recall.query_vectors import QueryVectors
+
+            self._query_vectors = QueryVectors(self.embedder())
+        return self._query_vectors
 
     @contextmanager
     def hold(self) -> Iterator[GraphStore]:
@@ -515,8 +525,6 @@ class Engine:
             return self._recall(request)
 
     def _recall(self, request: dict) -> "RecallResult":
-        import numpy as np
-
         from .recall.access import AccessLog
         from .recall.query import build_query
         from .recall.relation_space import RelationSpace
@@ -538,8 +546,7 @@ class Engine:
         turns = self._turn_search(query.text or " ".join(query.concepts)) if searching and query.include_sessions \
             else None
         embedder = self.embedder()
-        queries = embedder.embed_query(query.concepts) if query.concepts \
-            else np.zeros((0, embedder.dimension), np.float32)
+        queries = self.query_vectors().of(query.concepts)
         index = self.card_index()
         index.refresh()
         names, relation_vectors = index.store.relation_vectors()
