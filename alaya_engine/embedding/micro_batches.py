@@ -19,6 +19,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
+from ..foundations.background import run_in_background
 from ..foundations.blas import single_blas_thread
 
 if TYPE_CHECKING:
@@ -77,5 +78,6 @@ def _workers() -> ThreadPoolExecutor:
     global _pool
     with _pool_lock:
         if _pool is None:
-            _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="alaya-embed")
+            _pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1, thread_name_prefix="alaya-embed",
+                                       initializer=run_in_background)
         return _pool

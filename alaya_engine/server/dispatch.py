@@ -21,6 +21,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
+from ..foundations.background import run_in_background
 from ..foundations.errors import RUNTIME, AlayaError
 from .connection import Connection, Writer
 from .protocol import HEARTBEAT_SECONDS, MAX_LINE, PROTOCOL_VERSION, decode, error_reply, request_id
@@ -50,7 +51,8 @@ class Dispatcher:
         self.answer = answer
         self.describe = describe
         self._pools = {"read": ThreadPoolExecutor(READ_WORKERS, thread_name_prefix="alaya-read"),
-                       "write": ThreadPoolExecutor(WRITE_WORKERS, thread_name_prefix="alaya-write")}
+                       "write": ThreadPoolExecutor(WRITE_WORKERS, thread_name_prefix="alaya-write",
+                                                   initializer=run_in_background)}
         self._open: set[Connection] = set()
         self._pending: set[Connection] = set()
         """Dispatched and not yet answered: these get heartbeats."""

@@ -1,0 +1,56 @@
+"""Long work yields the cores: the owner server's write pool and the model's micro-batch workers run below the
+priority of its reads (Linux, where each thread has its own nice value)."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from alaya_engine.embedding import micro_batches
+from alaya_engine.foundations.background import BACKGROUND_NICENESS
+from alaya_engine.server.dispatch import Dispatcher
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="per-thread nice values are Linux's")
+
+
+def _nice() -> int:
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_a_write_runs_below_a_read_on_the_owner_servers_pools():
+    folder = Path(tempfile.mkdtemp(prefix="alaya-nice-", dir="/tmp"))
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(folder / "s"))
+    listener.listen(8)
+    dispatcher = Dispatcher(listener, route=lambda request: request["method"],
+                            answer=lambda request, send: {"v": 1, "id": request["id"], "result": _nice()},
+                            describe="the test server")
+    dispatcher.start()
+    try:
+        niceness = {}
+        for number, method in enumerate(("read", "write", "read")):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                client.settimeout(10)
+                client.connect(str(folder / "s"))
+                client.sendall(json.dumps({"v": 1, "id": number, "method": method}).encode() + b"\n")
+                reply = client.makefile("rb").readline()
+            niceness.setdefault(method, []).append(json.loads(reply)["result"])
+        base = _nice()
+        assert niceness["read"] == [base, base]
+        assert niceness["write"] == [min(19, base + BACKGROUND_NICENESS)]
+    finally:
+        dispatcher.stop_accepting()
+        dispatcher.drain()
+        listener.close()
+
+
+def test_the_models_micro_batch_workers_run_in_the_background():
+    seen = []
+    micro_batches._workers().submit(lambda: seen.append(_nice())).result(timeout=10)
+    assert seen == [min(19, _nice() + BACKGROUND_NICENESS)]
