@@ -77,12 +77,12 @@ class IdTable(Sequence):
         hundred ids at once, and one search of them all costs what a few calls of :meth:`get` do."""
         import numpy as np
 
-        wanted = [identifier.encode("utf-8") for identifier in identifiers]
-        keys = np.fromiter((digest(identifier) for identifier in wanted), dtype=np.uint64, count=len(wanted))
-        places = np.minimum(np.searchsorted(self._digests, keys), max(0, len(self._digests) - 1))
-        rows = np.full(len(wanted), -1, dtype=np.int64)
+        rows = np.full(len(identifiers), -1, dtype=np.int64)
         if not len(self._digests):
             return rows
+        wanted = [identifier.encode("utf-8") for identifier in identifiers]
+        keys = np.fromiter((digest(identifier) for identifier in wanted), dtype=np.uint64, count=len(wanted))
+        places = np.minimum(np.searchsorted(self._digests, keys), len(self._digests) - 1)
         for position in np.nonzero(self._digests[places] == keys)[0].tolist():
             row = int(self._order[places[position]])
             rows[position] = row if self._bytes(row) == wanted[position] else self.get(identifiers[position], -1)

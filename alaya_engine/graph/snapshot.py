@@ -199,7 +199,7 @@ class Mentions:
         return cls(offsets, np.concatenate(entity_of), entities.drop_columns(["row"]))
 
     def of(self, rows: list[int]) -> list[list[dict[str, Any]]]:
-        """The entities of each card row, read in one take: one per card cost ~0.1 ms each."""
+        """The entities of each card row, read in one take (one take per card was ~0.07 ms each)."""
         import numpy as np
 
         runs = [(int(self._offsets[row]), int(self._offsets[row + 1])) for row in rows]

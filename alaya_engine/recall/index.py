@@ -164,8 +164,8 @@ class ResidentIndex:
         return self.resident.vector_of(card_id)
 
     def vectors_of(self, ids: list[str]) -> "list[np.ndarray | None]":
-        """The vector of each of ``ids`` (None: not in the load), looked up together: the hundreds of rows a recall
-        scores cost a third of its graph lap one by one."""
+        """The vector of each of ``ids`` (None: not in the load), looked up together: a recall scores a few hundred
+        cards and windows, and one by one each was a digest, a search and a one-row dequantisation."""
         return vectors_in([None] * len(ids), ids, (self.resident,))
 
     def vector_search(self, queries: "np.ndarray", top_k: int, min_similarity: float) -> list[str]:
