@@ -633,8 +633,12 @@ class GraphStore:
     @_per_generation
     def supersessions(self) -> dict[str, tuple[tuple[str, ...], list[str]]]:
         """Every superseded card → (the sessions it came from, the cards that replaced it). Remembered until the
-        next write: the query walks every card (58 ms a recall at a million cards without the snapshot)."""
+        next write: the query walks every card (58 ms a recall at a million cards without the snapshot, 12 ms at
+        100k even with no edge to find), so the edges are counted first (0.3 ms at 100k): a store introspect never
+        linked, or a recall read through its own connection while a job writes, pays that alone."""
         found: dict[str, tuple[tuple[str, ...], list[str]]] = {}
+        if not self.query("MATCH ()-[r:SUPERSEDED_BY]->() RETURN count(r)")[0][0]:
+            return found
         for old, sessions, new in self.query("MATCH (a:Card)-[:SUPERSEDED_BY]->(b:Card) "
                                              "RETURN a.id, a.source_sessions, b.id"):
             found.setdefault(old, (tuple(sessions or ()), []))[1].append(new)
