@@ -17,12 +17,12 @@ to L3 without any index: :func:`parse_window_id`.
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..foundations.last_used import LastUsed
 
 if TYPE_CHECKING:
     from ..foundations.domain import Session
@@ -113,8 +113,7 @@ PARSED_BYTES = 256 * 1024
 """A larger session file is parsed each time: parsed, a session takes about twice its file's size (the demo's 18:
 167 KB on disk, 325 KB parsed), and 32 pasted documents must not stay in the owner server's memory (~16 MB at most
 so)."""
-_PARSED: OrderedDict[tuple[str, int, int, int], Session] = OrderedDict()
-_PARSED_LOCK = threading.Lock()
+_PARSED: LastUsed[tuple[str, int, int, int], "Session"] = LastUsed(PARSED_SESSIONS)
 
 
 def _parsed(raw: "RawStore", path: Path) -> "Session":
@@ -124,16 +123,10 @@ def _parsed(raw: "RawStore", path: Path) -> "Session":
     if state.st_size > PARSED_BYTES:
         return raw.read(path)
     key = (str(path), state.st_ino, state.st_size, state.st_mtime_ns)
-    with _PARSED_LOCK:
-        session = _PARSED.get(key)
-        if session is not None:
-            _PARSED.move_to_end(key)
-            return session
-    session = raw.read(path)
-    with _PARSED_LOCK:
-        _PARSED[key] = session
-        while len(_PARSED) > PARSED_SESSIONS:
-            _PARSED.popitem(last=False)
+    session = _PARSED.get(key)
+    if session is None:
+        session = raw.read(path)
+        _PARSED.put(key, session)
     return session
 
 

@@ -8,9 +8,9 @@ provider's round trip), and the same concept always gets the same vector from on
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import TYPE_CHECKING
+
+from ..foundations.last_used import LastUsed
 
 if TYPE_CHECKING:
     import numpy as np
@@ -18,34 +18,27 @@ if TYPE_CHECKING:
     from ..embedding.base import Embedder
 
 KEPT = 512
-"""Concepts whose vectors are kept, the least recently asked dropped first (2 KB each at 512 dimensions)."""
+"""Concepts whose vectors are kept, the least recently asked dropped first: 2 KB a vector at 512 dimensions, and a
+request's concept is at most 4,000 characters (:data:`.query.MAX_TEXT_CHARS`), so ~3 MB at worst."""
 
 
 class QueryVectors:
     def __init__(self, embedder: "Embedder", kept: int = KEPT):
         self.embedder = embedder
-        self._kept = kept
-        self._vectors: OrderedDict[str, "np.ndarray"] = OrderedDict()
-        self._lock = threading.Lock()
-        """The owner server recalls on several threads at once."""
+        self._vectors: LastUsed[str, "np.ndarray"] = LastUsed(kept)
+        """Shared by the owner server's recalls, on several threads at once."""
 
     def of(self, concepts: list[str]) -> "np.ndarray":
         """One row per concept, as ``embedder.embed_query(concepts)`` gives; only the concepts not kept are
         embedded, together."""
         import numpy as np
 
-        with self._lock:
-            known = {concept: self._vectors[concept] for concept in concepts if concept in self._vectors}
-            for concept in known:
-                self._vectors.move_to_end(concept)
+        if not concepts:
+            return np.zeros((0, self.embedder.dimension), np.float32)
+        known = {concept: vector for concept in concepts if (vector := self._vectors.get(concept)) is not None}
         missing = list(dict.fromkeys(concept for concept in concepts if concept not in known))
         if missing:
             known.update(zip(missing, self.embedder.embed_query(missing)))
-            with self._lock:
-                for concept in missing:
-                    self._vectors[concept] = known[concept]
-                while len(self._vectors) > self._kept:
-                    self._vectors.popitem(last=False)
-        if not concepts:
-            return np.zeros((0, self.embedder.dimension), np.float32)
+            for concept in missing:
+                self._vectors.put(concept, known[concept])
         return np.vstack([known[concept] for concept in concepts])
