@@ -157,3 +157,21 @@ def test_a_detail_never_repeats_a_sentence_the_card_already_says():
     ], "offsite"))
     card = next(card for card in cards if "Harbour Loft" in card.content)
     assert card.content.count("9-12 June, ref HL-20931") == 1, card.content
+
+
+def test_a_diff_gives_the_details_the_setting_it_changes_with_the_value_it_replaces():
+    """An agent changes a setting by diff: the card keeps the new value and the one it replaces, in the session's
+    language, not the removed line as if it held."""
+    diff = ("```diff\n--- a/roles/pg/postgresql.conf.j2\n+++ b/roles/pg/postgresql.conf.j2\n"
+            "@@ -88,7 +88,7 @@ max_wal_size = 16GB\n wal_keep_size = 0\n-max_slot_wal_keep_size = 64GB\n"
+            "+max_slot_wal_keep_size = 128GB\n archive_mode = on\n```")
+    english = cards_of(session([
+        ("user", "The WAL cap of 64GB on tsdb-ams-02 buys only 6 hours of backfill. Let's go 128GB."),
+        ("assistant", f"Change to the template:\n\n{diff}")]))
+    chinese = cards_of(session([
+        ("user", "tsdb-ams-02 的 WAL 上限 64GB 只够 6 小时的积压，那就改成 128GB 吧。"),
+        ("assistant", f"模板改成这样：\n\n{diff}")], "wal-zh"))
+    for cards, replaced in ((english, "(instead of 64GB)"), (chinese, "（之前是 64GB）")):
+        content = "\n".join(card.content for card in cards)
+        assert f"max_slot_wal_keep_size = 128GB {replaced}" in content, content
+        assert "-max_slot_wal_keep_size" not in content and "max_wal_size" not in content, content

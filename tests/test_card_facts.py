@@ -213,3 +213,22 @@ def test_a_clause_opening_with_since_or_when_gives_no_attribute():
     assert [(fact.subject, fact.attribute, fact.value) for fact in stated_facts(
         "The report-export proxy-read-timeout is now 300s.", 0, "x")] == [("report-export", "proxy-read-timeout",
                                                                           "300s")]
+
+
+
+def test_a_diff_states_the_values_it_adds_not_the_ones_it_removes_nor_its_context():
+    """The removed line no longer holds, the hunk header's context and the unchanged lines are what the file held:
+    the card's fact is the value the diff sets."""
+    from alaya_engine.distill.offline import OfflineDistiller
+    from alaya_engine.foundations.domain import Session, Turn
+
+    diff = ("Change to the same template as last time:\n\n```diff\n--- a/roles/pg/postgresql.conf.j2\n"
+            "+++ b/roles/pg/postgresql.conf.j2\n@@ -88,7 +88,7 @@ max_wal_size = 16GB\n min_wal_size = 2GB\n"
+            "-max_slot_wal_keep_size = 64GB\n+max_slot_wal_keep_size = 128GB\n archive_mode = on\n```")
+    session = Session(id="wal", timestamp=SAID, channel="cli", turns=[
+        Turn("user", "The WAL cap of 64GB on tsdb-ams-02 buys only 6 hours of backfill. Let's go 128GB."),
+        Turn("assistant", diff)])
+    facts = {(fact.attribute, fact.value) for card in OfflineDistiller().distill(session).cards
+             for fact in card.facts or ()}
+    assert ("max_slot_wal_keep_size", "128GB") in facts
+    assert not {attribute for attribute, _ in facts} & {"max_wal_size", "min_wal_size", "-max_slot_wal_keep_size"}

@@ -373,6 +373,28 @@ def test_a_setting_given_another_number_for_the_same_thing_replaces_it_and_one_f
     assert changed_settings(settings("shop-api now runs its engine with pool_size=25."), app) == ["pool_size"]
 
 
+def test_a_diff_that_changes_a_setting_replaces_the_card_that_set_it():
+    """A diff's removed line and added line are the old value and the new one: read as the lines it adds and the
+    values they replace, a new card quoting it replaces the card whose diff set the old value."""
+    from alaya_engine.introspect.supersede import SUPERSEDE_FLOOR, _judge
+
+    def card(title: str, content: str) -> dict:
+        return {"title": title, "content": content, "facts": None}
+
+    cards = {
+        "old": card("Cap the WAL a slot may hold", "```diff\n@@ -88,6 +88,7 @@ max_wal_size = 16GB\n"
+                                                   " wal_keep_size = 0\n+max_slot_wal_keep_size = 64GB\n```"),
+        "new": card("Let's go 128GB", "```diff\n@@ -88,7 +88,7 @@ max_wal_size = 16GB\n wal_keep_size = 0\n"
+                                      "-max_slot_wal_keep_size = 64GB\n+max_slot_wal_keep_size = 128GB\n```"),
+        "context": card("Keep the WAL size", "```diff\n@@ -88,7 +88,7 @@ max_wal_size = 16GB\n-wal_keep_size = 0\n"
+                                             "+wal_keep_size = 64\n max_slot_wal_keep_size = 64GB\n```"),
+    }
+    close = SUPERSEDE_FLOOR + 0.05
+    found, _ = _judge({"new": [(close, "old")], "context": [(close, "old")]}, cards)
+    assert [(item.new, item.old, item.anchor) for item in found] == [("new", "old", "64")], \
+        "an unchanged line around a change is no replaced value"
+
+
 def test_a_change_to_a_named_setting_in_another_unit_of_money_or_time_is_plain():
     """Another number for the same identifier in the same unit, after a change cue, says plainly what changed (read
     even on cards far apart in meaning); amounts of money are quantities too."""

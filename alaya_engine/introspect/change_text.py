@@ -17,10 +17,11 @@ import re
 from dataclasses import dataclass
 
 from ..distill.offline.text.chinese import CJK
+from ..distill.offline.text.diff import resolve_diffs
 from ..distill.offline.text.names import CALENDAR, plain, proper_names
 
-__all__ = ["Reading", "Said", "Statement", "conflict_anchor", "plain", "reading", "replacement", "said", "sentences",
-           "changed_settings", "settings", "statement"]
+__all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "plain", "reading", "replacement", "said",
+           "sentences", "changed_settings", "settings", "statement"]
 
 REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
@@ -174,6 +175,12 @@ def statement(text: str) -> Statement:
     costs: once a sentence, not again for the whole)."""
     parts = tuple(said(sentence) for sentence in sentences(text))
     return Statement(said(text, frozenset().union(*(part.names for part in parts))), parts)
+
+
+def card_text(card: dict) -> str:
+    """A card's words as introspect reads them: without its labels, a diff it quotes read as the lines it adds and
+    the values they replace (:func:`resolve_diffs`), not as removed lines that seem to hold."""
+    return plain(card["title"], resolve_diffs(card["content"]))
 
 
 def sentences(text: str) -> list[str]:

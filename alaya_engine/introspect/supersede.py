@@ -25,9 +25,9 @@ from ..graph.store import facts_from_graph
 from .change_text import (
     CONFLICT,
     Statement,
+    card_text,
     changed_settings,
     conflict_anchor,
-    plain,
     reading,
     replacement,
     sentences,
@@ -194,14 +194,14 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
 
     def said_by(card_id: str) -> Statement:
         if card_id not in known:
-            known[card_id] = statement(plain(cards[card_id]["title"], cards[card_id]["content"]))
+            known[card_id] = statement(card_text(cards[card_id]))
         return known[card_id]
 
     replacements, contradictions = [], []
     for new, found in pairs.items():
         if new not in cards:
             continue
-        text = plain(cards[new]["title"], cards[new]["content"])
+        text = card_text(cards[new])
         own = sentences(text)
         facts = {fact.key(): fact.value for fact in facts_from_graph(cards[new]["facts"])}
         cued = [line for line in own if reading(line) is not None]
@@ -283,11 +283,11 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
     if given and (cued or similarity >= CLOSE):
-        changed = changed_settings(given, plain(old["title"], old["content"]))
+        changed = changed_settings(given, card_text(old))
         if changed:
             return PLAIN, changed[0], f"{changed[0]} = {min(value for value, _ in given[changed[0]])}"
     if facts and cued:
-        for line in sentences(plain(old["title"], old["content"])):
+        for line in sentences(card_text(old)):
             for (subject, attribute), value in facts.items():
                 if _says(line, subject) and _says(line, attribute) and not _says(line, value):
                     return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
@@ -313,7 +313,7 @@ def _context(contexts: "Path | None", card_id: str) -> set[tuple[str, int]]:
 def _mentions(card: dict, anchor: str) -> bool:
     """Whether ``card`` says what showed a replacement: a fact's subject and attribute ("databases · owner"), else the
     name or quantity itself."""
-    text = plain(card["title"], card["content"])
+    text = card_text(card)
     if " · " in anchor:
         return all(_says(text, part) for part in anchor.split(" · ", 1))
     return anchor.casefold() in text.casefold()

@@ -9,6 +9,7 @@ episode (``episodes``) and links them.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ...foundations.domain import Fact, Session
@@ -23,6 +24,7 @@ from .links import card_links
 from .opener import fold_opener, opening_turn
 from .stated import stated_candidates
 from .stated.sentences import specifics
+from .text.diff import resolve_diffs
 from .text.memo import remembering
 from .text.names import plain
 from .text.overlap import content_words, overlap, overlap_of
@@ -65,6 +67,7 @@ class OfflineDistiller:
             return self._distill(session)
 
     def _distill(self, session: Session) -> Distillation:
+        session = _diffs_resolved(session)
         if _is_conversation(session):
             candidates = conversation_candidates(session)
         else:
@@ -95,6 +98,15 @@ class OfflineDistiller:
         if tokens < self.min_session_tokens:
             return f"session has {tokens} tokens, below distill.min_session_tokens ({self.min_session_tokens})"
         return "no fact, cause, fix, decision, rule, plan or preference stated with anything specific"
+
+
+def _diffs_resolved(session: Session) -> Session:
+    """The session as read: a diff in a turn is the lines it adds and the values they replace
+    (:mod:`.text.diff`); the raw session stays as it was said, in L3 and in recall's windows."""
+    turns = [dataclasses.replace(turn, content=resolve_diffs(turn.content)) for turn in session.turns]
+    if all(new.content is old.content for new, old in zip(turns, session.turns)):
+        return session
+    return dataclasses.replace(session, turns=turns)
 
 
 def _facts(candidate: Candidate, session: Session) -> list[Fact]:

@@ -1,0 +1,74 @@
+"""Diffs read as what they change: the lines they add, a setting's replaced value beside its new one.
+
+Agents change configuration by diff (``-max_slot_wal_keep_size = 64GB`` / ``+max_slot_wal_keep_size = 128GB``).
+Read as any code, a diff gave the card the removed line as if it still held, the hunk header's context
+(``@@ -88,6 +88,7 @@ max_wal_size = 16GB``) as a setting of its own, and not the added line, whose ``+`` no setting
+starts with: the card kept the old value and lost the new. A diff is read instead as the file it changes and the
+lines it adds, each setting that replaces a removed one saying the value it replaces ("… = 128GB (instead of
+64GB)", "（之前是 64GB）" when the words around the diff are Chinese), which is how introspect tells that the card
+updates an earlier one. Unchanged context lines are left out: they are what the file held, not what the session did.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .chinese import is_chinese
+
+DIFF_FENCE = re.compile(r"^([ \t]*)(```|~~~)[ \t]*(?:diff|patch)\b[^\n]*\n(.*?)^[ \t]*\2[ \t]*$",
+                        re.MULTILINE | re.DOTALL)
+"""A fenced block said to be a diff."""
+ANY_FENCE = re.compile(r"^([ \t]*)(```|~~~)[^\n]*\n(.*?)^[ \t]*\2[ \t]*$", re.MULTILINE | re.DOTALL)
+HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
+"""A hunk header: an unmarked fence holding one is a diff too."""
+NEW_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
+"""The file a diff changes, which names what the change is about (``deploy/alert-dispatcher/values-prod.yaml``)."""
+FILE_HEADER = re.compile(r"^(?:---|\+\+\+|diff --git|index [0-9a-f]+\.\.)")
+SETTING = re.compile(r"^\s*([A-Za-z_][\w.\-/]*)\s*(=|:)\s*(\S.*?)\s*;?\s*$")
+"""A line that sets something: a name, ``=`` or ``:``, the value."""
+
+
+def resolve_diffs(text: str) -> str:
+    """``text`` with each diff block (fenced and said to be one, or holding a hunk header) replaced by a block of
+    the lines it adds."""
+    if "@@" not in text and "diff" not in text and "patch" not in text:
+        return text
+    chinese = is_chinese(ANY_FENCE.sub(" ", text))
+
+    def resolved(match: re.Match) -> str:
+        indent, fence, body = match.group(1), match.group(2), match.group(3)
+        if not (match.re is DIFF_FENCE or HUNK.search(body)):
+            return match.group(0)
+        added = added_lines(body, chinese)
+        return f"{indent}{fence}\n" + "".join(f"{indent}{line}\n" for line in added) + f"{indent}{fence}"
+
+    text = DIFF_FENCE.sub(resolved, text)
+    return ANY_FENCE.sub(resolved, text) if HUNK.search(text) else text
+
+
+def added_lines(diff: str, chinese: bool = False) -> list[str]:
+    """The file ``diff`` changes and the lines it adds, markers off; an added setting whose name a removed line of
+    the same hunk set to another value says that value."""
+    removed: dict[str, str] = {}
+    added = []
+    for line in diff.splitlines():
+        changed_file = NEW_FILE.match(line)
+        if changed_file and changed_file.group(1) != "/dev/null":
+            added.append(changed_file.group(1))
+            continue
+        if FILE_HEADER.match(line) or line.startswith("@@"):
+            removed = {} if line.startswith("@@") else removed
+            continue
+        if line.startswith("-"):
+            setting = SETTING.match(line[1:])
+            if setting:
+                removed[setting.group(1)] = setting.group(3)
+        elif line.startswith("+"):
+            line = line[1:]
+            setting = SETTING.match(line)
+            before = removed.get(setting.group(1)) if setting else None
+            if before is not None and before != setting.group(3):
+                line = f"{line.rstrip()} （之前是 {before}）" if chinese else f"{line.rstrip()} (instead of {before})"
+            if line.strip():
+                added.append(line)
+    return added
