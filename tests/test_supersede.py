@@ -373,6 +373,26 @@ def test_a_setting_given_another_number_for_the_same_thing_replaces_it_and_one_f
     assert changed_settings(settings("shop-api now runs its engine with pool_size=25."), app) == ["pool_size"]
 
 
+def test_each_sentence_of_a_card_replaces_its_own_earlier_card_and_one_sentence_only_one():
+    """A card of a long exchange holds several points: each sentence that replaces a value replaces its own
+    earlier card; a second earlier card the same sentence seems to replace is left alone."""
+    from alaya_engine.introspect.supersede import SUPERSEDE_FLOOR, _judge
+
+    def card(title: str, content: str) -> dict:
+        return {"title": title, "content": content, "facts": None}
+
+    cards = {
+        "timeout": card("bi_ro timeout", "bi_ro gets idle_in_transaction_session_timeout = 5 min on pg-pm-01."),
+        "move": card("BI moves", "BI moves its dashboards to pg-pm-02 on 10 Aug."),
+        "passing": card("BI dashboards", "The BI dashboards on pg-pm-02 read from the replica since 10 Aug."),
+        "new": card("Month-end", "The bi_ro timeout is now 15 min on pg-pm-01. BI finished moving to pg-pm-02 on "
+                                 "12 Aug."),
+    }
+    close = SUPERSEDE_FLOOR + 0.05
+    found, _ = _judge({"new": [(close + 0.02, "timeout"), (close + 0.01, "move"), (close, "passing")]}, cards)
+    assert sorted((item.old, item.anchor) for item in found) == [("move", "8-12"), ("timeout", "15 min")]
+
+
 def test_a_diff_that_changes_a_setting_replaces_the_card_that_set_it():
     """A diff's removed line and added line are the old value and the new one: read as the lines it adds and the
     values they replace, a new card quoting it replaces the card whose diff set the old value."""

@@ -187,9 +187,8 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                                                                                       list[Replacement]]:
     """Per new card, the earlier card it replaces most plainly (of those, the closest), else the closest it
     disagrees with; a card saying two sources disagree ("the runbook is wrong") is a disagreement to show a
-    person, unless it also replaces a value plainly (:data:`PLAIN`). Other earlier cards its sentences seem to
-    replace are not taken: on agentset they were mostly cards of the same old session about something else that
-    names the replaced value in passing."""
+    person, unless it also replaces a value plainly (:data:`PLAIN`). Its other sentences may replace other
+    earlier cards (:func:`_sentence_by_sentence`)."""
     known: dict[str, Statement] = {}
 
     def said_by(card_id: str) -> Statement:
@@ -224,12 +223,26 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                 around = said_by(new).whole if similarity >= CLOSE else None
                 conflict = next((Replacement(new, old, similarity, anchor, line) for line in disagreeing
                                  if (anchor := conflict_anchor(line, said_by(old).whole, around))), None)
-        plainest = min(replaced, key=lambda found: -found.strength) if replaced else None  # the closest of those
-        if conflict is not None and (plainest is None or plainest.strength < PLAIN):
+        if conflict is not None and max((found.strength for found in replaced), default=0) < PLAIN:
             contradictions.append(conflict)  # said to disagree: a person decides, unless a value plainly replaced
-        elif plainest is not None:
-            replacements.append(plainest)
+        else:
+            replacements.extend(_sentence_by_sentence(replaced))
     return _one_per_sentence(replacements), contradictions
+
+
+def _sentence_by_sentence(replaced: list[Replacement]) -> list[Replacement]:
+    """What one new card replaces (``replaced``, closest first): the plainest, then through each other sentence
+    one more earlier card, never one already taken. A card of a long exchange holds several points, each of which
+    may replace a card of its own ("the timeout is now 15 min", "BI finished moving on 12 Aug"); a second card
+    one sentence seems to replace was, on agentset, mostly a card of the same old session naming the replaced
+    value in passing."""
+    taken: set[str] = set()
+    chosen = []
+    for found in sorted(replaced, key=lambda found: -found.strength):
+        if found.sentence not in taken and found.old not in taken:
+            chosen.append(found)
+            taken |= {found.sentence, found.old}
+    return chosen
 
 
 def _one_per_sentence(replacements: list[Replacement]) -> list[Replacement]:
