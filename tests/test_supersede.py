@@ -393,6 +393,28 @@ def test_each_sentence_of_a_card_replaces_its_own_earlier_card_and_one_sentence_
     assert sorted((item.old, item.anchor) for item in found) == [("move", "8-12"), ("timeout", "15 min")]
 
 
+def test_a_setting_given_another_value_replaces_its_card_whatever_stand_in_owns_it():
+    """Offline, a setting's subject is often only a stand-in (the card's first name, the speaker): another value
+    of one named setting replaces the card that gave it; two identifiers that differ own two settings set alike."""
+    from datetime import datetime
+
+    from alaya_engine.introspect.supersede import SUPERSEDE_FLOOR, _judge
+
+    def card(content: str, subject: str, attribute: str, value: str) -> dict:
+        return {"title": content[:20], "content": content, "facts": [
+            {"subject": subject, "attribute": attribute, "value": value, "valid_from": datetime(2026, 5, 1)}]}
+
+    cards = {
+        "retries": card("调用飞鸽短信的配置是 FEIGE_MAX_RETRIES=2，最多重试 2 次。", "赵磊", "feige_max_retries", "2"),
+        "fewer": card("好，helm values 里改成这样，再补了 6 个测试。", "用户", "feige_max_retries", "1"),
+        "app": card("Each worker's SQLAlchemy engine uses pool_size=10.", "pg-main-02", "pool_size", "10"),
+        "pooler": card("The pooler now caps billing_worker at pool_size=30.", "billing_worker", "pool_size", "30"),
+    }
+    close = SUPERSEDE_FLOOR + 0.05
+    found, _ = _judge({"fewer": [(close, "retries")], "pooler": [(close, "app")]}, cards)
+    assert [(item.new, item.old, item.anchor) for item in found] == [("fewer", "retries", "feige_max_retries")]
+
+
 def test_a_diff_that_changes_a_setting_replaces_the_card_that_set_it():
     """A diff's removed line and added line are the old value and the new one: read as the lines it adds and the
     values they replace, a new card quoting it replaces the card whose diff set the old value."""

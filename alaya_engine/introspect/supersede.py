@@ -24,6 +24,7 @@ from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
 from .change_text import (
     CONFLICT,
+    IDENTIFIER_LIKE,
     Statement,
     card_text,
     changed_settings,
@@ -60,6 +61,9 @@ CLOSE = 0.6
 """Cosine from which a bare "now" and a name both cards say is enough (see :func:`.change_text.replacement`), and
 from which a sentence saying two sources disagree may share its name with the earlier card through the rest of its
 card (see :func:`.change_text.conflict_anchor`)."""
+SETTING_NAME = re.compile(r"[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+")
+"""A fact's attribute that names one setting (``feige_max_retries``, ``proxy-read-timeout``), not a word
+("owner", "ttl")."""
 MAX_REPLACED = 3
 """Earlier cards one new card supersedes: the one it replaces and others drawn from that card's turns."""
 CANDIDATES = 8
@@ -286,6 +290,10 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
     - 2: both cards give a fact of the same subject and attribute, with different values; or a setting named alike
       (``"message-ttl":259200000``, ``pool_size=20``; :func:`.change_text.settings`) another number, when the new
       card (``given``: its settings) says something changed or the two are close in meaning;
+    - 1: a fact of the new card naming a setting (:data:`SETTING_NAME`) ``old`` gives only other values, whatever
+      the two facts' subjects unless both are identifiers (offline, a setting's subject is often only the card's
+      first name: ``赵磊 · feige_max_retries = 2`` against ``用户 · feige_max_retries = 1``; see :func:`_same_owner`),
+      when the new card says something changed or the two are close in meaning;
     - 1: a fact of the new card whose subject and attribute one sentence of ``old`` says in words, without its value
       ("page Marco — he owns the databases" against databases · owner = Chen Jing), when the new card says
       something changed (a cue of :mod:`.change_text`): the distiller gives facts for few sentences, so the earlier
@@ -299,6 +307,16 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         changed = changed_settings(given, card_text(old))
         if changed:
             return PLAIN, changed[0], f"{changed[0]} = {min(value for value, _ in given[changed[0]])}"
+    if facts and (cued or similarity >= CLOSE):
+        named = {attribute: (subject, value.casefold()) for (subject, attribute), value in facts.items()
+                 if SETTING_NAME.fullmatch(attribute)}
+        before: dict[str, set[str]] = {}
+        for fact in facts_from_graph(old["facts"]):
+            if fact.attribute in named and _same_owner(named[fact.attribute][0], fact.subject):
+                before.setdefault(fact.attribute, set()).add(fact.value.casefold())
+        for attribute in sorted(before):
+            if named[attribute][1] not in before[attribute]:
+                return 1, attribute, f"{attribute} = {named[attribute][1]}"
     if facts and cued:
         for line in sentences(card_text(old)):
             for (subject, attribute), value in facts.items():
@@ -310,6 +328,14 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         if strength > best[0]:
             best = (strength, anchor, line)
     return best
+
+
+def _same_owner(subject: str, other: str) -> bool:
+    """Whether two facts' subjects may be the owner of one setting: the same, or either no identifier (a person, "the
+    user": offline, the stand-in for a subject the sentence did not name). Two identifiers that differ are two
+    things set alike (``billing_worker`` in the pooler, ``pg-main-02``'s app pool)."""
+    return subject.casefold() == other.casefold() or not (IDENTIFIER_LIKE.search(subject.casefold())
+                                                          and IDENTIFIER_LIKE.search(other.casefold()))
 
 
 def _context(contexts: "Path | None", card_id: str) -> set[tuple[str, int]]:
