@@ -29,7 +29,8 @@ REPLACES = re.compile(
     r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
     r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
     r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?))\b"
-    r"|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
+    r"|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
+    r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
     re.IGNORECASE)
 """Cues that a value was replaced: the sentence says what it is now, or what it no longer is."""
 NOW = re.compile(r"\b(?:now|from now on|starting|as of|since(?= (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
@@ -88,7 +89,8 @@ NEAR = 40
 is read as that value: a name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
 OLD_VALUE = re.compile(
     r"\b(?:from|off|instead of|no longer|no more|not any more|used to|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
-    r"replac(?:ed|es|ing|e)?)\b|不再|之前是|以前是|原先是|原来是|从", re.IGNORECASE)
+    r"replac(?:ed|es|ing|e)?)\b|不再|不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|"
+    r"原先是|原来是|从", re.IGNORECASE)
 """Cues followed by the value that no longer holds. "X moved to Y" / "X 搬到 Y" are not among them: X is what the
 sentence is about (a clinic that moves, a person who changes teams), Y the new value; neither is a value an earlier
 card gave that is now replaced, so the earlier card that merely names X is not replaced by it."""
@@ -107,9 +109,11 @@ WEEKDAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?
 DAY_BEFORE = re.compile(rf"\b(?:{MONTH_WORD}|{WEEKDAY_WORD})\.?,?\s*$", re.IGNORECASE)
 DAY_AFTER = re.compile(rf"^\s*{MONTH_WORD}\b", re.IGNORECASE)
 """A month or weekday name beside a number makes it a day ("Monday 20 April", "Jan 12")."""
-PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b", re.IGNORECASE)
+PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b|不用(?=[^，。；！？,;!?]{1,30}了)|"
+                       r"不需要(?=[^，。；！？,;!?]{1,30}了)", re.IGNORECASE)
 """The cues after which a plain word (not a name: the first word after the cue that is not a stop word) is read as
-the replaced value, when the earlier card says it too: "no more pin" against "pin pydantic below 2". Only these say
+the replaced value, when the earlier card says it too: "no more pin" against "pin pydantic below 2", "不用 twice a
+day 了" against "twice a day, around 7am and 9pm" ("不用…了", no longer needed: "不用担心" is no change). Only these say
 that what follows held before: after "instead of", "replaces", "drop", a plain word is as often an alternative or
 a mechanism ("instead of per role", "a reload replaces the worker processes"; the demo store), after "from", "used
 to" a place, a time or a verb ("used to love", "from home"; LoCoMo)."""
