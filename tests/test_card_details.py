@@ -175,3 +175,16 @@ def test_a_diff_gives_the_details_the_setting_it_changes_with_the_value_it_repla
         content = "\n".join(card.content for card in cards)
         assert f"max_slot_wal_keep_size = 128GB {replaced}" in content, content
         assert "-max_slot_wal_keep_size" not in content and "max_wal_size" not in content, content
+
+
+def test_bare_removed_and_added_lines_that_set_a_setting_anew_are_a_diff_and_a_list_is_not():
+    """A tool's ``git diff | grep '^[-+] '`` has no fence and no hunk header: a run of removed and added lines is a
+    diff when an added line sets a setting a removed one set to another value; a Markdown list stays a list."""
+    from alaya_engine.distill.offline.text.diff import resolve_diffs
+
+    output = ("$ git diff | grep '^[-+] '\n-  ephemeral-storage: 2Gi\n+  ephemeral-storage: 4Gi\n"
+              "-  sizeLimit: 8Gi\n+  sizeLimit: 16Gi\n$ kubectl apply -f deployment.yaml\n")
+    assert resolve_diffs(output) == ("$ git diff | grep '^[-+] '\n  ephemeral-storage: 4Gi (instead of 2Gi)\n"
+                                     "  sizeLimit: 16Gi (instead of 8Gi)\n$ kubectl apply -f deployment.yaml\n")
+    listed = "Limits now:\n- cpu: 2\n- memory: 4Gi\n+ one more thing: the pool\n"
+    assert resolve_diffs(listed) == listed

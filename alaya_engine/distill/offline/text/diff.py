@@ -7,6 +7,8 @@ starts with: the card kept the old value and lost the new. A diff is read instea
 lines it adds, each setting that replaces a removed one saying the value it replaces ("… = 128GB (instead of
 64GB)", "（之前是 64GB）" when the words around the diff are Chinese), which is how introspect tells that the card
 updates an earlier one. Unchanged context lines are left out: they are what the file held, not what the session did.
+A tool's bare run of removed and added lines (``git diff | grep '^[-+] '``) is read the same way when it sets a
+setting anew.
 """
 
 from __future__ import annotations
@@ -24,16 +26,26 @@ HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 NEW_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
 """The file a diff changes, which names what the change is about (``deploy/alert-dispatcher/values-prod.yaml``)."""
 FILE_HEADER = re.compile(r"^(?:---|\+\+\+|diff --git|index [0-9a-f]+\.\.)")
+BARE_RUN = re.compile(r"(?:^[-+](?![-+]).*\n?){2,}", re.MULTILINE)
+"""Consecutive lines marked removed or added, outside any diff block (a list's items are marked too: see
+:func:`_sets_anew`)."""
 SETTING = re.compile(r"^\s*([A-Za-z_][\w.\-/]*)\s*(=|:)\s*(\S.*?)\s*;?\s*$")
 """A line that sets something: a name, ``=`` or ``:``, the value."""
 
 
 def resolve_diffs(text: str) -> str:
     """``text`` with each diff block (fenced and said to be one, or holding a hunk header) replaced by a block of
-    the lines it adds."""
-    if "@@" not in text and "diff" not in text and "patch" not in text:
+    the lines it adds, and each bare run of removed and added lines that sets a setting anew (a tool's ``git diff |
+    grep '^[-+] '``) by the lines it adds."""
+    if "@@" not in text and "diff" not in text and "patch" not in text and "\n+" not in text:
         return text
     chinese = is_chinese(ANY_FENCE.sub(" ", text))
+
+    def bare(match: re.Match) -> str:
+        run = match.group(0)
+        if not _sets_anew(run):
+            return run
+        return "".join(f"{line}\n" for line in added_lines(run, chinese))
 
     def resolved(match: re.Match) -> str:
         indent, fence, body = match.group(1), match.group(2), match.group(3)
@@ -43,7 +55,16 @@ def resolve_diffs(text: str) -> str:
         return f"{indent}{fence}\n" + "".join(f"{indent}{line}\n" for line in added) + f"{indent}{fence}"
 
     text = DIFF_FENCE.sub(resolved, text)
-    return ANY_FENCE.sub(resolved, text) if HUNK.search(text) else text
+    text = ANY_FENCE.sub(resolved, text) if HUNK.search(text) else text
+    return BARE_RUN.sub(bare, text) if "\n+" in text else text
+
+
+def _sets_anew(run: str) -> bool:
+    """Whether a run of ``-``/``+`` lines adds a setting a removed line set to another value: a diff, not a list."""
+    removed = {setting.group(1): setting.group(3) for line in run.splitlines()
+               if line.startswith("-") and (setting := SETTING.match(line[1:]))}
+    return any(removed.get(setting.group(1), setting.group(3)) != setting.group(3) for line in run.splitlines()
+               if line.startswith("+") and (setting := SETTING.match(line[1:])))
 
 
 def added_lines(diff: str, chinese: bool = False) -> list[str]:
