@@ -248,8 +248,8 @@ def test_a_fact_replaces_an_earlier_card_that_says_its_subject_and_attribute_in_
 def test_a_bare_now_needs_two_names_and_a_plain_word_counts_after_a_cue_that_names_it_replaced():
     """In chat, every card names its speaker: "since our last chat, Caroline…" shares one name with any card about
     Caroline, and is not an update. A plain word counts where "no more" / "no longer" / "不用…了" names it as the old
-    value and the earlier card says it; not after "used to" (a verb follows), "instead of" (as often an alternative)
-    nor in "no more than" (a bound)."""
+    value and the earlier card says it, and after "stop" when the sentence says what replaces it; not after "used
+    to" (a verb follows), "instead of" (as often an alternative) nor in "no more than" (a bound)."""
     group = statement(plain("Caroline", "Last week, Caroline went to the LGBTQ support group and talked about "
                                         "counseling."))
     assert replacement("Since our last chat, Caroline has been looking into counseling.", group, True)[0] == 0
@@ -266,6 +266,9 @@ def test_a_bare_now_needs_two_names_and_a_plain_word_counts_after_a_cue_that_nam
     twice = statement(plain("BP", "Measure twice a day, around 7am and 9pm, two readings each time."))
     assert replacement("医生说不用 twice a day 了，改成每天早上一次。", twice, False) == (1, "twice")
     assert replacement("不用担心，twice a day 就够了。", twice, False)[0] == 0  # no need to worry: no change
+    dose = statement(plain("BP", "Dr. Forsyth started her on amlodipine 5 mg once every morning."))
+    assert replacement("所以换药了：stop amlodipine，改成 perindopril 4 mg。", dose, False) == (1, "amlodipine")
+    assert replacement("Stop amlodipine the morning before the scan.", dose, False)[0] == 0  # nothing replaces it
 
 
 def test_the_cards_of_the_replaced_cards_turns_that_say_its_anchor_are_replaced_with_it():

@@ -109,11 +109,13 @@ WEEKDAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?
 DAY_BEFORE = re.compile(rf"\b(?:{MONTH_WORD}|{WEEKDAY_WORD})\.?,?\s*$", re.IGNORECASE)
 DAY_AFTER = re.compile(rf"^\s*{MONTH_WORD}\b", re.IGNORECASE)
 """A month or weekday name beside a number makes it a day ("Monday 20 April", "Jan 12")."""
-PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more)\b|不用(?=[^，。；！？,;!?]{1,30}了)|"
-                       r"不需要(?=[^，。；！？,;!?]{1,30}了)", re.IGNORECASE)
+PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more|stop(?:ped|ping|s)?)\b|停掉|停用|"
+                       r"不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)", re.IGNORECASE)
 """The cues after which a plain word (not a name: the first word after the cue that is not a stop word) is read as
 the replaced value, when the earlier card says it too: "no more pin" against "pin pydantic below 2", "不用 twice a
-day 了" against "twice a day, around 7am and 9pm" ("不用…了", no longer needed: "不用担心" is no change). Only these say
+day 了" against "twice a day, around 7am and 9pm" ("不用…了", no longer needed: "不用担心" is no change), "stop
+amlodipine，改成 perindopril" (a stop counts only beside a cue of what replaces it: "stop nginx" alone is an
+everyday step of operations, heads are read only in a sentence with a cue of :data:`REPLACES`). Only these say
 that what follows held before: after "instead of", "replaces", "drop", a plain word is as often an alternative or
 a mechanism ("instead of per role", "a reload replaces the worker processes"; the demo store), after "from", "used
 to" a place, a time or a verb ("used to love", "from home"; LoCoMo)."""
