@@ -308,15 +308,15 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         if changed:
             return PLAIN, changed[0], f"{changed[0]} = {min(value for value, _ in given[changed[0]])}"
     if facts and (cued or similarity >= CLOSE):
-        named = {attribute: (subject, value.casefold()) for (subject, attribute), value in facts.items()
-                 if SETTING_NAME.fullmatch(attribute)}
+        now_set = {attribute: (subject, value.casefold()) for (subject, attribute), value in facts.items()
+                   if SETTING_NAME.fullmatch(attribute)}
         before: dict[str, set[str]] = {}
         for fact in facts_from_graph(old["facts"]):
-            if fact.attribute in named and _same_owner(named[fact.attribute][0], fact.subject):
+            if fact.attribute in now_set and _same_owner(now_set[fact.attribute][0], fact.subject):
                 before.setdefault(fact.attribute, set()).add(fact.value.casefold())
         for attribute in sorted(before):
-            if named[attribute][1] not in before[attribute]:
-                return 1, attribute, f"{attribute} = {named[attribute][1]}"
+            if now_set[attribute][1] not in before[attribute]:
+                return 1, attribute, f"{attribute} = {now_set[attribute][1]}"
     if facts and cued:
         for line in sentences(card_text(old)):
             for (subject, attribute), value in facts.items():

@@ -23,7 +23,7 @@ log = logging.getLogger("alaya_engine.server")
 SWITCH_INTERVAL = 0.0005
 """Seconds a thread holds the interpreter while another waits for it (Python's default is 0.005). A recall gives the
 interpreter up at each call into numpy, LanceDB or the graph and waits to get it back from a long job's thread
-(the distiller is Python): a tenth of the default lets it back sooner. Aged 100k store, recalls through the server
+(the distiller is Python): a tenth of the default hands it back sooner. Aged 100k store, recalls through the server
 during an ingest + distill of 60 sessions: p95 191 → 159 ms, p50 68 → 66 ms (medians of 5-6 runs; the job 17.6-19.5
 s either way; docs/benchmarks.md)."""
 

@@ -21,6 +21,7 @@ DIFF_FENCE = re.compile(r"^([ \t]*)(```|~~~)[ \t]*(?:diff|patch)\b[^\n]*\n(.*?)^
                         re.MULTILINE | re.DOTALL)
 """A fenced block said to be a diff."""
 ANY_FENCE = re.compile(r"^([ \t]*)(```|~~~)[^\n]*\n(.*?)^[ \t]*\2[ \t]*$", re.MULTILINE | re.DOTALL)
+"""Any fenced block: a diff when it holds a hunk header; left out when telling the words around a diff."""
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 """A hunk header: an unmarked fence holding one is a diff too."""
 NEW_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
