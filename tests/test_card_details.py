@@ -188,3 +188,23 @@ def test_bare_removed_and_added_lines_that_set_a_setting_anew_are_a_diff_and_a_l
                                      "  sizeLimit: 16Gi (instead of 8Gi)\n$ kubectl apply -f deployment.yaml\n")
     listed = "Limits now:\n- cpu: 2\n- memory: 4Gi\n+ one more thing: the pool\n"
     assert resolve_diffs(listed) == listed
+
+
+def test_settings_a_coding_agent_edits_with_a_tool_are_on_its_card_with_the_values_they_replace():
+    """Claude Code's Edit and Codex's apply_patch change a setting without the assistant saying the value: the
+    card keeps the new value beside the old one, and the fact is the new value; code that sets nothing is left
+    out."""
+    from alaya_engine.distill.offline.text.diff import edited_settings
+    from alaya_engine.raw.claude_code import parse_transcript
+    from conftest import FIXTURES
+
+    transcript = FIXTURES / "claude_home/projects/-home-dev-projects-infra/0b7d3f19-2a6c-4e8d-b5f0-7c1e9a2d4b63.jsonl"
+    cards = cards_of(parse_transcript(transcript.read_text(encoding="utf-8")))
+    assert any("mem_limit: 1g (instead of 256m)" in card.content for card in cards), [c.content for c in cards]
+    assert ("mem_limit", "1g") in {(fact.attribute, fact.value) for card in cards for fact in card.facts or ()}
+    patch = {"name": "apply_patch", "arguments": {"input": "*** Begin Patch\n*** Update File: config/app.toml\n@@\n"
+                                                           "-timeout = 30\n+timeout = 120\n-PYTHON ?= python3\n"
+                                                           "+VENV ?= .venv\n*** End Patch"}}
+    code = {"name": "Edit", "arguments": {"file_path": "app/db.py", "old_string": 'conn.execute("SELECT 1")',
+                                          "new_string": 'conn.execute(text("SELECT 1"))'}}
+    assert edited_settings([patch, code]) == "+++ config/app.toml\n@@ -1 +1 @@\n-timeout = 30\n+timeout = 120"

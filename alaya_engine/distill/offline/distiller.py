@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ...foundations.domain import Fact, Session
+from ...foundations.domain import Fact, Session, Turn
 from ..base import Distillation
 from .agent import agent_candidates
 from .attributes import stated_facts
@@ -24,7 +24,7 @@ from .links import card_links
 from .opener import fold_opener, opening_turn
 from .stated import stated_candidates
 from .stated.sentences import specifics
-from .text.diff import resolve_diffs
+from .text.diff import edited_settings, resolve_diffs
 from .text.memo import remembering
 from .text.names import plain
 from .text.overlap import content_words, overlap, overlap_of
@@ -101,12 +101,18 @@ class OfflineDistiller:
 
 
 def _diffs_resolved(session: Session) -> Session:
-    """The session as read: a diff in a turn is the lines it adds and the values they replace
-    (:mod:`.text.diff`); the raw session stays as it was said, in L3 and in recall's windows."""
-    turns = [dataclasses.replace(turn, content=resolve_diffs(turn.content)) for turn in session.turns]
+    """The session as read: a diff in a turn, and the settings its edit calls change, are the lines they add and
+    the values those replace (:mod:`.text.diff`); the raw session stays as it was said, in L3 and in recall's
+    windows."""
+    turns = [dataclasses.replace(turn, content=resolve_diffs(_with_edits(turn))) for turn in session.turns]
     if all(new.content is old.content for new, old in zip(turns, session.turns)):
         return session
     return dataclasses.replace(session, turns=turns)
+
+
+def _with_edits(turn: Turn) -> str:
+    edits = edited_settings(turn.tool_calls) if turn.tool_calls else ""
+    return f"{turn.content}\n\n```diff\n{edits}\n```" if edits else turn.content
 
 
 def _facts(candidate: Candidate, session: Session) -> list[Fact]:

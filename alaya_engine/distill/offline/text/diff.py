@@ -8,7 +8,7 @@ lines it adds, each setting that replaces a removed one saying the value it repl
 64GB)", "（之前是 64GB）" when the words around the diff are Chinese), which is how introspect tells that the card
 updates an earlier one. Unchanged context lines are left out: they are what the file held, not what the session did.
 A tool's bare run of removed and added lines (``git diff | grep '^[-+] '``) is read the same way when it sets a
-setting anew.
+setting anew, and so are the settings a coding agent's edit calls change (:func:`edited_settings`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ FILE_HEADER = re.compile(r"^(?:---|\+\+\+|diff --git|index [0-9a-f]+\.\.)")
 BARE_RUN = re.compile(r"(?:^[-+](?![-+]).*\n?){2,}", re.MULTILINE)
 """Consecutive lines marked removed or added, outside any diff block (a list's items are marked too: see
 :func:`_sets_anew`)."""
+PATCHED_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (\S+)")
+"""A file an ``apply_patch`` call changes."""
 SETTING = re.compile(r"^\s*([A-Za-z_][\w.\-/]*)\s*(=|:)\s*(\S.*?)\s*;?\s*$")
 """A line that sets something: a name, ``=`` or ``:``, the value."""
 
@@ -58,6 +60,40 @@ def resolve_diffs(text: str) -> str:
     text = DIFF_FENCE.sub(resolved, text)
     text = ANY_FENCE.sub(resolved, text) if HUNK.search(text) else text
     return BARE_RUN.sub(bare, text) if "\n+" in text else text
+
+
+def edited_settings(calls: list[dict]) -> str:
+    """The settings a turn's edit calls change, as one diff (empty when they change none): a coding agent edits
+    configuration with a tool (Claude Code's ``Edit`` and ``MultiEdit``, Codex's ``apply_patch``) and often says
+    the values in no words. Code that is not a setting is left out: the repository keeps it, a card would only
+    repeat it."""
+    hunks = []
+    for call in calls:
+        arguments = call.get("arguments") if isinstance(call, dict) else None
+        if call.get("name") in ("Edit", "MultiEdit") and isinstance(arguments, dict):
+            edits = arguments.get("edits") if call["name"] == "MultiEdit" else [arguments]
+            for edit in edits if isinstance(edits, list) else ():
+                if isinstance(edit, dict) and isinstance(edit.get("old_string"), str) \
+                        and isinstance(edit.get("new_string"), str):
+                    hunks.append((str(arguments.get("file_path") or ""),
+                                  [f"-{line}" for line in edit["old_string"].splitlines()]
+                                  + [f"+{line}" for line in edit["new_string"].splitlines()]))
+        elif call.get("name") == "apply_patch" and isinstance(arguments, dict) and isinstance(
+                arguments.get("input"), str):
+            path = ""
+            for line in arguments["input"].splitlines():
+                named = PATCHED_FILE.match(line)
+                if named:
+                    path = named.group(1)
+                    hunks.append((path, []))
+                elif line[:1] in ("-", "+") and hunks:
+                    hunks[-1][1].append(line)
+    lines = []
+    for path, changed in hunks:
+        settings = [line for line in changed if SETTING.match(line[1:])]
+        if any(line.startswith("+") for line in settings):
+            lines += [f"+++ {path}" if path else "", "@@ -1 +1 @@", *settings]
+    return "\n".join(line for line in lines if line)
 
 
 def _sets_anew(run: str) -> bool:
