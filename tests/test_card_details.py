@@ -194,9 +194,10 @@ def test_settings_a_coding_agent_edits_with_a_tool_are_on_its_card_with_the_valu
     """Claude Code's Edit and Codex's apply_patch change a setting without the assistant saying the value: the
     card keeps the new value beside the old one, and the fact is the new value; code that sets nothing is left
     out."""
+    from conftest import FIXTURES
+
     from alaya_engine.distill.offline.text.diff import edited_settings
     from alaya_engine.raw.claude_code import parse_transcript
-    from conftest import FIXTURES
 
     transcript = FIXTURES / "claude_home/projects/-home-dev-projects-infra/0b7d3f19-2a6c-4e8d-b5f0-7c1e9a2d4b63.jsonl"
     cards = cards_of(parse_transcript(transcript.read_text(encoding="utf-8")))
