@@ -110,6 +110,18 @@ def test_introspect_links_the_replacement_and_recall_puts_it_first(introspected:
     assert ranks[new] < nodes.index(old_window)
 
 
+def test_a_replacement_ranked_far_below_the_cut_is_not_brought_in_ahead_of_what_was_asked(introspected: Engine):
+    """Asked about the old symptom, recall returns the stale units as they ranked, marked with their replacement;
+    the current card, far below the cut, does not push one of them out. Asked about the setting, it comes first."""
+    new = _card_of(introspected, "s-timeout-new", "300 s")
+    nodes = introspected.recall({"text": "Big CSV exports fail with a 504 after one minute",
+                                 "max_results": 2}).to_json()["nodes"]
+    assert new not in {node.get("card_id") for node in nodes}
+    assert [node["superseded_by"] for node in nodes] == [[new], [new]]
+    first = introspected.recall({"text": "report-export proxy-read-timeout", "max_results": 1}).to_json()["nodes"]
+    assert [node["card_id"] for node in first] == [new]
+
+
 def test_as_of_answers_as_the_memory_stood_then(introspected: Engine):
     new = _card_of(introspected, "s-timeout-new", "300 s")
     old = _card_of(introspected, "s-timeout-old", "120 s")

@@ -4,7 +4,7 @@ Introspect links ``SUPERSEDES`` (new → old) with ``SUPERSEDED_BY`` back (:mod:
 returned card that is superseded, or a window of raw turns holding what such a card was distilled from, is
 *stale*: it gets ``superseded_by`` (the current cards) and ``valid_to`` (when the first of them was said), and
 moves to just after its current card, which is brought into the result at the stale unit's place when search
-ranked it below the cut. Stale units are kept, not dropped: what held before is part of the answer ("it used to
+ranked it just below the cut (``current_node`` decides). Stale units are kept, not dropped: what held before is part of the answer ("it used to
 be 120 s"), and a question may be about the past. ``as_of`` answers as the memory stood then: a replacement
 said later does not count.
 """
@@ -23,8 +23,8 @@ def put_current_first(nodes: list["RecallNode"], graph: "GraphReader", *, limit:
                       context_turns: Callable[[str, str], set[int]],
                       current_node: Callable[[str], "RecallNode | None"]) -> list["RecallNode"]:
     """``context_turns(card_id, session_id)``: the turns of that session the card was distilled from;
-    ``current_node(card_id)``: the current card as a result node, when the search ranked it at all (below the cut);
-    None when it did not: a replacement the question does not reach is not brought in."""
+    ``current_node(card_id)``: the current card as a result node, when the search ranked it close enough below the
+    cut to be brought in; None when it did not: a replacement the question does not reach is not brought in."""
     supersessions = graph.supersessions()
     if not supersessions or not nodes:
         return nodes

@@ -24,6 +24,12 @@ from .turns import TurnSearch
 MAX_MERGED_TURNS = 7
 """A merged window spans at most this many turns (three windows of three, two apart): on LoCoMo a longer merge
 added tokens for no evidence (recall@10 0.813 at 7, 0.814 unbounded), on MemoryBank nothing but tokens."""
+BROUGHT_WITHIN = 0.06
+"""How far below the cut (in h) the card that replaced a returned stale unit may have ranked to be brought into the
+result ahead of it (:mod:`.currency`). Further down it is not what the question is about, and bringing it pushed
+out the last unit, which often was (written sets: questions about other things lost their evidence). The stale unit
+is then returned as it ranked, marked with ``superseded_by``. 0.05-0.07 kept every current-first answer of five
+sets and raised their recall; 0.03-0.04 lost one, 0.1 kept less of the gain (docs/benchmarks.md)."""
 COLD_SIMILARITY_SHARE = 0.5
 """A card without a vector (see :func:`_concept_distances`) reached through the graph counts as this share of its
 via's similarity to the concepts: measured on the introspected 100k synthetic store, 750 COLD cards' true
@@ -113,9 +119,10 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     ranked = _rank(candidates, distances, settings)
     nodes = _merge(ranked, window_distances, settings, query.max_results, graph, turns)
     found = {item.reach.card_id: item for item in ranked}
+    cut = max((node.h_distance for node in nodes), default=0.0)
     nodes = put_current_first(nodes, graph, limit=query.max_results, as_of=query.as_of, context_turns=context_turns,
                               current_node=lambda card_id: next(iter(_nodes([found[card_id]], graph)), None)
-                              if card_id in found else None)
+                              if card_id in found and found[card_id].h <= cut + BROUGHT_WITHIN else None)
     explorable = _explorable(graph, [node for node in nodes if node.kind == "card"], query, space, queries)
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
