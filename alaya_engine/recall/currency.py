@@ -4,9 +4,9 @@ Introspect links ``SUPERSEDES`` (new → old) with ``SUPERSEDED_BY`` back (:mod:
 returned card that is superseded, or a window of raw turns holding what such a card was distilled from, is
 *stale*: it gets ``superseded_by`` (the current cards) and ``valid_to`` (when the first of them was said), and
 moves to just after its current card, which is brought into the result at the stale unit's place when search
-ranked it just below the cut (``current_node`` decides). Stale units are kept, not dropped: what held before is part of the answer ("it used to
-be 120 s"), and a question may be about the past. ``as_of`` answers as the memory stood then: a replacement
-said later does not count.
+ranked it just below the cut (``current_node`` decides). Stale units are kept, not dropped: what held before is
+part of the answer ("it used to be 120 s"), and a question may be about the past. ``as_of`` answers as the memory
+stood then: a replacement said later does not count.
 """
 
 from __future__ import annotations
