@@ -209,3 +209,7 @@ def test_settings_a_coding_agent_edits_with_a_tool_are_on_its_card_with_the_valu
     code = {"name": "Edit", "arguments": {"file_path": "app/db.py", "old_string": 'conn.execute("SELECT 1")',
                                           "new_string": 'conn.execute(text("SELECT 1"))'}}
     assert edited_settings([patch, code]) == "+++ config/app.toml\n@@ -1 +1 @@\n-timeout = 30\n+timeout = 120"
+    odd = ["not a call", {"name": "Edit", "arguments": "not an object"}, {"name": "MultiEdit", "arguments": {
+        "edits": [5, {"old_string": 1}, {"old_string": "a: 1", "new_string": "a: 2"}]}},
+        {"name": "apply_patch", "arguments": {"input": "+before: any file\n*** Add File: new.yml\n+port: 80"}}]
+    assert edited_settings(odd) == "@@ -1 +1 @@\n-a: 1\n+a: 2\n+++ new.yml\n@@ -1 +1 @@\n+port: 80"

@@ -69,7 +69,9 @@ def edited_settings(calls: list[dict]) -> str:
     repeat it."""
     hunks = []
     for call in calls:
-        arguments = call.get("arguments") if isinstance(call, dict) else None
+        if not isinstance(call, dict):
+            continue
+        arguments = call.get("arguments")
         if call.get("name") in ("Edit", "MultiEdit") and isinstance(arguments, dict):
             edits = arguments.get("edits") if call["name"] == "MultiEdit" else [arguments]
             for edit in edits if isinstance(edits, list) else ():
@@ -80,14 +82,14 @@ def edited_settings(calls: list[dict]) -> str:
                                   + [f"+{line}" for line in edit["new_string"].splitlines()]))
         elif call.get("name") == "apply_patch" and isinstance(arguments, dict) and isinstance(
                 arguments.get("input"), str):
-            path = ""
+            changed: list[str] | None = None  # the lines of this patch's current file
             for line in arguments["input"].splitlines():
                 named = PATCHED_FILE.match(line)
                 if named:
-                    path = named.group(1)
-                    hunks.append((path, []))
-                elif line[:1] in ("-", "+") and hunks:
-                    hunks[-1][1].append(line)
+                    changed = []
+                    hunks.append((named.group(1), changed))
+                elif line[:1] in ("-", "+") and changed is not None:
+                    changed.append(line)
     lines = []
     for path, changed in hunks:
         settings = [line for line in changed if SETTING.match(line[1:])]
