@@ -1,5 +1,5 @@
-"""Long work yields the cores: the owner server's write pool and the model's micro-batch workers run below the
-priority of its reads (Linux, where each thread has its own nice value)."""
+"""Long work yields the cores: the owner server's write pool, the model's micro-batch workers and the graph snapshot's
+reader run below the priority of its reads (Linux, where each thread has its own nice value)."""
 
 from __future__ import annotations
 
@@ -54,3 +54,18 @@ def test_the_models_micro_batch_workers_run_in_the_background():
     seen = []
     micro_batches._workers().submit(lambda: seen.append(_nice())).result(timeout=10)
     assert seen == [min(19, _nice() + BACKGROUND_NICENESS)]
+
+
+def test_the_graph_snapshot_is_read_in_the_background(home: Path):
+    """A read of the whole graph takes seconds at 100k cards, and runs again after writes, often while a job runs:
+    the recalls waiting meanwhile go first."""
+    import threading
+
+    from alaya_engine.engine import Engine
+
+    engine = Engine.open(home)
+    with engine.hold():
+        assert engine.keep_resident(wait_seconds=60)
+        builder = next(thread for thread in threading.enumerate() if thread.name == "alaya-graph-snapshot")
+        fields = Path(f"/proc/self/task/{builder.native_id}/stat").read_text().rsplit(")", 1)[1].split()
+        assert int(fields[16]) == min(19, _nice() + BACKGROUND_NICENESS)  # field 19 of the thread's stat: its nice

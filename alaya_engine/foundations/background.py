@@ -2,9 +2,10 @@
 
 A recall answered while an ingest or a distillation runs on the owner server shares two cores with it; at the aged
 100k store its p95 went from 16 ms idle to ~470 ms, most of it waiting for a core. Threads that only do long work
-(the server's write pool, the model's micro-batch workers) lower their own scheduling priority when they start, so
-the scheduler runs a recall's threads first and the long work in what is left; on an idle machine nothing changes.
-Linux gives each thread its own nice value, and threads a thread starts inherit it.
+(the server's write pool, the model's micro-batch workers, the graph snapshot's reader, the resident vectors'
+reloads) lower their own scheduling priority when they start, so the scheduler runs a recall's threads first and
+the long work in what is left; on an idle machine nothing changes. Linux gives each thread its own nice value, and
+threads a thread starts inherit it.
 """
 
 from __future__ import annotations

@@ -25,6 +25,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
+from ..foundations.background import run_in_background
 from ..foundations.memory import release_freed_memory
 from .snapshot import GraphSnapshot, ReadStopped
 
@@ -90,6 +91,7 @@ class ResidentGraph:
             return {} if self._contents_reader is None else self._contents_reader.card_contents(card_ids)
 
     def _run(self) -> None:
+        run_in_background()  # a read of the whole graph is long work: recalls meanwhile read the database first
         connection = self.graph.connect(threads=1)  # on every core, its scans starved recalls reading meanwhile
         try:
             while self._wake.wait() and not self._stopping.is_set():

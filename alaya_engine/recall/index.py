@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
+from ..foundations.background import run_in_background
 from ..foundations.id_table import IdTable
 from ..foundations.memory import release_freed_memory
 from . import partition
@@ -151,6 +152,7 @@ class ResidentIndex:
     def _reload_in_background(self, version: int) -> None:
         import time
 
+        run_in_background()
         started = time.monotonic()
         try:
             self._load_version(version)
