@@ -272,6 +272,37 @@ def test_a_load_behind_the_table_leaves_the_rows_to_lancedb_until_it_is_reloaded
     assert found[0]["session_id"] == "chat-2" and "防晒霜" in found[0]["content"]
 
 
+def test_a_load_behind_the_table_still_gives_the_windows_of_sessions_not_rewritten_since(home, tmp_path):
+    """While an ingest writes, the load falls behind the table; the windows it holds of sessions not written again
+    are the table's to the letter, so recall takes them from memory, and asks the table only for the others: new
+    ones, and those of a session rewritten since."""
+    from alaya_engine.recall.turns import TurnSearch
+
+    engine = Engine.open(home)
+    engine.ingest([str(chat_session(tmp_path / "in"))])
+    index, store = engine.turn_index(), engine.turn_windows()
+    index.keep_rows()
+    index.refresh()
+    old = "chat-1:turns:0-2"
+    held = held_rows(index).windows([old])[old]
+    asked: list[list[str]] = []
+    read_from_table = store.windows
+    store.windows = lambda ids: asked.append(list(ids)) or read_from_table(ids)
+    later = engine.raw.read(engine.raw.write(Session("chat-2", DAY, [Turn("user", "明天我要去颐和园划船。"),
+                                                                     Turn("assistant", "记得带上防晒霜。")])))
+    store.index([later], engine.embedder().embed)
+    behind = TurnSearch.start(index, engine.raw, None, 20)
+    assert behind.load is None
+    nodes = behind.nodes({old: (0.1, 0.2), "chat-2:turns:0-1": (0.2, 0.4)}, merged=set())
+    assert asked == [["chat-2:turns:0-1"]] and nodes[old].content == held.text
+    rewritten = engine.raw.read(engine.raw.write(Session("chat-1", DAY, [Turn("user", "这周末改去颐和园了。"),
+                                                                         Turn("assistant", "好的！"),
+                                                                         Turn("user", "记得叫上小王。")])))
+    store.index([rewritten], engine.embedder().embed)
+    again = TurnSearch.start(index, engine.raw, None, 20).nodes({old: (0.1, 0.2)}, merged=set())
+    assert asked[-1] == [old] and again[old].content.startswith("user: 这周末改去颐和园了。")
+
+
 def test_a_long_lived_holder_reads_returned_windows_from_memory(home, tmp_path):
     engine = Engine.open(home)
     engine.ingest([str(chat_session(tmp_path / "in"))])

@@ -85,6 +85,9 @@ class TurnWindowStore:
         self._indexed = False
         self._versions = TableVersions(folder)
         self._async = AsyncTable(folder, TURN_WINDOWS)
+        self.rewritten: set[str] = set()
+        """Sessions whose windows this store replaced since it opened: a load read before may hold their old
+        text (the windows of every other session never change once written)."""
 
     def exists(self) -> bool:
         """Stores made before turn windows existed have no table until ``rebuild --l1`` (verify says so)."""
@@ -133,6 +136,7 @@ class TurnWindowStore:
         first ``embedded`` vectors (all when None) are real, the rest wait for :meth:`embed_pending`."""
         table = self.table()
         if session_ids:
+            self.rewritten.update(session_ids)
             table.delete(_in("session_id", session_ids))
         if windows:
             table.add(self._arrow(windows, vectors, len(windows) if embedded is None else embedded))
