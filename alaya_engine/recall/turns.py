@@ -40,9 +40,9 @@ class WindowIndex(ResidentIndex):
     """The resident windows: their vectors, searched as cards' are, and for a long-lived holder (the owner server)
     from the same scan their rows (session, span, time, text), so a recall reads the windows it returns from
     memory (from LanceDB, reading five of 200k took 4-6 ms of a recall). A one-shot process does not read the rows:
-    at 200k windows they took the load from ~1 to ~3 s and ~170 MB. The rows are used only while the load is of
-    the table's current version: a window written or replaced since (an ingest; a large table is reloaded in the
-    background) is read from the table."""
+    at 200k windows they took the load from ~1 to ~3 s and ~170 MB. A window written since the load (an ingest; a
+    large table is reloaded in the background), or of a session rewritten since, is read from the table
+    (:meth:`TurnSearch._held`)."""
 
     def __init__(self, vectors: "TurnWindowStore", background_above: int | None = None,
                  saved: "SavedLoads | None" = None):
