@@ -285,14 +285,21 @@ class Engine:
     @contextmanager
     def _graph_view(self) -> Iterator["GraphReader"]:
         """What recall reads: the resident snapshot while it is fresh (memory: no step lock needed); else the
-        database as :meth:`_database_view` reads it."""
+        database as :meth:`_database_view` reads it, and while another thread's step writes, the snapshot it has
+        for the edges and entities of the cards it holds (:class:`~.graph.stale_view.StaleView`)."""
         with self.hold():
             snapshot = self._fresh_snapshot()
             if snapshot is not None:
                 yield snapshot
             else:
                 with self._database_view() as graph:
-                    yield graph
+                    behind = self._resident.snapshot if self._resident is not None else None
+                    if behind is not None and graph is not self._graph_store:  # a step holds the graph
+                        from .graph.stale_view import StaleView
+
+                        yield StaleView(behind, graph)
+                    else:
+                        yield graph
 
     @contextmanager
     def _database_view(self) -> Iterator[GraphStore]:

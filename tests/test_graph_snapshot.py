@@ -162,6 +162,42 @@ def test_without_a_snapshot_a_recall_beside_a_long_step_reads_through_its_own_co
         assert engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]}).nodes
 
 
+def test_while_a_step_writes_the_snapshot_it_had_gives_the_edges_of_its_cards_and_the_database_after(demo_home):
+    """A long job's step holds the graph: a recall beside it takes the edges and entities of the cards the snapshot
+    holds from that snapshot (an edge the step has just added is not seen yet), the rest from the database; once the
+    step is over, the next recall reads the database and sees the edge."""
+    from alaya_engine.graph.stale_view import StaleView
+
+    engine = Engine.open(demo_home)
+    ids = card_ids(engine)
+    with engine.hold():
+        assert engine.keep_resident(wait_seconds=60)
+        stepping, done = threading.Event(), threading.Event()
+
+        def long_step() -> None:
+            with engine.step():
+                engine.link(ids[5], ids[6], "BLOCKED_BY", new_relation=True)
+                stepping.set()
+                done.wait(30)
+
+        worker = threading.Thread(target=long_step)
+        worker.start()
+        assert stepping.wait(30)
+        try:
+            with engine._graph_view() as view:
+                assert isinstance(view, StaleView)
+                assert ("BLOCKED_BY" not in {relation for _, relation, _, _ in view.neighbours([ids[5]])})
+                assert view.neighbours(["card-written-meanwhile"]) == []  # not in the snapshot: the database's
+            during = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
+            assert worker.is_alive(), "the recall waited for the step to end"
+        finally:
+            done.set()
+            worker.join()
+        assert blocked_by(during) == []
+        after = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
+        assert blocked_by(after) == [ids[6]]
+
+
 def test_the_snapshot_is_rebuilt_beside_writes_and_stopped_with_the_store(demo_home, monkeypatch):
     """Writes on the owner's connection while the builder reads on its own: none fails, and the last
     snapshot is the graph."""
