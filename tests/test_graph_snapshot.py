@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -35,6 +37,27 @@ def link_every_kind(engine: Engine, ids: list[str]) -> None:
     engine.link(ids[3], ids[4], "CONTRADICTS")
     with engine.step() as graph:
         graph.promote_relation("WORKAROUND_FOR")
+
+
+@contextmanager
+def a_step_linking(engine: Engine, source: str, target: str) -> Iterator[threading.Thread]:
+    """Another thread's step, held open once it has linked ``source`` BLOCKED_BY ``target``: a long job's."""
+    stepping, done = threading.Event(), threading.Event()
+
+    def long_step() -> None:
+        with engine.step():
+            engine.link(source, target, "BLOCKED_BY", new_relation=True)
+            stepping.set()
+            done.wait(30)
+
+    worker = threading.Thread(target=long_step)
+    worker.start()
+    assert stepping.wait(30)
+    try:
+        yield worker
+    finally:
+        done.set()
+        worker.join()
 
 
 def without_timings(result) -> dict:
@@ -138,23 +161,9 @@ def test_without_a_snapshot_a_recall_beside_a_long_step_reads_through_its_own_co
     engine = Engine.open(demo_home)
     ids = card_ids(engine)
     with engine.hold():
-        stepping, done = threading.Event(), threading.Event()
-
-        def long_step() -> None:
-            with engine.step():
-                engine.link(ids[5], ids[6], "BLOCKED_BY", new_relation=True)
-                stepping.set()
-                done.wait(30)
-
-        worker = threading.Thread(target=long_step)
-        worker.start()
-        assert stepping.wait(30)
-        try:
+        with a_step_linking(engine, ids[5], ids[6]) as worker:
             result = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
             assert worker.is_alive(), "the recall waited for the step to end"
-        finally:
-            done.set()
-            worker.join()
         assert blocked_by(result) == [ids[6]]
         assert threading.get_ident() in engine._readers
     assert engine._readers == {}
@@ -172,27 +181,13 @@ def test_while_a_step_writes_the_snapshot_it_had_gives_the_edges_of_its_cards_an
     ids = card_ids(engine)
     with engine.hold():
         assert engine.keep_resident(wait_seconds=60)
-        stepping, done = threading.Event(), threading.Event()
-
-        def long_step() -> None:
-            with engine.step():
-                engine.link(ids[5], ids[6], "BLOCKED_BY", new_relation=True)
-                stepping.set()
-                done.wait(30)
-
-        worker = threading.Thread(target=long_step)
-        worker.start()
-        assert stepping.wait(30)
-        try:
+        with a_step_linking(engine, ids[5], ids[6]) as worker:
             with engine._graph_view() as view:
                 assert isinstance(view, StaleView)
-                assert ("BLOCKED_BY" not in {relation for _, relation, _, _ in view.neighbours([ids[5]])})
+                assert "BLOCKED_BY" not in {relation for _, relation, _, _ in view.neighbours([ids[5]])}
                 assert view.neighbours(["card-written-meanwhile"]) == []  # not in the snapshot: the database's
             during = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
             assert worker.is_alive(), "the recall waited for the step to end"
-        finally:
-            done.set()
-            worker.join()
         assert blocked_by(during) == []
         after = engine.recall({"from_nodes": [ids[5]], "relations": ["BLOCKED_BY"]})
         assert blocked_by(after) == [ids[6]]
