@@ -37,6 +37,7 @@ from .foundations.relations import (
     relation_embedding_text,
 )
 from .graph.resident import ResidentGraph
+from .graph.stale_view import StaleView
 from .graph.store import GraphStore, card_document
 from .raw.formats import parse_session_bytes
 from .raw.sources import SessionSource, expand_sources
@@ -295,8 +296,6 @@ class Engine:
                 with self._database_view() as graph:
                     behind = self._resident.snapshot if self._resident is not None else None
                     if behind is not None and graph is not self._graph_store:  # a step holds the graph
-                        from .graph.stale_view import StaleView
-
                         yield StaleView(behind, graph)
                     else:
                         yield graph

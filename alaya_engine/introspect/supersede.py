@@ -300,7 +300,8 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
       side is often only text;
     - else what :func:`.change_text.replacement` finds in the new card's sentences.
     """
-    for fact in facts_from_graph(old["facts"]):
+    earlier_facts = facts_from_graph(old["facts"])
+    for fact in earlier_facts:
         if fact.key() in facts and facts[fact.key()].casefold() != fact.value.casefold():
             return 2, f"{fact.subject} · {fact.attribute}", f"{fact.attribute} = {facts[fact.key()]}"
     if given and (cued or similarity >= CLOSE):
@@ -311,7 +312,7 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         now_set = {attribute: (subject, value.casefold()) for (subject, attribute), value in facts.items()
                    if SETTING_NAME.fullmatch(attribute)}
         before: dict[str, set[str]] = {}
-        for fact in facts_from_graph(old["facts"]):
+        for fact in earlier_facts:
             if fact.attribute in now_set and _same_owner(now_set[fact.attribute][0], fact.subject):
                 before.setdefault(fact.attribute, set()).add(fact.value.casefold())
         for attribute in sorted(before):

@@ -104,10 +104,12 @@ def _diffs_resolved(session: Session) -> Session:
     """The session as read: a diff in a turn, and the settings its edit calls change, are the lines they add and
     the values those replace (:mod:`.text.diff`); the raw session stays as it was said, in L3 and in recall's
     windows."""
-    turns = [dataclasses.replace(turn, content=resolve_diffs(_with_edits(turn))) for turn in session.turns]
-    if all(new.content is old.content for new, old in zip(turns, session.turns)):
-        return session
-    return dataclasses.replace(session, turns=turns)
+    contents = [resolve_diffs(_with_edits(turn)) for turn in session.turns]
+    if all(content is turn.content for content, turn in zip(contents, session.turns)):
+        return session  # nearly every session: no copy of its turns
+    return dataclasses.replace(session, turns=[turn if content is turn.content else
+                                               dataclasses.replace(turn, content=content)
+                                               for content, turn in zip(contents, session.turns)])
 
 
 def _with_edits(turn: Turn) -> str:
