@@ -190,6 +190,29 @@ def test_bare_removed_and_added_lines_that_set_a_setting_anew_are_a_diff_and_a_l
     assert resolve_diffs(listed) == listed
 
 
+def test_a_directive_a_tool_changes_is_on_the_card_in_the_sessions_language_and_a_count_of_no_failures_is_no_error():
+    """nginx and many daemons set ``name value;`` without ``=``: a tool's diff of one is a change the card keeps (its
+    words need not be the card's), the replaced value said in the session's language before the line's comment.
+    Ansible's ``failed=0`` reports that nothing failed: it is no error for the card to quote."""
+    from alaya_engine.distill.offline.text.diff import resolve_diffs
+
+    output = ("$ git diff roles/origin/templates/feeds.conf.j2\n-        proxy_cache_valid 200 5m;\n"
+              "+        proxy_cache_valid 200 2m;\n$ git diff purge.py\n-PURGE_TIMEOUT_S = 2\n"
+              "+PURGE_TIMEOUT_S = 5  # hel1 needs 2-3 s\n$ ansible-playbook origin.yml --tags nginx\n"
+              "edge-01 : ok=4 changed=2 unreachable=0 failed=0\n")
+    assert resolve_diffs(output, chinese=True) == (
+        "$ git diff roles/origin/templates/feeds.conf.j2\n        proxy_cache_valid 200 2m; （之前是 200 5m）\n"
+        "$ git diff purge.py\nPURGE_TIMEOUT_S = 5 （之前是 2） # hel1 needs 2-3 s\n"
+        "$ ansible-playbook origin.yml --tags nginx\nedge-01 : ok=4 changed=2 unreachable=0 failed=0\n")
+    cards = cards_of(session([
+        ("user", "直播首发的播客主一直嫌 5 分钟的缓存太慢，把 feed 缓存改成 2 分钟吧，顺便 purge 超时改成 5 秒。"),
+        ("tool", output),
+        ("assistant", "改好了：三台 origin 上 feed 缓存现在是 2 分钟，purge 超时 5 秒。")], "cache-zh"))
+    content = "\n".join(card.content for card in cards)
+    assert "proxy_cache_valid 200 2m; （之前是 200 5m）" in content, content
+    assert "failed=0" not in content, content
+
+
 def test_settings_a_coding_agent_edits_with_a_tool_are_on_its_card_with_the_values_they_replace():
     """Claude Code's Edit and Codex's apply_patch change a setting without the assistant saying the value: the
     card keeps the new value beside the old one, and the fact is the new value; code that sets nothing is left

@@ -80,6 +80,9 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     assert replacement("Ravi 把 billing 从 Poetry 换成 uv 了。", setup, False)[0] == 0  # another project's tool
     dose = statement(plain("维生素D", "GP 让我每天吃 1000 IU 的维生素D。"))
     assert replacement("GP 说要加量：从今天起改成每天 2000 IU。", dose, False) == (1, "2000 iu")
+    cache = statement(plain("Feed cache", "feeds-origin caches each feed for 5 minutes."))
+    assert replacement("feeds-origin 的缓存现在是 2 分钟。", cache, False) == (1, "2 min")  # one unit, either language
+    assert replacement("The feeds-origin cache is now 2 min.", cache, False) == (1, "2 min")
     wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))  # contradictions read the card as a whole
     assert conflict_anchor("发现 ES 快照 7 天就删除，跟 wiki 上写的 30 天对不上。", wiki) == "wiki"
     ci = said(plain("uv", "tariff-calc 以后只用 uv，CI 里装依赖。"))

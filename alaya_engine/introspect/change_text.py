@@ -62,7 +62,8 @@ ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
 """In Chinese text a Latin word is nearly always a name: a product, a host, a person's English name."""
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
-QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?([A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
+QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?((?:minute|second|hour|week|month)s?|"
+                      r"[A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
                       r"[澳美欧港日人]?元|英镑|块钱?|毫克|公斤|毫升)"
                       r"(?![A-Za-z])"
                       r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
@@ -205,6 +206,9 @@ class Reading:
     said: Said
     changing: frozenset[tuple[str, str]]
     """The quantities said in a clause that has a cue."""
+    replacing: frozenset[tuple[str, str]]
+    """Of those, the ones said in a clause with a cue of a replaced value: the new value, before a "now" of the
+    situation ("大客户现在要 40 秒了，timeout 改成 60s")."""
     replaced: str
     """The words a cue names as the replaced value (:func:`_replaced_values`)."""
     plain_heads: tuple[str, ...]
@@ -219,14 +223,16 @@ def reading(sentence: str) -> Reading | None:
     strong, weak = REPLACES.search(sentence), NOW.search(sentence)
     if not (strong or weak):
         return None
-    changing = set().union(*(_quantities(clause) for clause in CLAUSE.split(sentence)
+    clauses = CLAUSE.split(sentence)
+    changing = set().union(*(_quantities(clause) for clause in clauses
                              if REPLACES.search(clause) or NOW.search(clause)))
+    replacing = set().union(*(_quantities(clause) for clause in clauses if REPLACES.search(clause)))
     heads = [next((word for word in PLAIN_WORD.findall(span) if _plain_value(word)), None)
              for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
              if not span.lstrip().startswith("than")]  # "no more than 5 minutes": a bound, not a value
     replaced = _replaced_values(sentence) if strong else ""
     return Reading(says_now=bool(weak), strong=bool(strong), said=said(sentence), changing=frozenset(changing),
-                   replaced=replaced,
+                   replacing=frozenset(replacing), replaced=replaced,
                    plain_heads=tuple(word for word in heads if word),
                    replaced_numbers=tuple(number for span in replaced.split("\n") for number in value_numbers(span)
                                           if _telling(number)))
@@ -255,8 +261,9 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         if not mine.mentions & other.mentions:
             continue
         units = {unit for unit, _ in other.quantities}
-        changed = sorted((unit, number) for unit, number in read.changing
-                         if unit in units and (unit, number) not in other.quantities)
+        changed = sorted(((unit, number) for unit, number in read.changing
+                          if unit in units and (unit, number) not in other.quantities),
+                         key=lambda item: (item not in read.replacing, item))
         if unit_dates := [item for item in changed if item[0] == "date"]:
             shared = mine.mentions & other.mentions
             specific = any(DATED_THING.search(name_case(name, sentence)) for name in shared) and any(
@@ -399,13 +406,21 @@ def _month(unit: str) -> bool:
     return re.fullmatch(MONTH_WORD, unit, re.IGNORECASE) is not None
 
 
+UNITS = {"minute": "min", "minutes": "min", "mins": "min", "分钟": "min", "second": "s", "seconds": "s", "sec": "s",
+         "secs": "s", "秒": "s", "hour": "h", "hours": "h", "hr": "h", "hrs": "h", "小时": "h", "day": "d",
+         "days": "d", "天": "d", "week": "w", "weeks": "w", "month": "mo", "months": "mo"}
+"""One name for a unit however it is written ("2 minutes", "2 min", "2 分钟"): an update may say the value in other
+words, or in the other language, than the card it replaces."""
+
+
 def _quantities(text: str) -> set[tuple[str, str]]:
     found = set()
     for match in QUANTITY.finditer(text):
         if match.group(3):
             found.add(("clock", f"{int(match.group(3))}:{match.group(4)}"))
         elif match.group(2).casefold() not in DATE_UNITS and not _month(match.group(2)):
-            found.add((match.group(2).casefold(), match.group(1).replace(",", "")))
+            unit = match.group(2).casefold()
+            found.add((UNITS.get(unit, unit), match.group(1).replace(",", "")))
     for match in DAY_OF_MONTH.finditer(text):
         month = match.group("month") or match.group("month_first") or match.group("zh_month")
         day = match.group("day") or match.group("day_after") or match.group("zh_day")

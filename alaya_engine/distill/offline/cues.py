@@ -82,6 +82,9 @@ LABEL = re.compile(
 """A label that opens a paragraph ("Root cause:", "规则：", "找到了。"): it types the paragraph, then goes."""
 ERROR_LINE = re.compile(r"error|exception|fatal|failed|failure|refused|denied|killed|timed out|too many|"
                         r"not found|unknown key|cannot|repeated too quickly|报错|失败|错误", re.IGNORECASE)
+NO_ERRORS = re.compile(r"\b(?:errors?|failed|failures?|unreachable)\s*[=:]\s*0\b|\b0\s+(?:errors?|failed|failures?)\b",
+                       re.IGNORECASE)
+"""A count of errors that is zero (Ansible's ``failed=0``, pytest's ``0 errors``): a report that nothing failed."""
 STRONG_ERROR = re.compile(r"killed|refused|timed out|repeated too quickly|too many|exception|fatal|"
                           r"out of memory|does not exist|already exists|unknown key|prematurely", re.IGNORECASE)
 ANAPHORA = re.compile(r"^(?:it|they|so|also|after that|then|(?:this|that|these|those)(?=\s+(?:is|was|are|were|"

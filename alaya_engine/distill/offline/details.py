@@ -23,6 +23,7 @@ import re
 from ...foundations.domain import DETAILS_LABELS, Session
 from .candidate import Candidate, attribution
 from .stated.sentences import is_noise, specifics
+from .text.diff import REPLACED
 from .text.markdown import split_blocks, strip_markdown
 from .text.overlap import content_words
 from .text.sentences import split_sentences
@@ -64,7 +65,8 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
             for sentence, verbatim in _sentences(turn.content, turn.role == "tool"):
                 new = _named(sentence) - said
                 if not new or len(sentence) > room or is_noise(sentence) or \
-                        (turn.role == "tool" and not content_words(sentence) & card.words):
+                        (turn.role == "tool" and not content_words(sentence) & card.words
+                         and not REPLACED.search(sentence)):
                     continue  # a tool's line counts only when it speaks of the card's point (not "Main PID: 1423")
                 if not verbatim and _quoted_already(card, voice.say(index, [sentence])):
                     continue

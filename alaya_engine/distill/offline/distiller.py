@@ -67,13 +67,13 @@ class OfflineDistiller:
             return self._distill(session)
 
     def _distill(self, session: Session) -> Distillation:
-        session = _diffs_resolved(session)
+        chinese = speaks_chinese(session)
+        session = _diffs_resolved(session, chinese)
         if _is_conversation(session):
             candidates = conversation_candidates(session)
         else:
             candidates = agent_candidates(session)
         candidates = _merge_duplicates(candidates)
-        chinese = speaks_chinese(session)
         stated = stated_candidates(session, candidates, chinese)
         candidates = _without_repeats([card for card in candidates if not _contained(card, stated)] + stated)
         kept = _cut(candidates, self.max_cards_per_session)
@@ -100,11 +100,11 @@ class OfflineDistiller:
         return "no fact, cause, fix, decision, rule, plan or preference stated with anything specific"
 
 
-def _diffs_resolved(session: Session) -> Session:
+def _diffs_resolved(session: Session, chinese: bool) -> Session:
     """The session as read: a diff in a turn, and the settings its edit calls change, are the lines they add and
-    the values those replace (:mod:`.text.diff`); the raw session stays as it was said, in L3 and in recall's
-    windows."""
-    contents = [resolve_diffs(_with_edits(turn)) for turn in session.turns]
+    the values those replace (:mod:`.text.diff`), said in the session's language (``chinese``: a tool's output has
+    no words of its own); the raw session stays as it was said, in L3 and in recall's windows."""
+    contents = [resolve_diffs(_with_edits(turn), chinese) for turn in session.turns]
     if all(content is turn.content for content, turn in zip(contents, session.turns)):
         return session  # nearly every session: no copy of its turns
     return dataclasses.replace(session, turns=[turn if content is turn.content else

@@ -5,6 +5,7 @@ from __future__ import annotations
 from ...foundations.domain import Session, Turn
 from .cues import AI_SPEAKERS
 from .text.chinese import is_chinese
+from .text.markdown import FENCED_BLOCK
 
 
 def speaker_of(turn: Turn) -> str | None:
@@ -54,8 +55,10 @@ def participants(session: Session) -> list[str]:
 
 
 def speaks_chinese(session: Session) -> bool:
-    """Whether the people of the session talk in Chinese: the language its cards are written in."""
-    return is_chinese(" ".join(turn.content for turn in session.turns if turn.role in ("user", "assistant")))
+    """Whether the people of the session talk in Chinese: the language its cards are written in. Their code is not
+    what they talk in: a Chinese session pasting a diff had its cards labelled in English."""
+    return is_chinese(" ".join(FENCED_BLOCK.sub(" ", turn.content) for turn in session.turns
+                               if turn.role in ("user", "assistant")))
 
 
 def asks(text: str) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ....foundations.domain import Session
-from ..cues import ERROR_LINE, GOTCHA_CUES, GOTCHA_HINTS, PROBLEM_CUES, STRONG_ERROR
+from ..cues import ERROR_LINE, GOTCHA_CUES, GOTCHA_HINTS, NO_ERRORS, PROBLEM_CUES, STRONG_ERROR
 from ..text.cue_match import has_cue
 from ..text.markdown import INLINE_CODE
 from ..text.sentences import join_sentences, split_sentences
@@ -41,7 +41,9 @@ def error_line(session: Session, opener: int | None, last: int) -> str:
 
 
 def _error_score(line: str) -> int:
-    """Error lines worth quoting have several words and, best, a specific failure phrase."""
+    """Error lines worth quoting have several words and, best, a specific failure phrase; a count of none
+    (``failed=0``) is no failure."""
+    line = NO_ERRORS.sub(" ", line)
     if not ERROR_LINE.search(line) or len(re.findall(r"[A-Za-z\u3400-\u9fff]+", line)) < 4:
         return 0
     return 1 + len(ERROR_LINE.findall(line)) + (2 if STRONG_ERROR.search(line) else 0)
@@ -59,4 +61,4 @@ def evidence_turns(transcript: Transcript, units: list[Unit], opener: int | None
         return []
     turns = transcript.session.turns
     return [index for index in range(opener + 1, units[-1].turn)
-            if turns[index].role == "tool" and ERROR_LINE.search(turns[index].content)][:3]
+            if turns[index].role == "tool" and ERROR_LINE.search(NO_ERRORS.sub(" ", turns[index].content))][:3]

@@ -16,12 +16,11 @@ from __future__ import annotations
 import re
 
 from .chinese import is_chinese
+from .markdown import FENCED_BLOCK
 
 DIFF_FENCE = re.compile(r"^([ \t]*)(```|~~~)[ \t]*(?:diff|patch)\b[^\n]*\n(.*?)^[ \t]*\2[ \t]*$",
                         re.MULTILINE | re.DOTALL)
 """A fenced block said to be a diff."""
-ANY_FENCE = re.compile(r"^([ \t]*)(```|~~~)[^\n]*\n(.*?)^[ \t]*\2[ \t]*$", re.MULTILINE | re.DOTALL)
-"""Any fenced block: a diff when it holds a hunk header; left out when telling the words around a diff."""
 HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 """A hunk header: an unmarked fence holding one is a diff too."""
 NEW_FILE = re.compile(r"^\+\+\+ (?:b/)?(\S+)")
@@ -34,15 +33,31 @@ PATCHED_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (\S+)")
 """A file an ``apply_patch`` call changes."""
 SETTING = re.compile(r"^\s*([A-Za-z_][\w.\-/]*)\s*(=|:)\s*(\S.*?)\s*;?\s*$")
 """A line that sets something: a name, ``=`` or ``:``, the value."""
+DIRECTIVE = re.compile(r"^\s*([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)(\s)\s*([^\s=:#;][^;#]*?)\s*;?\s*$")
+"""A line that sets something the way nginx, Redis and many daemons' files do: a name with a separator in it, a
+space, the value (``proxy_cache_valid 200 5m;``, ``maxmemory-policy allkeys-lru``)."""
 
 
-def resolve_diffs(text: str) -> str:
+COMMENT = re.compile(r"\s+((?:#|//)\s.*)$")
+"""A comment after the code of a line."""
+REPLACED = re.compile(r" \(instead of [^()]*\)(?:$| #| //)| （之前是 [^（）]*）(?:$| #| //)")
+"""The end :func:`added_lines` gives a setting that replaces a removed one: a line that tells a change."""
+
+
+def setting_of(line: str) -> re.Match | None:
+    """The setting ``line`` sets (groups: name, separator, value), in either form."""
+    return SETTING.match(line) or DIRECTIVE.match(line)
+
+
+def resolve_diffs(text: str, chinese: bool | None = None) -> str:
     """``text`` with each diff block (fenced and said to be one, or holding a hunk header) replaced by a block of
     the lines it adds, and each bare run of removed and added lines that sets a setting anew (a tool's ``git diff |
-    grep '^[-+] '``) by the lines it adds."""
+    grep '^[-+] '``) by the lines it adds. ``chinese``: the language a replaced value is said in; None: the
+    language of the words around the diffs."""
     if "@@" not in text and "diff" not in text and "patch" not in text and "\n+" not in text:
         return text
-    chinese = is_chinese(ANY_FENCE.sub(" ", text))
+    if chinese is None:
+        chinese = is_chinese(FENCED_BLOCK.sub(" ", text))
 
     def bare(match: re.Match) -> str:
         run = match.group(0)
@@ -58,7 +73,7 @@ def resolve_diffs(text: str) -> str:
         return f"{indent}{fence}\n" + "".join(f"{indent}{line}\n" for line in added) + f"{indent}{fence}"
 
     text = DIFF_FENCE.sub(resolved, text)
-    text = ANY_FENCE.sub(resolved, text) if HUNK.search(text) else text
+    text = FENCED_BLOCK.sub(resolved, text) if HUNK.search(text) else text
     return BARE_RUN.sub(bare, text) if "\n+" in text else text
 
 
@@ -92,18 +107,29 @@ def edited_settings(calls: list[dict]) -> str:
                     changed.append(line)
     lines = []
     for path, changed in hunks:
-        settings = [line for line in changed if SETTING.match(line[1:])]
+        settings = [line for line in changed if setting_of(line[1:])]
         if any(line.startswith("+") for line in settings):
             lines += [f"+++ {path}" if path else "", "@@ -1 +1 @@", *settings]
     return "\n".join(line for line in lines if line)
 
 
+def _comment_off(line: str) -> tuple[str, str]:
+    """``line`` and its trailing comment (``PURGE_TIMEOUT_S = 5  # hel1 needs 2-3 s``), apart."""
+    found = COMMENT.search(line)
+    return (line[:found.start()], found.group(1)) if found else (line, "")
+
+
+def _value(value: str) -> str:
+    """A setting's value without its trailing comment."""
+    return _comment_off(value)[0].strip()
+
+
 def _sets_anew(run: str) -> bool:
     """Whether a run of ``-``/``+`` lines adds a setting a removed line set to another value: a diff, not a list."""
     removed = {setting.group(1): setting.group(3) for line in run.splitlines()
-               if line.startswith("-") and (setting := SETTING.match(line[1:]))}
+               if line.startswith("-") and (setting := setting_of(line[1:]))}
     return any(removed.get(setting.group(1), setting.group(3)) != setting.group(3) for line in run.splitlines()
-               if line.startswith("+") and (setting := SETTING.match(line[1:])))
+               if line.startswith("+") and (setting := setting_of(line[1:])))
 
 
 def added_lines(diff: str, chinese: bool = False) -> list[str]:
@@ -120,15 +146,17 @@ def added_lines(diff: str, chinese: bool = False) -> list[str]:
             removed = {} if line.startswith("@@") else removed
             continue
         if line.startswith("-"):
-            setting = SETTING.match(line[1:])
+            setting = setting_of(line[1:])
             if setting:
                 removed[setting.group(1)] = setting.group(3)
         elif line.startswith("+"):
             line = line[1:]
-            setting = SETTING.match(line)
+            setting = setting_of(line)
             before = removed.get(setting.group(1)) if setting else None
-            if before is not None and before != setting.group(3):
-                line = f"{line.rstrip()} （之前是 {before}）" if chinese else f"{line.rstrip()} (instead of {before})"
+            if before is not None and _value(before) != _value(setting.group(3)):
+                code, comment = _comment_off(line.rstrip())
+                marked = f"{code} （之前是 {_value(before)}）" if chinese else f"{code} (instead of {_value(before)})"
+                line = marked if not comment else f"{marked} {comment}"
             if line.strip():
                 added.append(line)
     return added

@@ -15,6 +15,8 @@ LIST_MARK = re.compile(r"^\s*(?:\d+[.)、]|[-*•+])\s+")
 TABLE_ROW = re.compile(r"^\s*\|")
 FENCE = re.compile(r"^\s*(```|~~~)")
 HEADING = re.compile(r"^\s*#{1,6}\s+")
+FENCED_BLOCK = re.compile(r"^([ \t]*)(```|~~~)[^\n]*\n(.*?)^[ \t]*\2[ \t]*$", re.MULTILINE | re.DOTALL)
+"""A fenced block, whole (groups: indent, fence, body)."""
 
 
 def outside_code(text: str, change) -> str:
