@@ -66,7 +66,7 @@ def _card_of(engine: Engine, session_id: str, words: str) -> str:
 
 def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     earlier = statement(plain("Timeout", "Set the report-export proxy-read-timeout to 120 s."))
-    assert replacement("We raised the report-export proxy-read-timeout from 120 s to 300 s.", earlier, False)[0] == 2
+    assert replacement("We raised the report-export proxy-read-timeout from 120 s to 300 s.", earlier, False)[0] == 3
     assert replacement("The report-export proxy-read-timeout is now 300 s.", earlier, False) == (1, "300 s")
     assert replacement("The report-export proxy-read-timeout is 120 s, as before.", earlier, False)[0] == 0
     assert replacement("Exports of report-export are slow today.", earlier, False)[0] == 0
@@ -83,6 +83,12 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     cache = statement(plain("Feed cache", "feeds-origin caches each feed for 5 minutes."))
     assert replacement("feeds-origin 的缓存现在是 2 分钟。", cache, False) == (1, "2 min")  # one unit, either language
     assert replacement("The feeds-origin cache is now 2 min.", cache, False) == (1, "2 min")
+    english = statement(plain("Feed cache", "The feed cache is 2 minutes now, on all three origins."))
+    reverted = "二是 feed 缓存又改回 5 分钟了：2 分钟那一周 CPU 一直在 90% 上下。"  # a Latin word is a plain one there
+    assert replacement(reverted, english, False) == (3, "5 min")
+    transfer = statement(plain("Wise", "每月 5 日通过 Wise 给妈妈的招商银行卡转 3000 元人民币。"))
+    assert replacement("From November it's 5,000 yuan instead of 3,000.", transfer, False) == (3, "3000")
+    assert replacement("Updated: 5,000 RMB on the 5th via Wise, from November.", transfer, False) == (1, "5000 cny")
     wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))  # contradictions read the card as a whole
     assert conflict_anchor("发现 ES 快照 7 天就删除，跟 wiki 上写的 30 天对不上。", wiki) == "wiki"
     ci = said(plain("uv", "tariff-calc 以后只用 uv，CI 里装依赖。"))
@@ -281,7 +287,7 @@ def test_a_bare_now_needs_two_names_and_a_plain_word_counts_after_a_cue_that_nam
     twice = statement(plain("BP", "Measure twice a day, around 7am and 9pm, two readings each time."))
     assert replacement("医生说不用 twice a day 了，改成每天早上一次。", twice, False) == (1, "twice")
     assert replacement("不用担心，twice a day 就够了。", twice, False)[0] == 0  # no need to worry: no change
-    dose = statement(plain("BP", "Dr. Forsyth started her on amlodipine 5 mg once every morning."))
+    dose = statement(plain("BP", "Dr. Forsyth started her on amlodipine once every morning."))
     assert replacement("所以换药了：stop amlodipine，改成 perindopril 4 mg。", dose, False) == (1, "amlodipine")
     assert replacement("Stop amlodipine the morning before the scan.", dose, False)[0] == 0  # nothing replaces it
 
@@ -349,13 +355,13 @@ def test_a_number_a_cue_names_as_replaced_is_found_on_the_earlier_card():
     """"from 600 to 240", "10:45 instead of 11:00", "从 45 改成 90": a number named as the old value, given by the
     earlier card, says plainly which card is replaced; a day of a month after "from" is when, not what."""
     cache = statement(plain("Cache", "SESSION_CACHE_SECONDS stays at 600 for the launch."))
-    assert replacement("We cut the session cache from 600 to 240 seconds.", cache, False) == (2, "600")
+    assert replacement("We cut the session cache from 600 to 240 seconds.", cache, False) == (3, "600")
     assert replacement("From 3 March the session cache keeps 240 seconds.", cache, False)[0] == 0
     standup = statement(plain("Standup", "The daily standup is at 11:00 in the small room."))
-    assert replacement("The standup is at 10:45 instead of 11:00 from next week.", standup, False) == (2, "11:00")
+    assert replacement("The standup is at 10:45 instead of 11:00 from next week.", standup, False) == (3, "11:00")
     dose = statement(plain("剂量", "医生让他每晚吃 45 毫克。"))
     assert replacement("从 5 月 15 日起改成每晚 90 毫克。", dose, False)[0] == 0  # the day it starts, not the dose
-    assert replacement("剂量从 45 改成 90 了。", dose, False) == (2, "45")
+    assert replacement("剂量从 45 改成 90 了。", dose, False) == (3, "45")
 
 
 def test_a_replacement_said_plainly_is_read_on_a_card_far_apart_in_meaning():

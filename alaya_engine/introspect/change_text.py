@@ -28,8 +28,9 @@ REPLACES = re.compile(
     r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
     r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
     r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
-    r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?))\b"
-    r"|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
+    r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
+    r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
+    r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
     r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
     re.IGNORECASE)
 """Cues that a value was replaced: the sentence says what it is now, or what it no longer is."""
@@ -64,7 +65,7 @@ LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
 QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?((?:minute|second|hour|week|month)s?|"
                       r"[A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
-                      r"[澳美欧港日人]?元|英镑|块钱?|毫克|公斤|毫升)"
+                      r"[澳美欧港日人]?元|英?镑|块钱?|毫克|公斤|毫升|pounds?|euros?|dollars?)"
                       r"(?![A-Za-z])"
                       r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
 DATE_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm", "x"})
@@ -98,9 +99,10 @@ card gave that is now replaced, so the earlier card that merely names X is not r
 OLD_VALUE_BEFORE = re.compile(r"\b(?:any ?more|(?:was|were|is|are|been|got|gets?) (?:replaced|dropped|removed))\b",
                               re.IGNORECASE)
 """Cues preceded by the value that no longer holds ("we don't use Redis anymore", "Redis was replaced by …")."""
-NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|[,;，；：。()（）]|(?<!\d):|:(?!\d)", re.IGNORECASE)
+NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|,(?!\d{3}(?!\d))|[;，；：。()（）]|(?<!\d):|:(?!\d)",
+                       re.IGNORECASE)
 """Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end (not the
-colon of a time: "instead of 3:30")."""
+colon of a time: "instead of 3:30", nor the comma of a thousand: "instead of 3,000")."""
 VALUE_NUMBER = re.compile(r"(?<![\w.:/-])(\d+(?::\d{2}|[.,]\d+)?)([a-z%]{1,3}(?![\w]))?(?![\w:/-]|\.\d|\s?[月日号年])",
                           re.IGNORECASE)
 """A number that can be a value, a unit written onto it allowed ("30s", "512Mi"): not a date's day or month ("5 月",
@@ -130,7 +132,7 @@ while too not out off up down over into onto from because since after before unt
 if else than via per each every both either neither
 """.split())
 """Words too common to be a replaced value ("no more than", "instead of the")."""
-CLAUSE = re.compile(r"[,;，；（）()]")
+CLAUSE = re.compile(r",(?!\d{3}(?!\d))|[;，；（）()]")
 """Within a sentence, the pieces a number and its change cue must share ("3 月 12 日凌晨 02:00，要把 X 迁到新机器上":
 the time is when X moves, not a new time)."""
 
@@ -149,6 +151,8 @@ class Said:
     numbers: frozenset[str] = frozenset()
     """Every number that can be a value (:func:`value_numbers`): what a number a cue names as replaced is looked
     up in."""
+    chinese: bool = False
+    """Said in Chinese: its Latin words are names, which the other language may write as plain words."""
 
 
 @dataclass(frozen=True)
@@ -168,7 +172,7 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
     return Said(frozenset(names), frozenset(_quantities(text)),
                 frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
-                frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)))
+                frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), bool(CJK.search(text)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -242,13 +246,14 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     """How strongly ``sentence`` says it replaces a value ``earlier`` stated (0: not at all), and what shows it.
 
     - another number, in the clause of a change cue, in the unit a sentence of ``earlier`` gave, which also mentions
-      something ``sentence`` mentions: 1, or 2 when ``sentence`` also repeats the earlier number ("raised from 120 s
-      to 300 s") or, after a cue of a replaced value (not a bare "now"), the thing both mention is an identifier
-      ("be_tracking_gw 的 timeout server 改成 60s");
+      something ``sentence`` mentions: 1; 2 when, after a cue of a replaced value (not a bare "now"), the thing both
+      mention is an identifier ("be_tracking_gw 的 timeout server 改成 60s"); 3 when ``sentence`` also repeats the
+      earlier number ("raised from 120 s to 300 s"): of two earlier cards in that unit, the one whose value it
+      names is the one it replaces;
     - another day of a month, the same way, when what both sentences mention is an acronym or an identifier
       ("Exam now Tuesday 12 May (PSI)" against "CKA 考试约在 4 月 28 日，PSI 线上监考"): 1;
     - a number ``earlier`` says, where a cue names the replaced value ("TTL 从 900 降到 300", "3:15 instead of
-      3:30"): 2;
+      3:30"): 3;
     - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
       Redis 换成"; not "Harbor Dental moved to …", whose name is what moves): 1;
     - a name both say after a bare "now", only when the two cards are ``close`` in meaning: 1.
@@ -258,14 +263,14 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         return 0, None
     mine = read.said
     for other in earlier.sentences:
-        if not mine.mentions & other.mentions:
+        shared = _shared_mentions(mine, other)
+        if not shared:
             continue
         units = {unit for unit, _ in other.quantities}
         changed = sorted(((unit, number) for unit, number in read.changing
                           if unit in units and (unit, number) not in other.quantities),
                          key=lambda item: (item not in read.replacing, item))
         if unit_dates := [item for item in changed if item[0] == "date"]:
-            shared = mine.mentions & other.mentions
             specific = any(DATED_THING.search(name_case(name, sentence)) for name in shared) and any(
                 DAY_MOVED.search(clause) and ("date", day) in _quantities(clause)
                 for clause in CLAUSE.split(sentence) for _, day in unit_dates)
@@ -273,11 +278,11 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         if changed:
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
-            named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in mine.mentions & other.mentions)
-            return 1 + (repeated or named), number if unit in ("clock", "date") else f"{number} {unit}"
+            named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in shared)
+            return 3 if repeated else 1 + named, number if unit in ("clock", "date") else f"{number} {unit}"
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
-        return 2, numbers[0]
+        return 3, numbers[0]
     named = sorted(name for name in mine.names & (earlier.whole.names | earlier.whole.words) if name in read.replaced
                    and name not in _before_cue(sentence))
     if named and _same_subject(sentence, read, earlier.whole):
@@ -287,6 +292,16 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
     return (1, shared[0]) if len(shared) >= 2 and close and read.says_now else (0, None)
+
+
+def _shared_mentions(mine: Said, other: Said) -> frozenset[str]:
+    """What two sentences both mention. Across languages a Latin word of the Chinese sentence ("feed 缓存改回 5 分钟")
+    is a plain word of the English one ("the feed cache is 2 minutes"), which names nothing there."""
+    shared = mine.mentions & other.mentions
+    if mine.chinese == other.chinese:
+        return shared
+    chinese, english = (mine, other) if mine.chinese else (other, mine)
+    return shared | {word for word in chinese.mentions & english.words if word not in STOPWORDS}
 
 
 def name_case(name: str, text: str) -> str:
@@ -408,9 +423,12 @@ def _month(unit: str) -> bool:
 
 UNITS = {"minute": "min", "minutes": "min", "mins": "min", "分钟": "min", "second": "s", "seconds": "s", "sec": "s",
          "secs": "s", "秒": "s", "hour": "h", "hours": "h", "hr": "h", "hrs": "h", "小时": "h", "day": "d",
-         "days": "d", "天": "d", "week": "w", "weeks": "w", "month": "mo", "months": "mo"}
-"""One name for a unit however it is written ("2 minutes", "2 min", "2 分钟"): an update may say the value in other
-words, or in the other language, than the card it replaces."""
+         "days": "d", "天": "d", "week": "w", "weeks": "w", "month": "mo", "months": "mo",
+         "元": "cny", "块": "cny", "块钱": "cny", "yuan": "cny", "rmb": "cny", "cny": "cny", "英镑": "gbp", "镑": "gbp",
+         "pound": "gbp", "pounds": "gbp", "gbp": "gbp", "欧元": "eur", "euro": "eur", "euros": "eur", "eur": "eur",
+         "美元": "usd", "dollar": "usd", "dollars": "usd", "usd": "usd"}
+"""One name for a unit however it is written ("2 minutes", "2 min", "2 分钟"; "5,000 yuan", "3000 元"): an update
+may say the value in other words, or in the other language, than the card it replaces."""
 
 
 def _quantities(text: str) -> set[tuple[str, str]]:

@@ -86,7 +86,8 @@ class SupersedeReport:
 
 
 PLAIN = 2
-"""The strength of a replacement said plainly (see :func:`_replaced`)."""
+"""The strength of a replacement said plainly (see :func:`_replaced`); 3: said plainly, naming the replaced value
+itself (:func:`.change_text.replacement`)."""
 
 
 @dataclass(frozen=True)
