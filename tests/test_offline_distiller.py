@@ -457,6 +457,11 @@ def test_a_title_starts_at_its_point_not_at_the_chat_around_it():
     assert without_segue("And then we drove to the coast") == "And then we drove to the coast"
     assert without_segue("okra grows fast in July") == "okra grows fast in July"
     assert without_segue("setuptools only packages .py files") == "setuptools only packages .py files"
+    assert without_segue("yeah leave it, Dario's back Monday") == "Leave it, Dario's back Monday"  # a reply's lead
+    assert without_segue("thx, shipping it as 3.8.2") == "Shipping it as 3.8.2"
+    assert without_segue("Right, those two numbers disagree") == "Those two numbers disagree"
+    assert without_segue("好，helm values 里改成这样") == "Helm values 里改成这样"
+    assert without_segue("Right now the queue is empty") == "Right now the queue is empty"
 
 
 def test_that_joining_a_clause_is_no_determiner_in_a_title():
