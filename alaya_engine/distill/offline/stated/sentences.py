@@ -9,6 +9,7 @@ from ..cues import ANAPHORA, APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK,
 from ..text.chinese import is_chinese
 from ..text.cue_match import cue_pattern, has_cue
 from ..text.markdown import QUOTED_LINE, strip_markdown
+from ..text.memo import within_session
 from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.tags import identifiers
@@ -132,10 +133,17 @@ def specifics(text: str) -> set[str]:
     only opens a sentence names nothing)."""
     found = set()
     for sentence in split_sentences(strip_markdown(text)):
-        first = re.match(r"\W*(\w+)", sentence)
-        opening = first.group(1) if first and first.group(1).istitle() else None
-        found.update(token.lower().strip(".,") for token in SPECIFIC.findall(sentence) if token != opening)
+        found |= _sentence_specifics(sentence)
     return found
+
+
+@within_session
+def _sentence_specifics(sentence: str) -> set[str]:
+    """One sentence's specifics, remembered: a card's text is read again each time it grows, four times a sentence
+    on the demo."""
+    first = re.match(r"\W*(\w+)", sentence)
+    opening = first.group(1) if first and first.group(1).istitle() else None
+    return {token.lower().strip(".,") for token in SPECIFIC.findall(sentence) if token != opening}
 
 
 def is_specific(sentence: str) -> bool:
