@@ -163,9 +163,8 @@ SEGUE = re.compile(r"^(?:(?:(?i:one more thing|another thing|also|and|btw|by the
 """How a message moves to its next point ("One more thing, …", "first: …", "另外，…"), announces it ("Heads up:",
 "记一下：", "跟你同步一下，", an assistant's "Decision recorded:"), answers the message before ("yeah, …", "thx, …",
 "好，…") or opens in chat ("ok Lisbon is booked", "hmm TAP just emailed", "and from now on …"): no part of a
-title. A bare capitalised "And …" or "But …" stays: dropping it
-changed LoCoMo's titles, and their vectors, for no gain (recall@10 0.835 → 0.834); a lower-case one is a chat
-message's informal start."""
+title. A bare capitalised "And …" or "But …" stays: dropping it changed LoCoMo's titles, and their vectors, for no
+gain (recall@10 0.835 → 0.834); a lower-case one is a chat message's informal start."""
 
 
 def without_segue(title: str) -> str:
