@@ -89,6 +89,9 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     transfer = statement(plain("Wise", "每月 5 日通过 Wise 给妈妈的招商银行卡转 3000 元人民币。"))
     assert replacement("From November it's 5,000 yuan instead of 3,000.", transfer, False) == (3, "3000")
     assert replacement("Updated: 5,000 RMB on the 5th via Wise, from November.", transfer, False) == (1, "5000 cny")
+    mortgage = statement(plain("Mortgage", "We chose Lothian Mutual's 5-year fix at 4.19%."))
+    assert replacement("Updated: Lothian Mutual 的 2 年固定 3.99%，offer 已签。", mortgage, False) == (1, "3.99 %")
+    assert replacement("CPU sits at 90% now.", mortgage, False)[0] == 0  # a percentage of something else
     wiki = said(plain("快照", "wiki 上写的是 ES 快照保留 30 天。"))  # contradictions read the card as a whole
     assert conflict_anchor("发现 ES 快照 7 天就删除，跟 wiki 上写的 30 天对不上。", wiki) == "wiki"
     ci = said(plain("uv", "tariff-calc 以后只用 uv，CI 里装依赖。"))
