@@ -391,7 +391,8 @@ def test_a_replacement_said_plainly_is_read_on_a_card_far_apart_in_meaning():
 
 def test_a_setting_given_another_number_for_the_same_thing_replaces_it_and_one_for_another_thing_does_not():
     """``"max-age":3600`` against ``"max-age":900`` in a sentence naming the same header rule is an update; the same
-    setting name set for another thing ("pool_size" of the app and of the pooler) is not."""
+    setting name set for another thing ("pool_size" of the app and of the pooler) is not. Where neither sentence
+    names what the setting belongs to, it is one setting ("keep-monthly 6" then "keep-monthly 12")."""
     from alaya_engine.introspect.change_text import changed_settings, settings
 
     earlier = "The cdn-rules file sets cache-static '{\"max-age\":3600,\"stale-while-revalidate\":60}' for assets."
@@ -401,6 +402,11 @@ def test_a_setting_given_another_number_for_the_same_thing_replaces_it_and_one_f
     app = "The web app's SQLAlchemy engine in shop-api uses pool_size=10."
     assert changed_settings(settings("pgbouncer.ini on db-main-01: pool_size=30 for the reports user."), app) == []
     assert changed_settings(settings("shop-api now runs its engine with pool_size=25."), app) == ["pool_size"]
+    retention = "Retention 没变：keep-daily 7 / keep-weekly 4 / keep-monthly 6。"  # as restic writes it, no owner
+    longer = settings("with keep-monthly 12 a deleted file can stay a year")
+    assert changed_settings(longer, retention) == ["keep-monthly"]
+    assert changed_settings(settings("keep-monthly 6 still holds"), retention) == []
+    assert changed_settings(settings("pgbouncer.ini on db-main-01: pool_size 30"), app) == []  # its owner is named
 
 
 def test_each_sentence_of_a_card_replaces_its_own_earlier_card_and_one_sentence_only_one():

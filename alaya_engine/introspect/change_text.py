@@ -54,8 +54,8 @@ runbook 不一样")."""
 
 IDENTIFIER_LIKE = re.compile(r"^(?=.{4,}$)[a-z][\w]*[_.:/-][\w.:/-]*$")
 """A mention that names one setting or thing and nothing else ("be_tracking_gw", "message-ttl", "pg-main-02")."""
-KEY_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+)\"?\s*[:=]\s*\"?(\d+(?:\.\d+)?)"
-                       r"(?:[a-z%]{1,3})?(?!\w|\.\d)")
+KEY_VALUE = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z0-9]*(?:[_.-][A-Za-z0-9]+)+)\"?(?:\s*[:=]\s*\"?|[ \t]+)"
+                       r"(\d+(?:\.\d+)?)(?:[a-z%]{1,3})?(?!\w|\.\d)")
 """A setting given a number ("message-ttl":259200000, pool_size=20, max_connections = 100): a name with a separator
 in it, so that a word and a number ("step: 2") are not read as one."""
 IDENTIFIER = re.compile(r"[A-Za-z][\w.:/-]*[A-Za-z0-9]")
@@ -353,11 +353,13 @@ def settings(text: str) -> dict[str, list[tuple[str, frozenset[str]]]]:
 def changed_settings(given: dict[str, list[tuple[str, frozenset[str]]]], earlier: str) -> list[str]:
     """The settings a new card gives (``given``, its :func:`settings`) a number ``earlier`` never gives them, in a
     sentence naming something the earlier card's sentence for that setting names too (the same policy, host or
-    service)."""
+    service), or where neither names anything besides settings: one name set for two things (``pool_size`` of an
+    app and of its pooler) is told by what its sentences name."""
     before = settings(earlier)
     return sorted(key for key in given.keys() & before.keys()
                   if not {value for value, _ in given[key]} & {value for value, _ in before[key]}
-                  and any(named & other for _, named in given[key] for _, other in before[key]))
+                  and (any(named & other for _, named in given[key] for _, other in before[key])
+                       or not any(named for _, named in given[key]) and not any(other for _, other in before[key])))
 
 
 def value_numbers(text: str) -> list[str]:
