@@ -168,11 +168,12 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
     if names is None:
         names = _names(text)
     mentions = {name.casefold() for name in ACRONYM.findall(text)}
-    if CJK.search(text):
+    chinese = CJK.search(text) is not None
+    if chinese:
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
     return Said(frozenset(names), frozenset(_quantities(text)),
                 frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
-                frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), bool(CJK.search(text)))
+                frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), chinese)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -227,10 +228,15 @@ def reading(sentence: str) -> Reading | None:
     strong, weak = REPLACES.search(sentence), NOW.search(sentence)
     if not (strong or weak):
         return None
-    clauses = CLAUSE.split(sentence)
-    changing = set().union(*(_quantities(clause) for clause in clauses
-                             if REPLACES.search(clause) or NOW.search(clause)))
-    replacing = set().union(*(_quantities(clause) for clause in clauses if REPLACES.search(clause)))
+    changing: set[tuple[str, str]] = set()
+    replacing: set[tuple[str, str]] = set()
+    for clause in CLAUSE.split(sentence):
+        replaces = REPLACES.search(clause) is not None
+        if replaces or NOW.search(clause):
+            quantities = _quantities(clause)
+            changing |= quantities
+            if replaces:
+                replacing |= quantities
     heads = [next((word for word in PLAIN_WORD.findall(span) if _plain_value(word)), None)
              for span in (_replaced_values(sentence, PLAIN_CUE) if strong else "").split("\n")
              if not span.lstrip().startswith("than")]  # "no more than 5 minutes": a bound, not a value

@@ -125,11 +125,12 @@ def _value(value: str) -> str:
 
 
 def _sets_anew(run: str) -> bool:
-    """Whether a run of ``-``/``+`` lines adds a setting a removed line set to another value: a diff, not a list."""
-    removed = {setting.group(1): setting.group(3) for line in run.splitlines()
+    """Whether a run of ``-``/``+`` lines adds a setting a removed line set to another value (its comment aside, as
+    :func:`added_lines` compares them): a diff, not a list."""
+    removed = {setting.group(1): _value(setting.group(3)) for line in run.splitlines()
                if line.startswith("-") and (setting := setting_of(line[1:]))}
-    return any(removed.get(setting.group(1), setting.group(3)) != setting.group(3) for line in run.splitlines()
-               if line.startswith("+") and (setting := setting_of(line[1:])))
+    return any(removed.get(setting.group(1), _value(setting.group(3))) != _value(setting.group(3))
+               for line in run.splitlines() if line.startswith("+") and (setting := setting_of(line[1:])))
 
 
 def added_lines(diff: str, chinese: bool = False) -> list[str]:
