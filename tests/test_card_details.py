@@ -213,6 +213,24 @@ def test_a_directive_a_tool_changes_is_on_the_card_in_the_sessions_language_and_
     assert "failed=0" not in content, content
 
 
+def test_a_padded_line_of_tool_output_is_read_in_one_pass():
+    """Tool output pads columns with spaces: a setting's line with tens of thousands of them before what ends it
+    took seconds each while patterns backtracked over them (3-12 s at 20,000); it is read as fast as any line."""
+    import time
+
+    from alaya_engine.distill.offline.text.diff import resolve_diffs, setting_of
+
+    padding = " " * 50_000
+    output = (f"$ git diff\n-pool_size = 10\n+pool_size = 20{padding}# x\n-keep-monthly 6\n+keep-monthly 12{padding};\n"
+              f"-a_b\t{padding}x#\n+a_b 2{padding}y\n")
+    started = time.monotonic()
+    resolved = resolve_diffs(output)
+    assert setting_of(f"a_b{padding}x#") is None and setting_of(f"a_b\t{padding};;") is None
+    assert time.monotonic() - started < 5
+    assert "pool_size = 20 (instead of 10) # x" in resolved and "keep-monthly 12" in resolved, resolved[:300]
+    assert "(instead of 6)" in resolved
+
+
 def test_settings_a_coding_agent_edits_with_a_tool_are_on_its_card_with_the_values_they_replace():
     """Claude Code's Edit and Codex's apply_patch change a setting without the assistant saying the value: the
     card keeps the new value beside the old one, and the fact is the new value; code that sets nothing is left

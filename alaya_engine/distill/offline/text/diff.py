@@ -31,22 +31,26 @@ BARE_RUN = re.compile(r"(?:^[-+](?![-+]).*\n?){2,}", re.MULTILINE)
 :func:`_sets_anew`)."""
 PATCHED_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (\S+)")
 """A file an ``apply_patch`` call changes."""
-SETTING = re.compile(r"^\s*([A-Za-z_][\w.\-/]*)\s*(=|:)\s*(\S.*?)\s*;?\s*$")
-"""A line that sets something: a name, ``=`` or ``:``, the value."""
-DIRECTIVE = re.compile(r"^\s*([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)(\s)\s*([^\s=:#;][^;#]*?)\s*;?\s*$")
+SETTING = re.compile(r"([A-Za-z_][\w.\-/]*)\s*(=|:)\s*(\S.*?);?$")
+"""A line that sets something (stripped: see :func:`setting_of`): a name, ``=`` or ``:``, the value."""
+DIRECTIVE = re.compile(r"([a-z][a-z0-9]*(?:[_-][a-z0-9]+)+)(\s)\s*([^\s=:#;][^;#]*?);?$")
 """A line that sets something the way nginx, Redis and many daemons' files do: a name with a separator in it, a
 space, the value (``proxy_cache_valid 200 5m;``, ``maxmemory-policy allkeys-lru``)."""
 
 
-COMMENT = re.compile(r"\s+((?:#|//)\s.*)$")
+COMMENT = re.compile(r"\s((?:#|//)\s.*)$")
 """A comment after the code of a line."""
 REPLACED = re.compile(r" \(instead of [^()]*\)(?:$| #| //)| （之前是 [^（）]*）(?:$| #| //)")
 """The end :func:`added_lines` gives a setting that replaces a removed one: a line that tells a change."""
 
 
 def setting_of(line: str) -> re.Match | None:
-    """The setting ``line`` sets (groups: name, separator, value), in either form."""
-    return SETTING.match(line) or DIRECTIVE.match(line)
+    """The setting ``line`` sets (groups: name, separator, value), in either form. Matched on the stripped line
+    with nothing to backtrack over at its end: spaces trailing a value cost a pattern that ends by skipping spaces
+    around an optional ``;`` time in the square of their number (a padded line of tool output, 20,000 spaces:
+    3-12 s)."""
+    line = line.strip()
+    return SETTING.fullmatch(line) or DIRECTIVE.fullmatch(line)
 
 
 def resolve_diffs(text: str, chinese: bool | None = None) -> str:
@@ -116,7 +120,7 @@ def edited_settings(calls: list[dict]) -> str:
 def _comment_off(line: str) -> tuple[str, str]:
     """``line`` and its trailing comment (``PURGE_TIMEOUT_S = 5  # hel1 needs 2-3 s``), apart."""
     found = COMMENT.search(line)
-    return (line[:found.start()], found.group(1)) if found else (line, "")
+    return (line[:found.start()].rstrip(), found.group(1)) if found else (line, "")
 
 
 def _value(value: str) -> str:
