@@ -223,7 +223,7 @@ def test_what_a_sentence_replaces_is_the_value_a_cue_names_not_the_subject_that_
     assert replacement("We don't use Redis anymore.", jobs, False) == (1, "redis")
     backup = statement(plain("备份", "cache-sess-1 的备份每天 03:00 跑。"))
     assert replacement("3 月 12 日凌晨 02:00（北京时间），要把 cache-sess-1 迁到新机器上。", backup, False)[0] == 0
-    assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (2, "4:00")
+    assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (2, "04:00")
 
 
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
@@ -532,3 +532,40 @@ def test_chat_news_and_the_speakers_own_name_replace_nothing():
                        False)[0] == 0
     exam = statement(plain("Exam", "The AWS-SAA exam is booked for 9 June."))
     assert replacement("The AWS-SAA exam was moved to 18 June.", exam, False) == (1, "6-18")
+
+
+def test_a_value_replaced_in_brackets_in_ten_thousands_or_after_not_is_read_as_the_replaced_one():
+    """"= 8000 （之前是 max(queue_depth) > 30000）": a value quoted from code in brackets is read whole; "3 万" is
+    30000 and "从8000改成" needs no spaces; "(was 45)" and ", not 14 March" name what was replaced."""
+    alert = statement(plain("Alert", "QueueBacklog pages when max(queue_depth) > 30000 for 15 minutes."))
+    diffed = "expr: max(queue_depth{app=\"mailer\"}) > 8000 （之前是 max(queue_depth{app=\"mailer\"}) > 30000）"
+    assert replacement(diffed, alert, False) == (3, "30000")
+    assert replacement("QueueBacklog 的阈值从 3 万改成 8 千。", alert, False) == (3, "30000")
+    assert replacement("QueueBacklog 的阈值从30000改成8000。", alert, False) == (3, "30000")
+    assert replacement("QueueBacklog 的阈值是 3 千个任务。", alert, False)[0] == 0
+    cache = statement(plain("Cache", "The quote cache keeps entries for 45 seconds (QUOTE_TTL)."))
+    assert replacement("QUOTE_TTL is 10 now (was 45, quotes went stale).", cache, False) == (3, "45")
+    launch = statement(plain("Launch", "Milo says the app store launch of Pebble 2.0 is on 14 March."))
+    assert replacement("Milo: the Pebble 2.0 launch is on 21 March, not 14 March.", launch, False) == (3, "3-14")
+    assert replacement("Pebble 2.0 now launches from 14 March onwards in every store.", launch, False)[0] == 0
+
+
+def test_a_day_a_cue_names_as_the_old_one_replaces_the_card_that_gave_it():
+    """"instead of 14 March", "原来 3 月 14 号那个": the old day is named; a bare "from" before a day says when
+    something starts ("moved to Fridays from the week of 2 March")."""
+    flight = statement(plain("航班", "爸爸 3 月 14 日从成都飞过来，住两周。"))
+    assert replacement("原来 3 月 14 号那班取消了，改成 3 月 20 号到。", flight, False)[0] >= 1
+    lessons = statement(plain("Lessons", "Pia's judo is on 2 March and then every Monday."))
+    assert replacement("Pia's judo moved to Fridays from the week of 2 March.", lessons, False)[0] == 0
+
+
+def test_a_time_of_day_is_one_time_however_it_is_written_and_a_chinese_name_is_its_latin_spelling():
+    """"Saturdays at 9am" against "改到周日下午 3 点": another time of the same lessons; 4:30 and "下午 4:30" and
+    "4:30pm" are the same time; 岳岳 is "Yueyue" in an English sentence."""
+    piano = statement(plain("Piano", "Yueyue has piano with Mr Brandt on Saturdays at 9am, 30 minutes."))
+    assert replacement("Brandt 的钢琴课改到周日下午 3 点，还是 30 分钟。", piano, False)[0] >= 1
+    assert replacement("Brandt 的钢琴课现在还是周六上午 9 点。", piano, False)[0] == 0
+    pool = statement(plain("游泳", "岳岳每周三下午 4:30 上游泳课，教练是 Kahu。"))
+    assert replacement("So Yueyue's swimming is now on Fridays at 5:45.", pool, False) == (1, "5:45")
+    assert replacement("So Yueyue's swimming is now at 4:30pm as before.", pool, False)[0] == 0
+    assert replacement("So Dana's swimming is now on Fridays at 5:45.", pool, False)[0] == 0

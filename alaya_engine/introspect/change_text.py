@@ -13,12 +13,14 @@ a person, not an update.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 from dataclasses import dataclass
 
 from ..distill.offline.text.chinese import CJK
 from ..distill.offline.text.diff import resolve_diffs
 from ..distill.offline.text.names import CALENDAR, plain, proper_names
+from ..distill.offline.text.romanised import cjk_runs, spelled_in
 
 __all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "plain", "reading", "replacement", "said",
            "sentences", "changed_settings", "settings", "statement"]
@@ -31,9 +33,11 @@ REPLACES = re.compile(
     r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
     r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
     r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
-    r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到",
+    r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到|"
+    r"[(（] ?(?:was|previously|formerly)\b|[,，] ?(?:not|而不是|不是)(?= ?\d)",
     re.IGNORECASE)
-"""Cues that a value was replaced: the sentence says what it is now, or what it no longer is."""
+"""Cues that a value was replaced: the sentence says what it is now, or what it no longer is; "(was 120)" after the
+value that replaced it, ", not 1 June" after the one that corrects it."""
 NOW = re.compile(r"\b(?:now|from now on|starting|as of|since(?= (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
                  r"dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|yesterday|last (?:week|month|year)))|"
                  r"(?:rais|lower|increas|decreas|bump|chang|updat)(?:ed|es|ing))\b|现在|从今天起|从今天（[^）]*）起|起改|"
@@ -63,12 +67,12 @@ ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
 """In Chinese text a Latin word is nearly always a name: a product, a host, a person's English name."""
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
-QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s?((?:minute|second|hour|week|month)s?|"
+QUANTITY = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s?((?:minute|second|hour|week|month)s?|"
                       r"[A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
                       r"[澳美欧港日人]?元|英?镑|块钱?|毫克|公斤|毫升|pounds?|euros?|dollars?|%)"
                       r"(?![A-Za-z])"
                       r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
-DATE_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm", "x"})
+DATE_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm", "a", "p", "x"})
 """Units a number takes in a list or a time of day ("2nd", "9 am"): another number there is no new value. A month's name
 ("23 Mar") makes the number a day (:func:`_month`)."""
 
@@ -91,8 +95,10 @@ NEAR = 40
 is read as that value: a name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
 OLD_VALUE = re.compile(
     r"\b(?:from|off|instead of|no longer|no more|not any more|used to|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
-    r"replac(?:ed|es|ing|e)?)\b|不再|不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|"
-    r"原先是|原来是|从", re.IGNORECASE)
+    r"replac(?:ed|es|ing|e)?)\b|(?<=[(（])(?:was|previously|formerly)\b|(?<=[(（] )(?:was|previously|formerly)\b|"
+    r"(?<=,) ?not(?= \d)|(?<=，) ?(?:而不是|不是)(?= ?\d)|"
+    r"不再|不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|原来是|原定|"
+    r"原来(?= ?\d)|从", re.IGNORECASE)
 """Cues followed by the value that no longer holds. "X moved to Y" / "X 搬到 Y" are not among them: X is what the
 sentence is about (a clinic that moves, a person who changes teams), Y the new value; neither is a value an earlier
 card gave that is now replaced, so the earlier card that merely names X is not replaced by it."""
@@ -103,15 +109,24 @@ NEW_VALUE = re.compile(r"\b(?:to|with|for|by)\b|[到成为用]|,(?!\d{3}(?!\d))|
                        re.IGNORECASE)
 """Where the replaced value's words end: "from 120 s to 300 s", "从 Redis 换成 Postgres", a clause's end (not the
 colon of a time: "instead of 3:30", nor the comma of a thousand: "instead of 3,000")."""
-VALUE_NUMBER = re.compile(r"(?<![\w.:/-])(\d+(?::\d{2}|[.,]\d+)?)([a-z%]{1,3}(?![\w]))?(?![\w:/-]|\.\d|\s?[月日号年])",
-                          re.IGNORECASE)
+VALUE_NUMBER = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d+(?::\d{2}|[.,]\d+)?)([a-z%]{1,3}(?![A-Za-z0-9_]))?"
+                          r"(?![A-Za-z0-9_:/-]|\.\d|\s?[月日号年])", re.IGNORECASE)
 """A number that can be a value, a unit written onto it allowed ("30s", "512Mi"): not a date's day or month ("5 月",
-"15 日"), not part of an identifier or a version ("v2", "4.18.0")."""
+"15 日"), not part of an identifier or a version ("v2", "4.18.0"). Chinese writes a number against its words
+("从100改为120"), which are no part of it."""
 ORDINAL = frozenset({"st", "nd", "rd", "th"})
 WEEKDAY_WORD = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?"
 DAY_BEFORE = re.compile(rf"\b(?:{MONTH_WORD}|{WEEKDAY_WORD})\.?,?\s*$", re.IGNORECASE)
 DAY_AFTER = re.compile(rf"^\s*{MONTH_WORD}\b", re.IGNORECASE)
 """A month or weekday name beside a number makes it a day ("Monday 20 April", "Jan 12")."""
+OLD_DAY = re.compile(
+    r"\b(?:instead of|rather than|no longer|(?:mov|push|postpon|reschedul|shift|bump)(?:ed|es|ing|e)? "
+    r"(?:(?!to\b|until\b)\S+ ){0,3}from)\b|(?<=[(（])(?:was|previously|formerly)\b|"
+    r"(?<=[(（] )(?:was|previously|formerly)\b|(?<=,) ?not\b|(?<=，) ?不是|原来|原定|原本|之前是|以前是|而不是",
+    re.IGNORECASE)
+"""Cues followed by a day that no longer holds ("now starts on 8 June instead of 1 June", "原来 6 月 6 号那班来不及",
+"moved the exam from 12 May"). Not a bare "from" / "从": after it a day is most often when something starts
+("moved to Thursdays from the week of 3 May", "5 月 22 日起")."""
 PLAIN_CUE = re.compile(r"\b(?:no longer|no more|not any more|stop(?:ped|ping|s)?)\b|停掉|停用|"
                        r"不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)", re.IGNORECASE)
 """The cues after which a plain word (not a name: the first word after the cue that is not a stop word) is read as
@@ -153,6 +168,8 @@ class Said:
     up in."""
     chinese: bool = False
     """Said in Chinese: its Latin words are names, which the other language may write as plain words."""
+    runs: tuple[str, ...] = ()
+    """Its runs of Chinese characters, in which a name the other language writes in Latin letters is looked up."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +190,8 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
     return Said(frozenset(names), frozenset(_quantities(text)),
                 frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
-                frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), chinese)
+                frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), chinese,
+                cjk_runs(text) if chinese else ())
 
 
 @functools.lru_cache(maxsize=4096)
@@ -220,6 +238,8 @@ class Reading:
     """The first plain word after each "no longer", "no more"… (see :data:`PLAIN_CUE`)."""
     replaced_numbers: tuple[str, ...] = ()
     """The numbers a cue names as the replaced value ("from 900 to 300", "3:15 instead of 3:30", "从 30s 改成")."""
+    replaced_days: tuple[str, ...] = ()
+    """The days of a month a cue names as the replaced value (:data:`OLD_DAY`), as ``_quantities`` writes them."""
 
 
 @functools.lru_cache(maxsize=16384)
@@ -245,7 +265,9 @@ def reading(sentence: str) -> Reading | None:
                    replacing=frozenset(replacing), replaced=replaced,
                    plain_heads=tuple(word for word in heads if word),
                    replaced_numbers=tuple(number for span in replaced.split("\n") for number in value_numbers(span)
-                                          if _telling(number)))
+                                          if _telling(number)),
+                   replaced_days=tuple(sorted(day for unit, day in _quantities(_replaced_values(sentence, OLD_DAY))
+                                              if unit == "date")) if strong else ())
 
 
 def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, str | None]:
@@ -260,6 +282,8 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
       ("Exam now Tuesday 12 May (PSI)" against "CKA 考试约在 4 月 28 日，PSI 线上监考"): 1;
     - a number ``earlier`` says, where a cue names the replaced value ("TTL 从 900 降到 300", "3:15 instead of
       3:30"): 3;
+    - a day ``earlier`` says, where a cue names it as the replaced day ("8 June instead of 1 June"): 3 when the
+      sentence of ``earlier`` that says it mentions something ``sentence`` mentions, else 1;
     - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
       Redis 换成"; not "Harbor Dental moved to …", whose name is what moves): 1;
     - a name both say after a bare "now", only when the two cards are ``close`` in meaning: 1.
@@ -285,10 +309,15 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in shared)
-            return 3 if repeated else 1 + named, number if unit in ("clock", "date") else f"{number} {unit}"
+            shown = as_written(sentence, number) if unit == "clock" else number
+            return 3 if repeated else 1 + named, shown if unit in ("clock", "date") else f"{number} {unit}"
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
         return 3, numbers[0]
+    for day in read.replaced_days:
+        holding = [other for other in earlier.sentences if ("date", day) in other.quantities]
+        if holding:
+            return 3 if any(_shared_mentions(mine, other) for other in holding) else 1, day
     named = sorted(name for name in mine.names & (earlier.whole.names | earlier.whole.words) if name in read.replaced
                    and name not in _before_cue(sentence))
     if named and _same_subject(sentence, read, earlier.whole):
@@ -302,12 +331,14 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
 
 def _shared_mentions(mine: Said, other: Said) -> frozenset[str]:
     """What two sentences both mention. Across languages a Latin word of the Chinese sentence ("feed 缓存改回 5 分钟")
-    is a plain word of the English one ("the feed cache is 2 minutes"), which names nothing there."""
+    is a plain word of the English one ("the feed cache is 2 minutes"), which names nothing there, and a Chinese
+    name is written in Latin letters (朵朵 and "Duoduo", 周岚 and "Zhou Lan"; :mod:`romanised`)."""
     shared = mine.mentions & other.mentions
     if mine.chinese == other.chinese:
         return shared
     chinese, english = (mine, other) if mine.chinese else (other, mine)
-    return shared | {word for word in chinese.mentions & english.words if word not in STOPWORDS}
+    shared |= {word for word in chinese.mentions & english.words if word not in STOPWORDS}
+    return shared | spelled_in(english.mentions - shared, chinese.runs)
 
 
 def name_case(name: str, text: str) -> str:
@@ -370,10 +401,28 @@ def changed_settings(given: dict[str, list[tuple[str, frozenset[str]]]], earlier
 
 def value_numbers(text: str) -> list[str]:
     """The numbers of ``text`` that can be values (:data:`VALUE_NUMBER`), a day after a month name left out."""
-    return [match.group(1).replace(",", "") for match in VALUE_NUMBER.finditer(text)
+    return [_magnitude(match.group(1).replace(",", ""), match.group(2), text[match.end():match.end() + 3])
+            for match in VALUE_NUMBER.finditer(text)
             if (match.group(2) or "").casefold() not in ORDINAL
             and not DAY_BEFORE.search(text[max(0, match.start() - 12):match.start()])
             and not DAY_AFTER.match(text[match.end():match.end() + 12])]
+
+
+MAGNITUDES = {"万": 10_000, "千": 1_000, "亿": 100_000_000, "k": 1_000}
+"""Words of a number's size: "阈值从 5 万改成 2 万" replaces the 50000 an earlier card gave, "50k" is 50000 (the
+Latin "k" only written onto the number: "12 kg" is no 12000)."""
+NOT_MAGNITUDE = re.compile(r"千[米克瓦]")
+"""千 as part of a unit: 千米 (km), 千克 (kg), 千瓦 (kW)."""
+
+
+def _magnitude(number: str, unit: str | None, after: str) -> str:
+    """``number`` written out when a word of size follows it ("5 万", "2.5k"); as it is otherwise. ``after``: the
+    two characters after the number."""
+    word = (unit or after.lstrip()[:1]).casefold()
+    if word not in MAGNITUDES or ":" in number or (word == "k" and not unit) or NOT_MAGNITUDE.match(after.lstrip()):
+        return number
+    value = float(number) * MAGNITUDES[word]
+    return str(int(value)) if value.is_integer() else str(value)
 
 
 def _telling(number: str) -> bool:
@@ -392,6 +441,10 @@ def _replaced_values(sentence: str, cues: re.Pattern | None = None) -> str:
     folded = sentence.casefold()
     spans = []
     for cue in (cues or OLD_VALUE).finditer(folded):
+        aside = _aside(folded, cue.start(), cue.end())
+        if aside is not None:
+            spans.append(aside)
+            continue
         rest = folded[cue.end():cue.end() + NEAR]
         end = NEW_VALUE.search(rest, 1)
         spans.append(rest[:end.start()] if end else rest)
@@ -400,6 +453,29 @@ def _replaced_values(sentence: str, cues: re.Pattern | None = None) -> str:
     spans.extend(folded[max(0, cue.start() - NEAR):cue.start()] for cue in OLD_VALUE_BEFORE.finditer(folded))
     return "\n".join(spans)
 
+
+OPENING, CLOSING = "(（[{", ")）]}"
+ASIDE = 300
+"""Characters read, at most, of a replaced value given in brackets."""
+
+
+def _aside(folded: str, start: int, end: int) -> str | None:
+    """A replaced value given in brackets right after its cue ("= 20000 （之前是 sum(lag) > 50000）", "(was 120)"):
+    all of it to the closing bracket, which a value quoted from code may hold brackets and commas before; None when
+    the cue opens no bracket."""
+    before = folded[max(0, start - 2):start].rstrip()
+    if not before or before[-1] not in "(（":
+        return None
+    depth = 0
+    for at in range(end, min(len(folded), end + ASIDE)):
+        char = folded[at]
+        if char in OPENING:
+            depth += 1
+        elif char in CLOSING:
+            if depth == 0:
+                return folded[end:at]
+            depth -= 1
+    return folded[end:end + ASIDE]
 
 def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) -> str | None:
     """When ``sentence`` says two sources disagree: a name it shares with ``earlier``, or, when the cards are close
@@ -415,7 +491,8 @@ def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) ->
     if shared or around is None:
         return shared[0] if shared else None
     units = {unit for unit, _ in earlier.quantities}
-    return next((f"{number} {unit}" for unit, number in sorted(mine.quantities) if unit in units), None)
+    return next((f"{as_written(sentence, number) if unit == 'clock' else number} {unit}"
+                 for unit, number in sorted(mine.quantities) if unit in units), None)
 
 
 def _telling_names(names: set[str]) -> list[str]:
@@ -439,11 +516,39 @@ UNITS = {"minute": "min", "minutes": "min", "mins": "min", "分钟": "min", "sec
 may say the value in other words, or in the other language, than the card it replaces."""
 
 
+CLOCK_WORDS = re.compile(
+    r"(?<![A-Za-z0-9_.:])(?P<hour>\d{1,2})(?::(?P<minute>\d{2}))?\s?(?:[ap]\.?m\b\.?)"
+    r"|(?:(?:早上|早晨|上午|中午|下午|傍晚|晚上|夜里|凌晨)\s?(?P<zh_hour>\d{1,2})\s?[点時时]|"
+    r"(?P<zh_hour_only>\d{1,2})\s?点(?=钟|半|\s?\d{1,2}\s?分))(?:\s?(?P<half>半)|\s?(?P<zh_minute>\d{1,2})\s?分)?",
+    re.IGNORECASE)
+"""A time of day said in words: "10am", "8 pm", "下午 2 点", "晚上 8 点半", "7 点钟"."""
+
+
+def _clock(hour: int, minute: int) -> tuple[str, str]:
+    """A time of day on a 12-hour dial: "下午 4:30", "16:30" and "4:30pm" are one time; so are 7am and 7pm, which a
+    sentence rarely moves one to the other (an update missed), where reading 4:30 against 16:30 would find changes
+    that are none."""
+    return "clock", f"{hour % 12}:{minute:02d}"
+
+
+def as_written(text: str, time: str) -> str:
+    """A time of day of :func:`_clock` as ``text`` writes it ("22:00" for "10:00"), to show a person."""
+    for match in itertools.chain(CLOCK_WORDS.finditer(text), QUANTITY.finditer(text)):
+        if time in {value for unit, value in _quantities(match.group(0)) if unit == "clock"}:
+            return match.group(0).strip()
+    return time
+
+
 def _quantities(text: str) -> set[tuple[str, str]]:
     found = set()
+    for match in CLOCK_WORDS.finditer(text):
+        hour = match.group("hour") or match.group("zh_hour") or match.group("zh_hour_only")
+        minute = 30 if match.group("half") else int(match.group("minute") or match.group("zh_minute") or 0)
+        if int(hour) <= 24 and minute < 60:
+            found.add(_clock(int(hour), minute))
     for match in QUANTITY.finditer(text):
         if match.group(3):
-            found.add(("clock", f"{int(match.group(3))}:{match.group(4)}"))
+            found.add(_clock(int(match.group(3)), int(match.group(4))))
         elif match.group(2).casefold() not in DATE_UNITS and not _month(match.group(2)):
             unit = match.group(2).casefold()
             found.add((UNITS.get(unit, unit), match.group(1).replace(",", "")))
