@@ -1,0 +1,53 @@
+"""A question about the present reads the newer of two equally good answers first, with or without a supersede
+link: "When is the design lunch now?" after the lunch moved from Tuesdays to Thursdays."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from alaya_engine.engine import Engine
+from alaya_engine.recall.currency import NEWER_WITHIN, newer_first_when_asked_now
+from alaya_engine.recall.result import RecallNode
+
+JAN, MAR = 1767312000000, 1772409600000  # 2026-01-02, 2026-03-02
+
+
+def _node(name: str, h: float, time: int | None, superseded_by: list[str] | None = None) -> RecallNode:
+    return RecallNode(card_id=name, title=name, content=name, score=1 - h, h_distance=h, matched_rel=None,
+                      rel_similarity=None, type="concept", tags=[], tier="HOT", depth=0, via=None, source="search",
+                      concept_distance=h, relation_distance=0.0, time=time, superseded_by=superseded_by or [])
+
+
+def test_the_newer_of_two_near_answers_comes_first_only_when_the_question_asks_about_now():
+    old, new = _node("old", 0.30, JAN), _node("new", 0.30 + NEWER_WITHIN / 2, MAR)
+    far = _node("far", 0.30 + NEWER_WITHIN * 2, MAR)
+    assert [n.card_id for n in newer_first_when_asked_now([old, new], "When is the lunch now?")] == ["new", "old"]
+    assert [n.card_id for n in newer_first_when_asked_now([old, new], "午饭现在是星期几？")] == ["new", "old"]
+    assert [n.card_id for n in newer_first_when_asked_now([old, new], "When was the lunch?")] == ["old", "new"]
+    assert [n.card_id for n in newer_first_when_asked_now([old, far], "When is the lunch now?")] == ["old", "far"]
+    undated = _node("undated", 0.31, None)
+    assert [n.card_id for n in newer_first_when_asked_now([old, undated], "now?")] == ["old", "undated"]
+    replaced = _node("replaced", 0.32, MAR, superseded_by=["x"])
+    assert [n.card_id for n in newer_first_when_asked_now([old, replaced], "now?")] == ["old", "replaced"]
+
+
+def _session(folder: Path, session_id: str, timestamp: int, day: str) -> str:
+    path = folder / f"{session_id}.json"
+    turns = [("user", f"Note for the team calendar: the design team lunch is on {day}s at the Lotus cafe, noon."),
+             ("assistant", f"Noted: design team lunch on {day}s at the Lotus cafe at noon.")]
+    path.write_text(json.dumps({"id": session_id, "timestamp": timestamp, "channel": "cli", "agent": "main",
+                                "turns": [{"role": role, "content": text, "timestamp": timestamp + step * 60_000}
+                                          for step, (role, text) in enumerate(turns)]}), encoding="utf-8")
+    return str(path)
+
+
+def test_recall_answers_a_question_about_now_with_the_later_session_first(home: Path, tmp_path: Path):
+    engine = Engine.open(home)
+    engine.ingest([_session(tmp_path, "s-lunch-old", JAN, "Tuesday"),
+                   _session(tmp_path, "s-lunch-new", MAR, "Thursday")])
+    engine.distill()
+    first = engine.recall({"text": "When is the design team lunch now?", "max_results": 4}).to_json()["nodes"][0]
+    assert first["time"] >= MAR and "Thursday" in first["content"]
+    plain = engine.recall({"text": "When is the design team lunch?", "max_results": 4}).to_json()["nodes"]
+    assert {node["time"] >= MAR for node in plain} == {True, False}  # both sessions answer; either may lead
