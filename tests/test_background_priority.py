@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import socket
 import sys
 import tempfile
@@ -48,6 +49,7 @@ def test_a_write_runs_below_a_read_on_the_owner_servers_pools():
         dispatcher.stop_accepting()
         dispatcher.drain()
         listener.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_the_models_micro_batch_workers_run_in_the_background():

@@ -1,6 +1,6 @@
 // The plugin as OpenClaw registers it, its tools and hooks driven against a real Alaya store and server.
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, test } from "node:test";
@@ -181,8 +181,9 @@ describe("auto-capture", async () => {
     assert.match(part.text, /\[2\] user: and prod\?/);
   });
 
-  test("a failure is logged, never thrown into the conversation", async () => {
+  test("a failure is logged, never thrown into the conversation", async (t) => {
     const notAStore = mkdtempSync(path.join(os.tmpdir(), "alaya-not-a-store-"));
+    t.after(() => rmSync(notAStore, { recursive: true, force: true }));
     const { host } = await registerPlugin({ home: notAStore, alayaPath: ALAYA });
     host.hooks.get("agent_end")({ messages, success: true }, { sessionId: "plugin-capture-fails" });
     await host.hooks.get("gateway_stop")();
@@ -210,10 +211,12 @@ describe("auto-recall", () => {
     assert.match(block, /\(alaya:\/\/(card|session)\//);
   });
 
-  test("an empty request recalls nothing; a failing store only logs", async () => {
+  test("an empty request recalls nothing; a failing store only logs", async (t) => {
     const { host } = await registerPlugin({ ...config(), autoRecall: true });
     assert.equal(await host.hooks.get("before_prompt_build")({ prompt: "x", currentUserMessage: "", messages: [] }, {}), undefined);
-    const broken = await registerPlugin({ home: mkdtempSync(path.join(os.tmpdir(), "alaya-none-")), alayaPath: ALAYA, autoRecall: true });
+    const none = mkdtempSync(path.join(os.tmpdir(), "alaya-none-"));
+    t.after(() => rmSync(none, { recursive: true, force: true }));
+    const broken = await registerPlugin({ home: none, alayaPath: ALAYA, autoRecall: true });
     assert.equal(await broken.host.hooks.get("before_prompt_build")({ prompt: QUESTION, messages: [] }, {}), undefined);
     assert.match(broken.host.logs.at(-1)[1], /auto-recall failed: Alaya/);
   });

@@ -1,14 +1,15 @@
 // The client when Alaya is upgraded under a running gateway: the version it read at its first call is stale.
 import assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { ALAYA, storeHome } from "./helpers.mjs";
 import { AlayaClient } from "../dist/alaya.js";
 
-test("a version mismatch after an upgrade reads the version again and never restarts the server", async () => {
+test("a version mismatch after an upgrade reads the version again and never restarts the server", async (t) => {
   const folder = mkdtempSync(path.join(os.tmpdir(), "alaya-upgrade-"));
+  t.after(() => rmSync(folder, { recursive: true, force: true }));
   const commands = path.join(folder, "commands");
   const upgraded = path.join(folder, "upgraded");
   const alayaPath = path.join(folder, "alaya");
