@@ -51,3 +51,14 @@ def test_recall_answers_a_question_about_now_with_the_later_session_first(home: 
     assert first["time"] >= MAR and "Thursday" in first["content"]
     plain = engine.recall({"text": "When is the design team lunch?", "max_results": 4}).to_json()["nodes"]
     assert {node["time"] >= MAR for node in plain} == {True, False}  # both sessions answer; either may lead
+
+
+def test_only_the_first_places_are_chosen_and_every_unit_stays():
+    """A request for 200 units pays for the first places only; nothing is dropped or repeated."""
+    from alaya_engine.recall.currency import NEWER_PLACES
+
+    nodes = [_node(str(index), 0.3 + index * 1e-6, JAN + index) for index in range(NEWER_PLACES + 30)]
+    ordered = newer_first_when_asked_now(nodes, "what holds now?")
+    assert sorted(node.card_id for node in ordered) == sorted(node.card_id for node in nodes)
+    assert ordered[0].card_id == str(NEWER_PLACES + 29)  # the newest, all being within reach of the best
+    assert [node.card_id for node in ordered[NEWER_PLACES:]] == [str(index) for index in range(30)]
