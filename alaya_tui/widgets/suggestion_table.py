@@ -69,11 +69,12 @@ class SuggestionTable(DataTable):
         if cursor_row is None:
             cursor_row = self.cursor_row
         self._drawn_width = self.size.width
-        width = self._subjects_width()
+        kind, evidence = self._widths()
+        width = self._subjects_width(kind, evidence)
         self.clear(columns=True)
-        self.add_column("Kind", key="kind")
+        self.add_column("Kind", key="kind", width=kind)
         self.add_column("Subjects", key="subjects", width=width)
-        self.add_column("Evidence", key="evidence")
+        self.add_column("Evidence", key="evidence", width=evidence)
         for suggestion in self.suggestions:
             kind = suggestion["kind"]
             style = self.get_component_rich_style(f"suggestion-table--{kind}", partial=True) \
@@ -84,9 +85,14 @@ class SuggestionTable(DataTable):
         if self.suggestions:
             self.move_cursor(row=min(max(cursor_row, 0), len(self.suggestions) - 1), animate=False)
 
-    def _subjects_width(self) -> int:
+    def _widths(self) -> tuple[int, int]:
+        """The Kind and Evidence columns' widths, given rather than left to the table to measure from its rows:
+        once in a full run of the tests the Kind column was drawn four cells wide ("merg", "SIMI")."""
         kind = max([len("Kind")] + [len(KIND_LABELS.get(s["kind"], s["kind"])) for s in self.suggestions])
         evidence = max([len("Evidence")] + [len(brief_evidence(s)) for s in self.suggestions])
+        return kind, evidence
+
+    def _subjects_width(self, kind: int, evidence: int) -> int:
         padding = 2 * self.cell_padding * 3 + 2  # and a vertical scrollbar's worth
         return max(MIN_SUBJECTS_WIDTH, self.size.width - kind - evidence - padding)
 

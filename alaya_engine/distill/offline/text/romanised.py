@@ -1,6 +1,6 @@
-"""Chinese names in Latin letters, as an English sentence writes them: 周岚 is "Zhou Lan" (or "Lan Zhou"), 朵朵 is
-"Duoduo". A bilingual memory says one person's or place's name in both scripts, and an update said in one language
-names what a card in the other said (docs/introspect.md)."""
+"""Chinese names in Latin letters, as an English sentence writes them: 周岚 is "Zhou Lan", 朵朵 is "Duoduo". A bilingual
+memory says one person's or place's name in both scripts, and an update said in one language names what a card in the
+other said (docs/introspect.md)."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ def cjk_runs(text: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=4096)
 def spellings(run: str) -> frozenset[str]:
     """Every way an English text may spell a name of two to :data:`LONGEST` characters of ``run``, squashed (no
-    spaces, casefolded): its syllables in order ("zhoulan", "duoduo") or the given name first ("lanzhou")."""
+    spaces, casefolded): its syllables in order ("zhoulan", "duoduo"). Not the given name first ("Lan Zhou"): that
+    is how 兰州 (Lanzhou, a city) is spelled."""
     if len(run) < 2:
         return frozenset()
     from pypinyin import lazy_pinyin  # ~0.7 s to load its tables: only for names compared across scripts
@@ -33,9 +34,7 @@ def spellings(run: str) -> frozenset[str]:
     found = set()
     for start in range(len(run) - 1):
         for length in range(2, min(LONGEST, len(run) - start) + 1):
-            name = syllables[start:start + length]
-            found.add("".join(name))
-            found.add("".join(name[1:] + name[:1]))
+            found.add("".join(syllables[start:start + length]))
     return frozenset(found)
 
 
