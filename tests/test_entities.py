@@ -277,3 +277,24 @@ def test_an_alias_declared_in_the_same_transaction_folds_what_an_earlier_card_of
         assert ["ent-wangfeng", "Wang Feng", ["Xiao Wang"]] in entities
         assert graph.card_entities(["card-t1"])["card-t1"][0]["id"] == "ent-wangfeng"
         assert all(row[0] != "ent-xiaowang" for row in entities)
+
+
+def test_a_name_written_in_both_scripts_side_by_side_is_one_entity_in_either(home):
+    """"Chen Yu (陈屿)" says the two are one person: a Chinese card that says only 陈屿 is found by "Chen Yu". A
+    bracket that does not spell the name ("Owen (欧文)", "the Big Bang (大爆炸)") declares nothing."""
+    assert ("陈屿", "Chen Yu") in read_text("From Monday Chen Yu (陈屿) is the on-call lead.").aliases
+    assert ("陈屿", "Chen Yu") in read_text("所以陈屿（Chen Yu）下周接 on-call。").aliases
+    assert ("厦门", "Xiamen") in read_text("春节回 Xiamen（厦门）看爸妈。").aliases
+    assert read_text("Owen (欧文) picks up Leo.").aliases == ()
+    assert read_text("It started with the Big Bang (大爆炸).").aliases == ()
+    engine = Engine.open(home)
+    english = card("card-x1", "Chen Yu leads on-call", "From Monday Chen Yu (陈屿) owns alert-router and the rota.")
+    chinese = card("card-x2", "陈屿下周休假", "陈屿下周休假，告警先找周岚。")
+    with engine.step() as graph:
+        graph.upsert_card(chinese)
+        graph.upsert_card(english)
+        mentioned = {entity["id"] for entity in graph.card_entities(["card-x2"])["card-x2"]}
+        assert graph.find_entity("Chen Yu")["id"] in mentioned and graph.find_entity("陈屿")["id"] in mentioned
+    engine.vectors().upsert_cards([english, chinese], np.eye(2, 512, dtype=np.float32))
+    document = cli_for(home)("recall", "--entity", "Chen Yu", "--json").json()
+    assert {node["card_id"] for node in document["nodes"]} >= {"card-x1", "card-x2"}

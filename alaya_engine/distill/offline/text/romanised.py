@@ -38,6 +38,14 @@ def spellings(run: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@functools.lru_cache(maxsize=4096)
+def spelled_as(name: str) -> str:
+    """``name`` (Chinese characters) in Latin letters, squashed: 陈屿 → "chenyu"."""
+    from pypinyin import lazy_pinyin
+
+    return "".join(lazy_pinyin(name))
+
+
 def squashed(name: str) -> str:
     """A Latin name as :func:`spellings` writes one: "Zhou Lan" → "zhoulan"."""
     return re.sub(r"[\s'-]+", "", name.casefold())
