@@ -417,7 +417,7 @@ NOT_MAGNITUDE = re.compile(r"千[米克瓦]")
 
 def _magnitude(number: str, unit: str | None, after: str) -> str:
     """``number`` written out when a word of size follows it ("5 万", "2.5k"); as it is otherwise. ``after``: the
-    two characters after the number."""
+    few characters right after the number."""
     word = (unit or after.lstrip()[:1]).casefold()
     if word not in MAGNITUDES or ":" in number or (word == "k" and not unit) or NOT_MAGNITUDE.match(after.lstrip()):
         return number
@@ -476,6 +476,7 @@ def _aside(folded: str, start: int, end: int) -> str | None:
                 return folded[end:at]
             depth -= 1
     return folded[end:end + ASIDE]
+
 
 def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) -> str | None:
     """When ``sentence`` says two sources disagree: a name it shares with ``earlier``, or, when the cards are close
