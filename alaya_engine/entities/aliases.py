@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import re
 
+from ..distill.offline.text.romanised import spelled_as, squashed
+
 NAME = r"[A-Z][\w'’-]*(?: [A-Z][\w'’-]*){0,2}"
 CALL_ME = re.compile(r"\b(?i:call me) (?P<alias>" + NAME + r")")
 I_AM = re.compile(r"\b(?:I'm|I am|my name is|my name's|this is)\s+(?P<name>" + NAME + r")")
@@ -59,8 +61,6 @@ def _across_scripts(text: str) -> list[tuple[str, str, str]]:
     """(Chinese name, Latin name, "") for each name a text writes in both scripts, side by side."""
     pairs = []
     for match in [*LATIN_THEN_CJK.finditer(text), *CJK_THEN_LATIN.finditer(text)]:
-        from ..distill.offline.text.romanised import spelled_as, squashed
-
         words, run = match["latin"].split(), match["cjk"]
         latins = [" ".join(words[start:]) for start in range(len(words))]  # "Monday Chen Yu": "Chen Yu"
         names = [run[start:] for start in range(max(0, len(run) - 4), len(run) - 1)]

@@ -114,8 +114,6 @@ NEWER_WITHIN = 0.05
 Over eight written sets' update questions, 0.05 put the current item first in 160 of 222 (question, mode) pairs
 instead of 153, for 0.003 of r@5 on average; 0.025 in 156; for every question (no words of the present asked for),
 0.03 cost 0.03-0.09 of r@5 on three sets (docs/benchmarks.md)."""
-
-
 NEWER_PLACES = 20
 """The first places of a result chosen this way (what a reader reads first); the rest stay as ranked, so that a
 request for 200 units does not pay 200 passes over them (~10 ms)."""
