@@ -301,6 +301,10 @@ def test_a_load_behind_the_table_still_gives_the_windows_of_sessions_not_rewritt
     store.index([rewritten], engine.embedder().embed)
     again = TurnSearch.start(index, engine.raw, None, 20).nodes({old: (0.1, 0.2)}, merged=set())
     assert asked[-1] == [old] and again[old].content.startswith("user: 这周末改去颐和园了。")
+    assert "chat-1" in store.rewritten
+    index.refresh()  # a load that caught up holds the new text, and the store forgets the session was rewritten
+    assert "chat-1" not in store.rewritten
+    assert held_rows(index).windows([old])[old].text.startswith("user: 这周末改去颐和园了。")
 
 
 def test_a_long_lived_holder_reads_returned_windows_from_memory(home, tmp_path):

@@ -69,6 +69,7 @@ class WindowIndex(ResidentIndex):
 
     def _load_version(self, version: int) -> None:
         super()._load_version(version)
+        self.store.caught_up(version)
         if self.with_rows and self.resident.rows is None:  # keep_rows came during this load: load again with rows
             self._version = None
 
@@ -238,4 +239,4 @@ class TurnSearch:
             return {}
         rewritten = self.index.store.rewritten
         return {window_id: window for window_id, window in behind.windows(window_ids).items()
-                if window.session_id not in rewritten}
+                if rewritten.get(window.session_id, 0) <= behind.version}

@@ -16,6 +16,8 @@ so a window is searchable as soon as ingest returns.
 
 from __future__ import annotations
 
+import sys
+import threading
 from concurrent.futures import Future
 from datetime import timedelta
 from pathlib import Path
@@ -50,6 +52,8 @@ every fragment, so a version per session grew with the table (3,000 sessions' wi
 versions one session a write, 29 s and 58 MB eight at a time)."""
 _READ = ["id", "session_id", "first", "last", "time", "text"]
 STATS_FILE = "turn_window_stats.json"
+UNWRITTEN = sys.maxsize
+"""The version a session being rewritten has until its write is done: no load holds its new text yet."""
 
 
 def read_window_stats(folder: Path) -> dict[str, int] | None:
@@ -85,9 +89,11 @@ class TurnWindowStore:
         self._indexed = False
         self._versions = TableVersions(folder)
         self._async = AsyncTable(folder, TURN_WINDOWS)
-        self.rewritten: set[str] = set()
-        """Sessions whose windows this store replaced since it opened: a load read before may hold their old
-        text (the windows of every other session never change once written)."""
+        self.rewritten: dict[str, int] = {}
+        """Sessions whose windows this store replaced since it opened, with the table version that wrote them: a
+        load of an earlier version may hold their old text (the windows of every other session never change once
+        written). :meth:`caught_up` forgets those a load has read since."""
+        self._rewritten_lock = threading.Lock()
 
     def exists(self) -> bool:
         """Stores made before turn windows existed have no table until ``rebuild --l1`` (verify says so)."""
@@ -136,10 +142,12 @@ class TurnWindowStore:
         first ``embedded`` vectors (all when None) are real, the rest wait for :meth:`embed_pending`."""
         table = self.table()
         if session_ids:
-            self.rewritten.update(session_ids)
+            self._rewriting(session_ids, UNWRITTEN)  # no load holds the new text until the version is known
             table.delete(_in("session_id", session_ids))
         if windows:
             table.add(self._arrow(windows, vectors, len(windows) if embedded is None else embedded))
+        if session_ids:
+            self._rewriting(session_ids, table.version)
 
     def _arrow(self, windows: list["TurnWindow"], vectors: "np.ndarray", embedded: int):
         """The rows as one Arrow table, vectors straight from numpy (a list of floats per row took seconds for
@@ -226,6 +234,17 @@ class TurnWindowStore:
         if not self._indexed:
             self._indexed = any(index.index_type == "FTS" for index in self.table().list_indices())
         return self._indexed
+
+    def _rewriting(self, session_ids: list[str], version: int) -> None:
+        with self._rewritten_lock:
+            self.rewritten.update(dict.fromkeys(session_ids, version))
+
+    def caught_up(self, version: int) -> None:
+        """A load of ``version`` was read: the sessions rewritten up to it are its text now (a server that ingests
+        for weeks would otherwise keep every session it ever rewrote). Called from the thread that loaded."""
+        with self._rewritten_lock:
+            for session in [session for session, written in self.rewritten.items() if written <= version]:
+                del self.rewritten[session]
 
     def vectors_version(self) -> int:
         return self._versions.version(TURN_WINDOWS, lambda: self.table().version)
