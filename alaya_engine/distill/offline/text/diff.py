@@ -40,7 +40,11 @@ space, the value (``proxy_cache_valid 200 5m;``, ``maxmemory-policy allkeys-lru`
 
 COMMENT = re.compile(r"\s((?:#|//)\s.*)$")
 """A comment after the code of a line."""
-REPLACED = re.compile(r" \(instead of [^()]*\)(?:$| #| //)| （之前是 [^（）]*）(?:$| #| //)")
+MARKS = {False: (" (instead of ", ")"), True: (" （之前是 ", "）")}
+"""How :func:`added_lines` ends a setting that replaces a removed one, in English and in Chinese: the value it
+replaces between these."""
+REPLACED = re.compile("|".join(f"{re.escape(opening)}[^{re.escape(opening[1] + closing)}]*{re.escape(closing)}"
+                               r"(?:$| #| //)" for opening, closing in MARKS.values()))
 """The end :func:`added_lines` gives a setting that replaces a removed one: a line that tells a change."""
 
 
@@ -160,7 +164,8 @@ def added_lines(diff: str, chinese: bool = False) -> list[str]:
             before = removed.get(setting.group(1)) if setting else None
             if before is not None and _value(before) != _value(setting.group(3)):
                 code, comment = _comment_off(line.rstrip())
-                marked = f"{code} （之前是 {_value(before)}）" if chinese else f"{code} (instead of {_value(before)})"
+                opening, closing = MARKS[chinese]
+                marked = f"{code}{opening}{_value(before)}{closing}"
                 line = marked if not comment else f"{marked} {comment}"
             if line.strip():
                 added.append(line)
