@@ -25,6 +25,8 @@ from ..distill.offline.text.romanised import cjk_runs, spelled_in
 __all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "plain", "reading", "replacement", "said",
            "sentences", "changed_settings", "settings", "statement"]
 
+WAS = r"(?:was|previously|formerly)\b"
+"""What opens a bracket giving the value that was replaced: "30 (was 120)", "(previously 40)"."""
 REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
     r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
@@ -34,7 +36,7 @@ REPLACES = re.compile(
     r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
     r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
     r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到|"
-    r"[(（] ?(?:was|previously|formerly)\b|[,，] ?(?:not|而不是|不是)(?= ?\d)",
+    rf"[(（] ?{WAS}|[,，] ?(?:not|而不是|不是)(?= ?\d)",
     re.IGNORECASE)
 """Cues that a value was replaced: the sentence says what it is now, or what it no longer is; "(was 120)" after the
 value that replaced it, ", not 1 June" after the one that corrects it."""
@@ -95,7 +97,7 @@ NEAR = 40
 is read as that value: a name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
 OLD_VALUE = re.compile(
     r"\b(?:from|off|instead of|no longer|no more|not any more|used to|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
-    r"replac(?:ed|es|ing|e)?)\b|(?<=[(（])(?:was|previously|formerly)\b|(?<=[(（] )(?:was|previously|formerly)\b|"
+    rf"replac(?:ed|es|ing|e)?)\b|(?<=[(（]){WAS}|(?<=[(（] ){WAS}|"
     r"(?<=,) ?not(?= \d)|(?<=，) ?(?:而不是|不是)(?= ?\d)|"
     r"不再|不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|原来是|原定|"
     r"原来(?= ?\d)|从", re.IGNORECASE)
@@ -121,8 +123,8 @@ DAY_AFTER = re.compile(rf"^\s*{MONTH_WORD}\b", re.IGNORECASE)
 """A month or weekday name beside a number makes it a day ("Monday 20 April", "Jan 12")."""
 OLD_DAY = re.compile(
     r"\b(?:instead of|rather than|no longer|(?:mov|push|postpon|reschedul|shift|bump)(?:ed|es|ing|e)? "
-    r"(?:(?!to\b|until\b)\S+ ){0,3}from)\b|(?<=[(（])(?:was|previously|formerly)\b|"
-    r"(?<=[(（] )(?:was|previously|formerly)\b|(?<=,) ?not\b|(?<=，) ?不是|原来|原定|原本|之前是|以前是|而不是",
+    rf"(?:(?!to\b|until\b)\S+ ){{0,3}}from)\b|(?<=[(（]){WAS}|"
+    rf"(?<=[(（] ){WAS}|(?<=,) ?not\b|(?<=，) ?不是|原来|原定|原本|之前是|以前是|而不是",
     re.IGNORECASE)
 """Cues followed by a day that no longer holds ("now starts on 8 June instead of 1 June", "原来 6 月 6 号那班来不及",
 "moved the exam from 12 May"). Not a bare "from" / "从": after it a day is most often when something starts
