@@ -57,5 +57,11 @@ def spelled_in(names: frozenset[str], runs: tuple[str, ...]) -> frozenset[str]:
     wanted = {name: key for name, key in wanted.items() if len(key) >= SHORTEST and key.isascii() and key.isalpha()}
     if not wanted or not runs:
         return frozenset()
-    known = frozenset().union(*(spellings(run) for run in runs))
+    known = _all_spellings(runs)
     return frozenset(name for name, key in wanted.items() if key in known)
+
+
+@functools.lru_cache(maxsize=4096)
+def _all_spellings(runs: tuple[str, ...]) -> frozenset[str]:
+    """The spellings of a sentence's runs together: introspect looks one sentence up against many."""
+    return frozenset().union(*(spellings(run) for run in runs))
