@@ -87,6 +87,8 @@ class Engine:
         self._resident: ResidentGraph | None = None
         self._readers: dict[int, GraphStore] = {}
         """Reading connections of the owner server's threads (see :meth:`_graph_view`), by thread id."""
+        self._jobs = 0
+        """Write jobs running now (:meth:`job`), counted under ``_mutex``."""
 
     @classmethod
     def open(cls, home: str | os.PathLike | None = None, for_rebuild: bool = False) -> "Engine":
@@ -271,9 +273,21 @@ class Engine:
         it is there).
         """
         if self._resident is None:
-            self._resident = ResidentGraph(self._graph_store)
+            self._resident = ResidentGraph(self._graph_store, busy=lambda: self._jobs > 0)
         self.turn_index().keep_rows()
         return self._resident.wait_fresh(wait_seconds) if wait_seconds else self.graph_snapshot_fresh()
+
+    @contextmanager
+    def job(self) -> Iterator[None]:
+        """A write job runs (the owner server wraps every write request in it): the resident graph snapshot is not
+        read again until no job runs, since each of the job's writes would leave that read stale."""
+        with self._mutex:
+            self._jobs += 1
+        try:
+            yield
+        finally:
+            with self._mutex:
+                self._jobs -= 1
 
     def graph_snapshot_fresh(self) -> bool:
         """Whether recall reads the resident snapshot now (no write since it was read) rather than the database."""

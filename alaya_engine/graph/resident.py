@@ -9,7 +9,10 @@ the database as before, and the builder reads again once the graph has been
 quiet for :data:`QUIET_SECONDS`, or for as long as its last read took if that
 was longer (so a long ingest is not slowed by a rebuild after every card: at a
 million cards a read takes ~40 s, and rebuilding in every pause of an ingest
-kept a core busy and recalls waiting for the interpreter, p95 4.6 s).
+kept a core busy and recalls waiting for the interpreter, p95 4.6 s). While
+the owner says a write job runs (``busy``), it does not read at all, and a read
+under way stops: the job's next write would leave it stale, and at 100k cards
+the reads in an ingest's pauses were two fifths of the interpreter's time.
 
 The builder reads through a connection of its own: LadybugDB lets that read
 run beside the owner's writes, so neither waits for the other. The contents of
@@ -30,6 +33,8 @@ from ..foundations.memory import release_freed_memory
 from .snapshot import GraphSnapshot, ReadStopped
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from .store import GraphStore
 
 QUIET_SECONDS = 0.5
@@ -39,8 +44,10 @@ log = logging.getLogger(__name__)
 class ResidentGraph:
     """The snapshot of one open :class:`GraphStore`; :meth:`close` before the store closes."""
 
-    def __init__(self, graph: "GraphStore"):
+    def __init__(self, graph: "GraphStore", busy: "Callable[[], bool]" = lambda: False):
+        """``busy()`` says a write job is running (the owner server's ingest, distill or introspect)."""
         self.graph = graph
+        self._busy = busy
         self.snapshot: GraphSnapshot | None = None
         self._wake = threading.Event()
         self._stopping = threading.Event()
@@ -85,6 +92,10 @@ class ResidentGraph:
                 self._contents_reader.close()
                 self._contents_reader = None
 
+    def read_stops(self) -> bool:
+        """Whether a read under way ends at its next query: the owner stops, or a write job began."""
+        return self._stopping.is_set() or self._busy()
+
     def _contents(self, card_ids: list[str]) -> dict[str, str]:
         """The snapshot's way to the cards' contents (none once closed: the cards are then left out)."""
         with self._reading:
@@ -110,7 +121,7 @@ class ResidentGraph:
         None when stopping."""
         generation, still = self.graph.generation, 0
         while not self._stopping.wait(QUIET_SECONDS):
-            if self.graph.generation != generation:
+            if self.graph.generation != generation or self._busy():
                 generation, still = self.graph.generation, 0
                 continue
             still += 1
@@ -121,7 +132,7 @@ class ResidentGraph:
     def _build(self, connection, generation: int) -> None:
         started = time.perf_counter()
         try:
-            snapshot = GraphSnapshot.read(connection, generation, self._contents, self._stopping.is_set)
+            snapshot = GraphSnapshot.read(connection, generation, self._contents, self.read_stops)
         except ReadStopped:
             return
         except Exception as exc:  # the database path keeps answering; try again after the next write

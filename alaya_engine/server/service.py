@@ -22,6 +22,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Protocol
 
@@ -98,7 +99,8 @@ class OwnerServer:
         started = time.perf_counter()
         self.begin()
         try:
-            reply = {"v": PROTOCOL_VERSION, "id": identifier, "result": self._run(request, identifier, send)}
+            with self.engine.job() if self.route(request) == "write" else nullcontext():
+                reply = {"v": PROTOCOL_VERSION, "id": identifier, "result": self._run(request, identifier, send)}
         except AlayaError as error:
             reply = error_reply(identifier, error)
         except Exception as error:  # one request's bug must not take the server down
