@@ -550,6 +550,17 @@ def test_a_value_replaced_in_brackets_in_ten_thousands_or_after_not_is_read_as_t
     assert replacement("Pebble 2.0 now launches from 14 March onwards in every store.", launch, False)[0] == 0
 
 
+def test_a_sum_in_ten_thousands_is_one_quantity_however_it_is_written():
+    """"5 万元" is 50000 元, a quantity like any other: "6 万元" replaces it, "50000 元" says it again, and 千米 (km) is
+    a unit, not a thousand."""
+    pay = statement(plain("工资", "小林的月薪是 5 万元，每月 10 号发。"))
+    assert replacement("小林的月薪从 5 万元改成 6 万元。", pay, False) == (3, "60000 cny")
+    assert replacement("小林的月薪现在是 60000 元了。", pay, False) == (1, "60000 cny")
+    assert replacement("小林的月薪现在是 50,000 元。", pay, False)[0] == 0
+    run = statement(plain("跑步", "小林每周日跑 5 千米，配速 6 分钟。"))
+    assert replacement("小林每周日现在跑 8 千米。", run, False)[0] == 0  # no quantity read from 千米, as before
+
+
 def test_a_day_a_cue_names_as_the_old_one_replaces_the_card_that_gave_it():
     """"instead of 14 March", "原来 3 月 14 号那个": the old day is named; a bare "from" before a day says when
     something starts ("moved to Fridays from the week of 2 March")."""

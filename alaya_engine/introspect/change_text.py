@@ -69,7 +69,8 @@ ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
 """In Chinese text a Latin word is nearly always a name: a product, a host, a person's English name."""
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
-QUANTITY = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s?((?:minute|second|hour|week|month)s?|"
+QUANTITY = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s?([万千亿](?![米克瓦])\s?)?"
+                      r"((?:minute|second|hour|week|month)s?|"
                       r"[A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
                       r"[澳美欧港日人]?元|英?镑|块钱?|毫克|公斤|毫升|pounds?|euros?|dollars?|%)"
                       r"(?![A-Za-z])"
@@ -550,11 +551,11 @@ def _quantities(text: str) -> set[tuple[str, str]]:
         if int(hour) <= 24 and minute < 60:
             found.add(_clock(int(hour), minute))
     for match in QUANTITY.finditer(text):
-        if match.group(3):
-            found.add(_clock(int(match.group(3)), int(match.group(4))))
-        elif match.group(2).casefold() not in DATE_UNITS and not _month(match.group(2)):
-            unit = match.group(2).casefold()
-            found.add((UNITS.get(unit, unit), match.group(1).replace(",", "")))
+        if match.group(4):
+            found.add(_clock(int(match.group(4)), int(match.group(5))))
+        elif match.group(3).casefold() not in DATE_UNITS and not _month(match.group(3)):
+            unit = match.group(3).casefold()
+            found.add((UNITS.get(unit, unit), _magnitude(match.group(1).replace(",", ""), None, match.group(2) or "")))
     for match in DAY_OF_MONTH.finditer(text):
         month = match.group("month") or match.group("month_first") or match.group("zh_month")
         day = match.group("day") or match.group("day_after") or match.group("zh_day")
