@@ -30,14 +30,12 @@ WAS = r"(?:was|previously|formerly)\b"
 REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
     r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
-    r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad|reduc|"
-    r"extend|shorten)(?:ed|es|s|ing)? (?:\S+ ){0,3}(?:from|to)|(?:rose|fell|went (?:up|down)|cut) (?:\S+ ){0,3}to|"
-    r"from \S+(?: \S+)? to|went from|"
+    r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
+    r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
     r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
     r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
     r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
     r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到|"
-    r"涨到|涨至|提高到|提高至|增加到|增至|减到|减少到|减至|降低到|降至|调至|缩短到|延长到|"
     rf"[(（] ?{WAS}|[,，] ?(?:not|而不是|不是)(?= ?\d)",
     re.IGNORECASE)
 """Cues that a value was replaced: the sentence says what it is now, or what it no longer is; "(was 120)" after the
