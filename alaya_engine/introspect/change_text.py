@@ -69,12 +69,20 @@ ACRONYM = re.compile(r"\b[A-Z][A-Z0-9]{1,5}\b")
 LATIN_WORD = re.compile(r"(?<![\w.])[A-Za-z][\w.-]*[A-Za-z0-9](?![\w])")
 """In Chinese text a Latin word is nearly always a name: a product, a host, a person's English name."""
 SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|(?<=[。！？；])")
-QUANTITY = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s?([万千亿](?![米克瓦])\s?)?"
+MAGNITUDES = {"万": 10_000, "千": 1_000, "亿": 100_000_000, "k": 1_000}
+"""Words of a number's size: "阈值从 5 万改成 2 万" replaces the 50000 an earlier card gave, "50k" is 50000 (the
+Latin "k" only written onto the number: "12 kg" is no 12000)."""
+NOT_MAGNITUDE = re.compile(r"千[米克瓦]")
+"""千 as part of a unit: 千米 (km), 千克 (kg), 千瓦 (kW)."""
+QUANTITY = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s?"
+                      rf"([{''.join(word for word in MAGNITUDES if not word.isascii())}]\s?)?"
                       r"((?:minute|second|hour|week|month)s?|"
                       r"[A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
                       r"[澳美欧港日人]?元|英?镑|块钱?|毫克|公斤|毫升|pounds?|euros?|dollars?|%)"
                       r"(?![A-Za-z])"
                       r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
+"""A number in a unit (its Chinese word of size read by :func:`_magnitude`: "5 万元" is 50000 元; 千米 and 千克 are
+no unit here, so their 千 is never read as one), or a time of day."""
 DATE_UNITS = frozenset({"st", "nd", "rd", "th", "am", "pm", "a", "p", "x"})
 """Units a number takes in a list or a time of day ("2nd", "9 am"): another number there is no new value. A month's name
 ("23 Mar") makes the number a day (:func:`_month`)."""
@@ -409,13 +417,6 @@ def value_numbers(text: str) -> list[str]:
             if (match.group(2) or "").casefold() not in ORDINAL
             and not DAY_BEFORE.search(text[max(0, match.start() - 12):match.start()])
             and not DAY_AFTER.match(text[match.end():match.end() + 12])]
-
-
-MAGNITUDES = {"万": 10_000, "千": 1_000, "亿": 100_000_000, "k": 1_000}
-"""Words of a number's size: "阈值从 5 万改成 2 万" replaces the 50000 an earlier card gave, "50k" is 50000 (the
-Latin "k" only written onto the number: "12 kg" is no 12000)."""
-NOT_MAGNITUDE = re.compile(r"千[米克瓦]")
-"""千 as part of a unit: 千米 (km), 千克 (kg), 千瓦 (kW)."""
 
 
 def _magnitude(number: str, unit: str | None, after: str) -> str:
