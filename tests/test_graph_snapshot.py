@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import pytest
 
 from alaya_engine.engine import Engine
+from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.graph import resident
 from alaya_engine.graph import snapshot as snapshot_module
 from alaya_engine.graph.snapshot import GraphSnapshot
@@ -277,6 +278,10 @@ def test_no_snapshot_is_read_while_a_write_job_runs_and_a_read_under_way_stops(d
             assert not engine.graph_snapshot_fresh() and Counted.reads == 1
         assert engine.keep_resident(wait_seconds=60) and Counted.reads == 2
         assert sorted(engine._resident.snapshot.neighbours(ids[:2])) == sorted(graph.neighbours(ids[:2]))
+        with pytest.raises(AlayaError), engine.job():  # a request that fails ends its job too
+            engine.link("card-nosuch", ids[1], "DEPENDS_ON")
+        engine.link(ids[1], ids[2], "DEPENDS_ON")
+        assert engine.keep_resident(wait_seconds=60) and Counted.reads == 3
 
 
 @pytest.mark.parametrize("statement, writes", [
