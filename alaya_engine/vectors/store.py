@@ -31,6 +31,7 @@ from .versions import TableVersions
 
 if TYPE_CHECKING:
     import numpy as np
+    import pyarrow as pa
 
     from ..foundations.domain import Card
 
@@ -77,6 +78,14 @@ def read_stats(folder: Path) -> dict[str, Any]:
 
 UNINDEXED_SEARCHABLE_ROWS = 1000
 """A heat rewrite of more rows than this sets ``full_text_behind`` (a few rows are scanned in no time)."""
+
+MERGE_BYTES = 64 << 20
+"""The most input one LanceDB ``merge_insert`` is given; a larger write is merged slice by slice. A merge holds
+its input's join in LanceDB's memory pool (300 MB unless ``LANCE_MEM_POOL_SIZE`` says otherwise), which it cannot
+spill, and matching through ``card_meta``'s id index adds ~250 bytes a row: the first cool-down of a million-card
+store rewrote every card's heat in one merge and failed for want of 244 MB more (docs/benchmarks.md)."""
+MERGE_ROW_BYTES = 256
+"""What a merged row costs beside its own bytes (the id index's candidates, above)."""
 
 WRITTEN_KEPT = 20_000
 """Vectors of cards written since a resident index's last load kept at most (~40 MB at 512 dimensions): an ingest
@@ -196,17 +205,15 @@ class VectorStore:
         if self._all_new(CARD_VECTORS, ids):
             self.table(CARD_VECTORS).add(rows)
         else:
-            self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-                .execute(rows)
+            merge_in_slices(self.table(CARD_VECTORS), "id", rows, insert=True)
         self._delete_where(COLD_VECTORS, ids)  # a card has one vector: the one just written
         meta = self.meta_rows(cards)
         table = self.table(CARD_META)
         if self._all_new(CARD_META, ids):
             table.add(meta)
         else:
-            table.merge_insert("id").when_not_matched_insert_all().execute(meta)
-            table.merge_insert("id").when_matched_update_all().execute(
-                meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
+            merge_in_slices(table, "id", meta, update=False, insert=True)
+            merge_in_slices(table, "id", meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
         if self._written is not None:
             version = self.table(CARD_VECTORS).version
             with self._written_lock:
@@ -298,7 +305,7 @@ class VectorStore:
                           schema=pa.schema([schema.field(name) for name in self.HEAT_UPDATE_COLUMNS]))
         if len(columns["id"]) > UNINDEXED_SEARCHABLE_ROWS:
             self.full_text_behind = True  # before the commit: a recall between the two would scan every row
-        self.table(CARD_META).merge_insert("id").when_matched_update_all().execute(update)
+        merge_in_slices(self.table(CARD_META), "id", update)
         self.write_stats()
 
     def set_vector_tiers(self, tiers: dict[str, str]) -> None:
@@ -306,8 +313,7 @@ class VectorStore:
         import pyarrow as pa
 
         if tiers:
-            self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().execute(
-                pa.table({"id": list(tiers), "tier": list(tiers.values())}))
+            merge_in_slices(self.table(CARD_VECTORS), "id", pa.table({"id": list(tiers), "tier": list(tiers.values())}))
 
     def add_vectors(self, rows: list[dict], vectors: "np.ndarray") -> None:
         """Give cards (back) their vector rows: ``rows`` carry id, tier and type."""
@@ -315,10 +321,9 @@ class VectorStore:
 
         if not rows:
             return
-        self.table(CARD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-            .execute(pa.table({"id": [r["id"] for r in rows], "vector": [v.tolist() for v in vectors],
-                               "tier": [r["tier"] for r in rows], "type": [r["type"] for r in rows]},
-                              schema=_schemas(self.dimension)[CARD_VECTORS]))
+        merge_in_slices(self.table(CARD_VECTORS), "id", pa.table(
+            {"id": [r["id"] for r in rows], "vector": [v.tolist() for v in vectors], "tier": [r["tier"] for r in rows],
+             "type": [r["type"] for r in rows]}, schema=_schemas(self.dimension)[CARD_VECTORS]), insert=True)
         self.write_stats()
 
     def archive_vectors(self, card_ids: list[str]) -> None:
@@ -333,10 +338,9 @@ class VectorStore:
         ids, matrix = self._rows_of(CARD_VECTORS, card_ids, "vector")
         if ids:
             codes, scales = quantise_rows(float_rows(matrix, self.dimension))
-            self.table(COLD_VECTORS).merge_insert("id").when_matched_update_all().when_not_matched_insert_all() \
-                .execute(pa.table({"id": ids, "code": pa.FixedSizeListArray.from_arrays(pa.array(codes.ravel()),
-                                                                                        self.dimension),
-                                   "scale": scales}, schema=_schemas(self.dimension)[COLD_VECTORS]))
+            merge_in_slices(self.table(COLD_VECTORS), "id", pa.table(
+                {"id": ids, "code": pa.FixedSizeListArray.from_arrays(pa.array(codes.ravel()), self.dimension),
+                 "scale": scales}, schema=_schemas(self.dimension)[COLD_VECTORS]), insert=True)
         self._delete_where(CARD_VECTORS, card_ids)
         self.write_stats()
 
@@ -612,6 +616,22 @@ def quantise_rows(matrix: "np.ndarray") -> tuple["np.ndarray", "np.ndarray"]:
 
     scales = (np.maximum(np.abs(matrix).max(axis=1), 1e-12) / 127.0).astype(np.float32)
     return np.rint(matrix / scales[:, None]).astype(np.int8), scales
+
+
+def merge_in_slices(table, on: str, rows: "pa.Table", update: bool = True, insert: bool = False) -> None:
+    """Merge ``rows`` into ``table`` on ``on`` (``update``: the matching rows take their values; ``insert``: the others
+    are added), in slices of at most :data:`MERGE_BYTES`. Each slice is copied out (``take``): a zero-copy slice
+    keeps the whole table's buffers, and LanceDB counts a batch by its buffers. A slice's merge is whole or not at
+    all; callers write what a retry repeats harmlessly (the same values by id)."""
+    import pyarrow as pa
+
+    slice_rows = max(1, MERGE_BYTES // (rows.nbytes // max(1, rows.num_rows) + MERGE_ROW_BYTES))
+    for start in range(0, rows.num_rows, slice_rows):
+        end = min(start + slice_rows, rows.num_rows)
+        piece = rows if end - start == rows.num_rows else rows.take(pa.array(range(start, end)))
+        merge = table.merge_insert(on)
+        merge = merge.when_matched_update_all() if update else merge
+        (merge.when_not_matched_insert_all() if insert else merge).execute(piece)
 
 
 def _id_predicate(card_ids: list[str]) -> str:
