@@ -30,6 +30,8 @@ from .async_table import AsyncTable
 from .versions import TableVersions
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     import numpy as np
     import pyarrow as pa
 
@@ -330,17 +332,25 @@ class VectorStore:
         """COLD: the card's vector moves from ``card_vectors`` to ``cold_vectors`` as 8-bit codes.
 
         Written there before it is deleted here, so a crash between the two leaves the card with both rows
-        (the next cool-down archives it again; a write replaces by id), never with none."""
+        (the next cool-down archives it again; a write replaces by id), never with none. Read, coded and written
+        :data:`MERGE_BYTES` at a time: a first cool-down of a million cards archives ~975k vectors, 2 GB of floats
+        read whole before (the process peaked at 8 GB)."""
         import pyarrow as pa
 
         if not card_ids:
             return
-        ids, matrix = self._rows_of(CARD_VECTORS, card_ids, "vector")
-        if ids:
-            codes, scales = quantise_rows(float_rows(matrix, self.dimension))
-            merge_in_slices(self.table(COLD_VECTORS), "id", pa.table(
-                {"id": ids, "code": pa.FixedSizeListArray.from_arrays(pa.array(codes.ravel()), self.dimension),
-                 "scale": scales}, schema=_schemas(self.dimension)[COLD_VECTORS]), insert=True)
+        cold, coded, size = self.table(COLD_VECTORS), [], 0
+        for batch in self._batches_of(CARD_VECTORS, card_ids, "vector"):
+            codes, scales = quantise_rows(float_rows(batch.column("vector"), self.dimension))
+            coded.append(pa.table({"id": batch.column("id"), "scale": scales,
+                                   "code": pa.FixedSizeListArray.from_arrays(pa.array(codes.ravel()), self.dimension)},
+                                  schema=_schemas(self.dimension)[COLD_VECTORS]))
+            size += coded[-1].nbytes
+            if size >= MERGE_BYTES:
+                merge_in_slices(cold, "id", pa.concat_tables(coded), insert=True)
+                coded, size = [], 0
+        if coded:
+            merge_in_slices(cold, "id", pa.concat_tables(coded), insert=True)
         self._delete_where(CARD_VECTORS, card_ids)
         self.write_stats()
 
@@ -380,20 +390,28 @@ class VectorStore:
         return self.version(COLD_VECTORS)
 
     def _rows_of(self, name: str, card_ids: list[str], *columns: str) -> tuple[list[str], Any]:
-        """The rows of ``card_ids`` in table ``name``: their ids and the wanted columns (one column: it alone).
-        A scan filtered by membership: an ``IN`` predicate of the ~90k ids a first cool-down archives at 100k
-        cards would be larger than the table's ids."""
+        """The rows of ``card_ids`` in table ``name``: their ids and the wanted columns (one column: it alone)."""
+        import pyarrow as pa
+
+        batches = list(self._batches_of(name, card_ids, *columns))
+        if not batches:
+            return [], None
+        found = pa.Table.from_batches(batches)
+        values = [found.column(column).combine_chunks() for column in columns]
+        return found.column("id").to_pylist(), values[0] if len(values) == 1 else values
+
+    def _batches_of(self, name: str, card_ids: list[str], *columns: str) -> "Iterator[pa.RecordBatch]":
+        """The rows of ``card_ids`` in table ``name`` (id and the wanted columns), batch by batch as the table is read.
+        A scan filtered by membership: an ``IN`` predicate of the ~90k ids a first cool-down archives at 100k cards
+        would be larger than the table's ids."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         wanted = pa.array(card_ids, pa.string())
-        batches = [batch.filter(pc.is_in(batch.column("id"), value_set=wanted))
-                   for batch in self.table(name).search().select(["id", *columns]).limit(None).to_batches()]
-        found = pa.Table.from_batches(batches) if batches else None
-        if found is None or not found.num_rows:
-            return [], None
-        values = [found.column(column).combine_chunks() for column in columns]
-        return found.column("id").to_pylist(), values[0] if len(values) == 1 else values
+        for batch in self.table(name).search().select(["id", *columns]).limit(None).to_batches():
+            batch = batch.filter(pc.is_in(batch.column("id"), value_set=wanted))
+            if batch.num_rows:
+                yield batch
 
     def _delete_where(self, name: str, card_ids: list[str]) -> None:
         """Delete these ids' rows, if there are any: even a delete of nothing makes a new version, and every new
