@@ -333,8 +333,8 @@ class VectorStore:
 
         Written there before it is deleted here, so a crash between the two leaves the card with both rows
         (the next cool-down archives it again; a write replaces by id), never with none. Read, coded and written
-        :data:`MERGE_BYTES` at a time: a first cool-down of a million cards archives ~975k vectors, 2 GB of floats
-        read whole before (the process peaked at 8 GB)."""
+        :data:`MERGE_BYTES` at a time: a first cool-down of a million cards archives ~975k vectors, whose floats
+        alone are 2 GB (read whole, they took that process to an 8 GB peak: docs/benchmarks.md)."""
         import pyarrow as pa
 
         if not card_ids:
@@ -402,14 +402,15 @@ class VectorStore:
 
     def _batches_of(self, name: str, card_ids: list[str], *columns: str) -> "Iterator[pa.RecordBatch]":
         """The rows of ``card_ids`` in table ``name`` (id and the wanted columns), batch by batch as the table is read.
-        A scan filtered by membership: an ``IN`` predicate of the ~90k ids a first cool-down archives at 100k cards
-        would be larger than the table's ids."""
+        A scan filtered by membership in a set made once: an ``IN`` predicate of the ~90k ids a first cool-down
+        archives at 100k cards would be larger than the table's ids, and ``pyarrow.compute.is_in`` hashes its value
+        set again for every batch (192 of a first 1M cool-down's 312 s, for 975k ids)."""
         import pyarrow as pa
-        import pyarrow.compute as pc
 
-        wanted = pa.array(card_ids, pa.string())
+        wanted = set(card_ids)
         for batch in self.table(name).search().select(["id", *columns]).limit(None).to_batches():
-            batch = batch.filter(pc.is_in(batch.column("id"), value_set=wanted))
+            batch = batch.filter(pa.array([card_id in wanted for card_id in batch.column("id").to_pylist()],
+                                          pa.bool_()))
             if batch.num_rows:
                 yield batch
 
