@@ -31,13 +31,14 @@ cards = [Card(id=f"card-{n:016x}", title=f"card {n}", content=f"point {n}", type
               source_sessions=["s"], created_at=1, updated_at=1) for n in range(count)]
 rng = np.random.default_rng(0)
 matrix = rng.standard_normal((count, 16)).astype(np.float32)
-vectors.upsert_cards(cards, matrix / np.linalg.norm(matrix, axis=1, keepdims=True))
+matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+vectors.upsert_cards(cards, matrix)
 vectors.refresh_full_text_index()  # and the ids' index, through which a merge on id matches its rows
 ids = [card.id for card in cards]
 for card in cards:
     card.title = "again " + card.title
 try:
-    vectors.upsert_cards(cards, matrix / np.linalg.norm(matrix, axis=1, keepdims=True))  # known ids: merged
+    vectors.upsert_cards(cards, matrix)  # known ids: merged
     vectors.update_meta_heat({"id": ids, "last_accessed": [7] * count, "access_count": [3] * count,
                               "relevance": [0.25] * count, "temperature": [0.1] * count, "tier": ["COLD"] * count})
     vectors.archive_vectors(ids[: count // 2])
@@ -47,9 +48,13 @@ except RuntimeError as error:
     sys.exit(0)
 heat = vectors.heat_columns()
 titles = vectors.table(vector_store.CARD_META).to_arrow().column("title").to_pylist()
+cold_ids, codes, scales = vectors.cold_vectors()
+row = {card_id: n for n, card_id in enumerate(ids)}
+worst = np.abs(codes * scales[:, None] - matrix[[row[card_id] for card_id in cold_ids]]).max()
 print(json.dumps({"retitled": sum(title.startswith("again ") for title in titles),
                   "tiers": sorted(set(heat["tier"])), "counts": sorted(set(heat["access_count"])),
-                  "cold": len(vectors.cold_ids()), "vector_tiers": sorted(set(vectors.vector_tiers().values())),
+                  "cold": len(cold_ids), "codes_err_below_0.01": bool(worst < 0.01),
+                  "vector_tiers": sorted(set(vectors.vector_tiers().values())),
                   "vector_rows": len(vectors.vector_rows()[0])}))
 """
 
@@ -69,6 +74,6 @@ def _write(folder, merge_bytes: int) -> dict:
 def test_heat_tiers_and_archived_vectors_of_many_cards_are_written_in_slices(tmp_path):
     written = _write(tmp_path / "sliced", 256 << 10)
     assert written == {"retitled": COUNT, "tiers": ["COLD"], "counts": [3], "cold": COUNT // 2,
-                       "vector_tiers": ["WARM"], "vector_rows": COUNT // 2}
+                       "codes_err_below_0.01": True, "vector_tiers": ["WARM"], "vector_rows": COUNT // 2}
     whole = _write(tmp_path / "whole", 1 << 40)
     assert "Resources exhausted" in whole["failed"]
