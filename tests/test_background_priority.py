@@ -30,7 +30,7 @@ def test_a_write_runs_below_a_read_on_the_owner_servers_pools():
     listener.bind(str(folder / "s"))
     listener.listen(8)
     dispatcher = Dispatcher(listener, route=lambda request: request["method"],
-                            answer=lambda request, send: {"v": 1, "id": request["id"], "result": _nice()},
+                            answer=lambda request, send, route: {"v": 1, "id": request["id"], "result": _nice()},
                             describe="the test server")
     dispatcher.start()
     try:

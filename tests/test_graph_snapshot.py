@@ -8,6 +8,7 @@ from contextlib import contextmanager
 
 import pytest
 
+import alaya_engine
 from alaya_engine.engine import Engine
 from alaya_engine.foundations.errors import AlayaError
 from alaya_engine.graph import resident
@@ -295,3 +296,24 @@ def test_only_statements_that_may_write_advance_the_generation(home, statement, 
         before = graph.generation
         graph.query(statement, {"id": "none", "ids": []} if "$" in statement else None)
         assert (graph.generation > before) is writes
+
+
+def test_the_owner_server_runs_its_write_requests_and_only_those_as_jobs(demo_home):
+    """What the gate above rests on: a request the server routes as a write runs inside ``Engine.job``."""
+    from alaya_engine.server.service import OwnerServer
+
+    class Probe:  # a server method that reports whether it runs inside a job
+        def __init__(self, route):
+            self.route = lambda params: route
+
+        def run(self, engine, params, send):
+            return {"jobs": engine._jobs}
+
+    server = OwnerServer(demo_home)
+    server.engine = Engine.open(demo_home)
+    server.extensions.update({"probe.write": Probe("write"), "probe.read": Probe("read")})
+    for method, jobs in (("probe.write", 1), ("probe.read", 0)):
+        request = {"v": 1, "id": 1, "method": method, "params": {}, "client_version": alaya_engine.__version__}
+        reply = server.answer(request, lambda message: True, server.route(request))
+        assert reply["result"] == {"jobs": jobs}, reply
+    assert server.engine._jobs == 0

@@ -43,8 +43,10 @@ class Dispatcher:
     """Serves ``listener`` (bound and listening) until :meth:`stop`."""
 
     def __init__(self, listener: socket.socket, route: Callable[[dict], Route],
-                 answer: Callable[[dict, Callable[[dict], bool]], dict], describe: str, max_line: int = MAX_LINE):
-        """``max_line``: the longest request line taken (an ingest's stdin travels inside one)."""
+                 answer: Callable[[dict, Callable[[dict], bool], Route], dict], describe: str,
+                 max_line: int = MAX_LINE):
+        """``answer(request, send, route)`` runs a request where ``route(request)`` sent it. ``max_line``: the
+        longest request line taken (an ingest's stdin travels inside one)."""
         self.listener = listener
         self.max_line = max_line
         self.route = route
@@ -163,19 +165,19 @@ class Dispatcher:
         connection.id = request_id(request)
         route = self.route(request)
         if route == "inline":
-            self._work(connection, request)
+            self._work(connection, request, route)
             return
         with self._lock:
             self._pending.add(connection)
-        self._pools[route].submit(self._work, connection, request)
+        self._pools[route].submit(self._work, connection, request, route)
 
-    def _work(self, connection: Connection, request: dict) -> None:
+    def _work(self, connection: Connection, request: dict, route: Route) -> None:
         try:
             if connection.client_gone():  # it gave up while the request was queued: nobody wants it run now
                 log.info("request %s dropped: its client hung up before it ran", request.get("method"))
                 reply = None
             else:
-                reply = self.answer(request, connection.send)
+                reply = self.answer(request, connection.send, route)
         finally:
             with self._lock:
                 self._pending.discard(connection)

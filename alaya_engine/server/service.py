@@ -92,14 +92,15 @@ class OwnerServer:
             return self.extensions[name].route(params if isinstance(params, dict) else {})
         return "write" if name in WRITES else "read"
 
-    def answer(self, request: dict, send: Callable[[dict], bool]) -> dict:
-        """One request → one response document; a failure here never reaches the serving loop."""
+    def answer(self, request: dict, send: Callable[[dict], bool], route: Route) -> dict:
+        """One request → one response document; a failure here never reaches the serving loop. ``route``: where
+        :meth:`route` sent it (a write runs as one of the engine's jobs)."""
         identifier = request_id(request)
         name = request.get("method")
         started = time.perf_counter()
         self.begin()
         try:
-            with self.engine.job() if self.route(request) == "write" else nullcontext():
+            with self.engine.job() if route == "write" else nullcontext():
                 reply = {"v": PROTOCOL_VERSION, "id": identifier, "result": self._run(request, identifier, send)}
         except AlayaError as error:
             reply = error_reply(identifier, error)
