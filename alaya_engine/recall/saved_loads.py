@@ -5,8 +5,9 @@ A load is what recall holds of one L1 table (:class:`.index.ResidentVectors`: id
 coarse projection; for the windows also their packed rows). Read from LanceDB it is rebuilt every time: at the aged
 100k store the windows took 3.1-3.3 s of a server's start (scan, quantising, packing the rows' text, the
 projection), at a million cards most of a 45 s start. Saved, its arrays are ``.npy`` files mapped read-only: the
-pages a search touches come in from the page cache, the rest (the full codes, of which a recall re-scores a few
-hundred rows) stay on disk.
+pages a search touches come in from the page cache as it touches them. That makes the start fast, not the server
+small: a concept's candidates lie all over the full codes, so after a few recalls they are resident whole
+(docs/benchmarks.md, "How much memory a million-card server needs").
 
 A saved load is named by what it is a load of: its table, the table's version, and the inode and mtime of the
 table's ``_versions`` folder (a rebuilt or re-created table starts its versions again, in a new folder). Its folder
