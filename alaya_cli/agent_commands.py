@@ -18,7 +18,7 @@ import typer
 from alaya_engine.foundations.errors import RUNTIME, USAGE
 
 from . import terminal
-from .shared import RUNTIME_CODES, JsonFlag, emit, say
+from .shared import RUNTIME_CODES, JsonFlag, emit, failed_distillation, refusal, say, say_failed_sessions
 
 if TYPE_CHECKING:
     from alaya_engine.integrations.runtime_sync import Runtime
@@ -103,12 +103,16 @@ def _sync(ctx: typer.Context, runtime: Runtime, folder: str | None, env_name: st
     chosen = here.path(folder or here.env(env_name) or default)
     document = run_sync(runtime, ctx.obj["home"], ctx.obj["no_server"], state_dir=chosen, agent=agent,
                         distill=distill, include_active=include_active, backend=here.backend)
-    emit(document) if as_json else print_sync(document)
+    if as_json:
+        emit(document, refusal(document["changes"], "path", "transcripts") or failed_distillation(document["distill"]))
+    else:
+        print_sync(document)
     for warning in document["warnings"]:
         say(f"warning: {warning}", error=True)
     refused = [change for change in document["changes"] if change["status"] == "refused"]
     for change in refused:
         say(f"error: {change['path']}: {change['error']['message']}", error=True)
+    say_failed_sessions((document["distill"] or {}).get("sessions", ()))
     if refused:
         raise typer.Exit(RUNTIME if {c["error"]["code"] for c in refused} <= RUNTIME_CODES else USAGE)
     if document["distill"] and document["distill"]["sessions_failed"]:

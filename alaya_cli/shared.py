@@ -34,10 +34,12 @@ def _open_backend(ctx: typer.Context):
     return open_backend(ctx.obj["home"], ctx.obj["no_server"])
 
 
-def emit(document: dict) -> None:
-    """A document exactly as ``--json`` prints it: indented on a terminal, one line into a pipe."""
+def emit(document: dict, error: dict | None = None) -> None:
+    """A document exactly as ``--json`` prints it: indented on a terminal, one line into a pipe. ``error``: why
+    the command fails although it has a report (files refused, sessions that failed to distill), beside the
+    report as every failing command's ``{"error": ...}``."""
     where = terminal.current()
-    where.stdout.write(render(document, where.stdout_is_tty()) + "\n")
+    where.stdout.write(render({**document, "error": error} if error else document, where.stdout_is_tty()) + "\n")
 
 
 def say(text: str = "", error: bool = False) -> None:
@@ -46,10 +48,11 @@ def say(text: str = "", error: bool = False) -> None:
     (where.stderr if error else where.stdout).write(text + "\n")
 
 
-def show(document: dict, as_json: bool, view: str, **options) -> None:
-    """Print ``document`` as JSON, or through the named renderer in :mod:`alaya_cli.views` (with ``options``)."""
+def show(document: dict, as_json: bool, view: str, error: dict | None = None, **options) -> None:
+    """Print ``document`` as JSON (with ``error``, see :func:`emit`), or through the named renderer in
+    :mod:`alaya_cli.views` (with ``options``)."""
     if as_json:
-        return emit(document)
+        return emit(document, error)
     from . import views
 
     getattr(views, view)(terminal.current().console(), document, **options)
@@ -61,3 +64,31 @@ def store_home(ctx: typer.Context) -> Path:
     layout = Layout(ctx.obj["home"])
     layout.require_initialised()
     return layout.home
+
+
+def refusal(items: list[dict], where: str, noun: str) -> dict | None:
+    """The error of a run that refused some of its ``items`` (``noun``: files, transcripts; their ``where`` names
+    one): the first refusal's code, and how many there were."""
+    refused = [item for item in items if item["status"] == "refused"]
+    if not refused:
+        return None
+    first = refused[0]
+    return {"code": first["error"]["code"], "message": f"{len(refused)} of {len(items)} {noun} refused; first "
+                                                      f"{first[where]}: {first['error']['message']}"}
+
+
+def failed_distillation(report: dict | None) -> dict | None:
+    """The error of a distillation some of whose sessions failed (``report``: its document, or None)."""
+    failed = [outcome for outcome in (report or {}).get("sessions", ()) if outcome["status"] == "failed"]
+    if not failed:
+        return None
+    first = failed[0]
+    return {"code": "distill_failed", "message": f"{len(failed)} of {len(report['sessions'])} sessions failed to "
+                                                 f"distill; first {first['session_id']}: {first['reason']}"}
+
+
+def say_failed_sessions(outcomes) -> None:
+    """One line on stderr for each session of a distillation's outcomes that failed."""
+    for outcome in outcomes:
+        if outcome["status"] == "failed":
+            say(f"error: {outcome['session_id']}: {outcome['reason']}", error=True)

@@ -17,7 +17,18 @@ import typer
 from alaya_engine.foundations.errors import RUNTIME, USAGE, AlayaError
 
 from . import terminal
-from .shared import RUNTIME_CODES, CsvOption, JsonFlag, call, emit, say, show
+from .shared import (
+    RUNTIME_CODES,
+    CsvOption,
+    JsonFlag,
+    call,
+    emit,
+    failed_distillation,
+    refusal,
+    say,
+    say_failed_sessions,
+    show,
+)
 
 commands = typer.Typer()
 review_app = typer.Typer(help="Introspect's suggestions: list, show, approve (applies it) or reject.",
@@ -41,13 +52,17 @@ def ingest(
     absolute = [path if path == "-" else terminal.current().path(path) for path in paths]
     document = call(ctx, "ingest", {"paths": absolute, "replace": replace, "distill": distill_too,
                                      "stdin_b64": stdin}, "Ingesting", as_json)
-    show(document, as_json, "print_ingest")
+    show(document, as_json, "print_ingest",
+         error=refusal(document["files"], "source", "files") or failed_distillation(document["distill"]))
     for outcome in document["files"]:
         if outcome["error"]:
             say(f"error: {outcome['source']}: {outcome['error']['message']}", error=True)
+    say_failed_sessions((document["distill"] or {}).get("sessions", ()))
     if document["refused"]:
         codes = {o["error"]["code"] for o in document["files"] if o["error"]}
         raise typer.Exit(RUNTIME if codes <= RUNTIME_CODES else USAGE)
+    if document["distill"] and document["distill"]["sessions_failed"]:
+        raise typer.Exit(RUNTIME)
 
 
 def _read_stdin(ctx: typer.Context) -> bytes:
@@ -75,10 +90,8 @@ def distill(
     """Turn sessions into knowledge cards and typed links (default: every session not yet distilled)."""
     document = call(ctx, "distill", {"sessions": session or [], "force": force, "dry_run": dry_run},
                      "Distilling", as_json)
-    show(document, as_json, "print_distill")
-    for outcome in document["sessions"]:
-        if outcome["status"] == "failed":
-            say(f"error: {outcome['session_id']}: {outcome['reason']}", error=True)
+    show(document, as_json, "print_distill", error=failed_distillation(document))
+    say_failed_sessions(document["sessions"])
     if document["sessions_failed"]:
         raise typer.Exit(RUNTIME)
 
