@@ -115,6 +115,8 @@ def test_first_sync_ingests_the_sessions_refuses_the_corrupt_one_and_skips_the_r
     assert refused["error"]["code"] == "bad_session"
     assert refused["error"]["message"].startswith("line 3: malformed JSON" if runtime is CLAUDE
                                                   else "line 4: malformed JSON")
+    assert document["error"] == {"code": "bad_session", "message": f"1 of 3 transcripts refused; first "
+                                                                   f"{refused['path']}: {refused['error']['message']}"}
     assert document["skipped"] == runtime.skipped
     assert document["runtime"] == runtime.name and document["agents"] == [runtime.name]
     assert document["transcripts_dir"] == str(root / runtime.folder)
