@@ -113,8 +113,8 @@ export class AlayaClient {
   }
 
   /** Run `alaya --home HOME ARGS [--json]` and return its JSON document (also one that reports a partial failure
-   * with a non-zero exit code); its `{"error"}` document, a failure without a document or a time-out becomes an
-   * AlayaError. */
+   * with a non-zero exit code: a report with its `error` beside it); a document that is only `{"error"}`, a failure
+   * without a document or a time-out becomes an AlayaError. */
   cli(args: string[], options: { timeoutMs: number; json?: boolean; env?: NodeJS.ProcessEnv }): Promise<any> {
     const json = options.json ?? true;
     const argv = ["--home", this.options.home, ...args, ...(json ? ["--json"] : [])];
@@ -132,7 +132,7 @@ export class AlayaClient {
             return;
           }
           const document = json ? parseDocument(stdout) : undefined;
-          if (document?.error) {
+          if (document?.error && Object.keys(document).length === 1) {
             reject(new AlayaError(document.error.code, document.error.message));
           } else if (document !== undefined) {
             resolve(document); // a report of partial success (e.g. sync's refused transcripts, exit code 2) included
