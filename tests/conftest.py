@@ -167,6 +167,18 @@ def local_http_server(handler: type[BaseHTTPRequestHandler]) -> Iterator[str]:
         server.server_close()
 
 
+@pytest.fixture
+def llm():
+    """An OpenAI-compatible endpoint on 127.0.0.1 answering from a queue the test fills and recording every request
+    (``test_llm_distiller.FakeLLM``)."""
+    from test_llm_distiller import FakeLLM, make_handler
+
+    state = FakeLLM()
+    with local_http_server(make_handler(state)) as url:
+        state.url = url
+        yield state
+
+
 def write_session(folder: Path, session_id: str = "session-20260331-062900", **overrides) -> Path:
     """A small valid seed-format session file."""
     document = {

@@ -9,11 +9,9 @@ OpenAI-compatible endpoint on 127.0.0.1 that answers no JSON.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
-from conftest import local_http_server
-from test_llm_distiller import FakeLLM, answer, make_handler
+from test_llm_distiller import answer
 
 from alaya_engine.demo import sample_sessions_dir
 from alaya_engine.engine import Engine
@@ -22,19 +20,11 @@ SESSION = "session-20260309-013000"
 
 
 @pytest.fixture
-def garbled_llm() -> Iterator[FakeLLM]:
-    state = FakeLLM()
-    with local_http_server(make_handler(state)) as url:
-        state.url = url
-        state.queue(*(answer("no json here") for _ in range(20)))
-        yield state
-
-
-@pytest.fixture
-def llm_home(home, garbled_llm):
-    """A store whose distiller is that endpoint, retrying once."""
+def llm_home(home, llm):
+    """A store whose distiller is an endpoint that answers no JSON, retrying once."""
+    llm.queue(*(answer("no json here") for _ in range(20)))
     config = json.loads((home / "config.json").read_text())
-    config["distill"].update(llm_provider="openai", base_url=garbled_llm.url, model="garbled", max_retries=1)
+    config["distill"].update(llm_provider="openai", base_url=llm.url, model="garbled", max_retries=1)
     (home / "config.json").write_text(json.dumps(config))
     return home
 

@@ -11,13 +11,11 @@ import json
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 import pytest
-from conftest import local_http_server
 
 import alaya_engine
 from alaya_engine.distill.base import Distillation
@@ -88,14 +86,6 @@ def make_handler(llm: FakeLLM) -> type[BaseHTTPRequestHandler]:
             self.wfile.write(reply.body)
 
     return Handler
-
-
-@pytest.fixture
-def llm() -> Iterator[FakeLLM]:
-    state = FakeLLM()
-    with local_http_server(make_handler(state)) as url:
-        state.url = url
-        yield state
 
 
 def make_distiller(llm: FakeLLM, **overrides: object) -> LLMDistiller:

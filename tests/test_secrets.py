@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Iterator
 
 import pytest
-from conftest import local_http_server
-from test_llm_distiller import FakeLLM, Reply, answer, make_handler
+from test_llm_distiller import Reply, answer
 
 from alaya_engine.demo import sample_sessions_dir
 from alaya_engine.engine import Engine
@@ -25,19 +23,11 @@ SESSION = "session-20260309-013000"
 
 
 @pytest.fixture
-def echoing_llm() -> Iterator[FakeLLM]:
-    state = FakeLLM()
-    with local_http_server(make_handler(state)) as url:
-        state.url = url
-        yield state
-
-
-@pytest.fixture
-def keyed_home(home, echoing_llm, monkeypatch):
+def keyed_home(home, llm, monkeypatch):
     """A store whose distiller uses an API key from the environment, with one session to distill."""
     monkeypatch.setenv(KEY_ENV, SECRET)
     config = json.loads((home / "config.json").read_text())
-    config["distill"].update(llm_provider="openai", base_url=echoing_llm.url, model="echo", api_key_env=KEY_ENV)
+    config["distill"].update(llm_provider="openai", base_url=llm.url, model="echo", api_key_env=KEY_ENV)
     (home / "config.json").write_text(json.dumps(config))
     Engine.open(home).ingest([str(sample_sessions_dir() / f"{SESSION}.json")])
     return home
@@ -67,13 +57,13 @@ ECHOES = {
 
 
 @pytest.mark.parametrize("echo", sorted(ECHOES))
-def test_a_key_echoed_by_the_endpoint_never_reaches_output_or_log(cli, keyed_home, echoing_llm, echo):
-    echoing_llm.queue(*ECHOES[echo], *ECHOES[echo])
+def test_a_key_echoed_by_the_endpoint_never_reaches_output_or_log(cli, keyed_home, llm, echo):
+    llm.queue(*ECHOES[echo], *ECHOES[echo])
     result = cli("distill", "--json")
     assert result.exit_code == 1, result.stderr
     assert result.stderr.startswith(f"error: {SESSION}: ") and len(result.stderr.strip().splitlines()) == 1
     assert result.json()["sessions"][0]["status"] == "failed"
-    assert echoing_llm.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
+    assert llm.requests[0]["headers"]["Authorization"] == f"Bearer {SECRET}"
     human = cli("distill")
     status = cli("status", "--json"), cli("status")
     written = everything_written(keyed_home, result, human, *status)
