@@ -587,3 +587,17 @@ def test_a_rule_named_after_saying_what_one_will_do_is_a_rule_card_titled_by_the
     assert rules, [(card.type, card.title) for card in found]
     assert rules[0].title.startswith("Rule is any planned DB maintenance"), rules[0].title
     assert "#status-internal" in rules[0].content, "the clause before says where"
+
+
+def test_an_accepted_comparison_is_titled_by_the_decision_it_names_not_by_its_table():
+    """The demo's pgbouncer session: the assistant compares two fixes in a table, then says "Decision: we'll use
+    max_prepared_statements = 200 on pgbouncer", and the user says "great, ship it"."""
+    from alaya_engine.demo import sample_sessions_dir
+    from alaya_engine.raw.formats import parse_session_bytes
+
+    path = sample_sessions_dir() / "session-20260306-090500.json"
+    found = cards(parse_session_bytes(path.read_bytes(), 10**9))
+    decision = card_saying(found, "max_prepared_statements = 200", "statement_cache_size=0")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
+    assert "|" not in decision.title and decision.title.startswith("We'll use max_prepared_statements = 200"), \
+        decision.title

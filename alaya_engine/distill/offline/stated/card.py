@@ -45,9 +45,9 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
         lines.append(f"**{'助手的提议' if chinese else 'Proposed by the assistant'}:** {proposed}")
     lines.append(voice.attribution(turns[statement.turn], chinese))
     stating = [sentence for sentence in split_sentences(said) if not approval_only(sentence)]
+    proposed = _proposed_point(voice.say(statement.proposal_turn, statement.accepted[:1]))
     title_source = (stating[0] if stating else _named_choice(said) or
-                    _offered_action(split_sentences(voice.say(statement.proposal_turn, statement.accepted[:1])
-                                                    or said)[0]))
+                    _offered_action(split_sentences(proposed or said)[0]))
     title = shorten(named_rule(title_source).strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
@@ -62,6 +62,22 @@ def approval_only(sentence: str) -> bool:
     """Whether little is left of the sentence without the go-ahead it opens with ("有道理，就用 X" → "X"): then the
     proposal it accepts makes the better title."""
     return title_width(APPROVAL_LEAD.sub("", sentence)) < 24
+
+
+TABLE = re.compile(r"(?:\|[^|\n]*)+\|")
+"""A markdown table, flattened into one line ("| option | tests | p50 | |---|---|---| | a | pass | 14.8 ms |")."""
+DECISION_LABEL = re.compile(r"(?:\bdecision|决定|结论)\s*[:：]\s*", re.IGNORECASE)
+"""Where a proposal names what it decides ("…compared the two fixes: | … | Decision: we'll use …")."""
+
+
+def _proposed_point(text: str) -> str:
+    """What an accepted proposal says it proposes, for the card's title: no table (a row of cells is no title),
+    and from its last "Decision:" on when it labels one."""
+    text = TABLE.sub(" ", text)
+    labelled = list(DECISION_LABEL.finditer(text))
+    if labelled:
+        text = text[labelled[-1].end():]
+    return re.sub(r"\s{2,}", " ", text).strip()
 
 
 OFFERED = re.compile(r"^(?:(?:shall|should|can|may) (?:the assistant|we)|(?:does|would) the user (?:want|like) the "
