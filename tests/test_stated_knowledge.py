@@ -601,3 +601,17 @@ def test_an_accepted_comparison_is_titled_by_the_decision_it_names_not_by_its_ta
     assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
     assert "|" not in decision.title and decision.title.startswith("We'll use max_prepared_statements = 200"), \
         decision.title
+
+
+def test_an_accepted_proposal_that_is_all_table_keeps_its_words_as_title():
+    """Nothing left once the table is taken out: the title falls back to the proposal as said, never fails."""
+    from datetime import date
+
+    from alaya_engine.distill.offline.stated.card import statement_card
+    from alaya_engine.distill.offline.stated.reading import Statement
+
+    sess = session(("user", "which pool?"), ("assistant", "| pool | p50 |\n|---|---|\n| 20 | 12 ms |"),
+                   ("user", "great"))
+    card = statement_card(Statement(2, "decision", [], ["| pool | p50 | |---|---| | 20 | 12 ms |"], 1), sess,
+                          date(2025, 12, 1), chinese=False)
+    assert card.title.startswith("| pool | p50 |"), card.title

@@ -45,7 +45,8 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
         lines.append(f"**{'助手的提议' if chinese else 'Proposed by the assistant'}:** {proposed}")
     lines.append(voice.attribution(turns[statement.turn], chinese))
     stating = [sentence for sentence in split_sentences(said) if not approval_only(sentence)]
-    proposed = _proposed_point(voice.say(statement.proposal_turn, statement.accepted[:1]))
+    offered = voice.say(statement.proposal_turn, statement.accepted[:1])
+    proposed = _proposed_point(offered) or offered  # a proposal that is all table (or all label) keeps its words
     title_source = (stating[0] if stating else _named_choice(said) or
                     _offered_action(split_sentences(proposed or said)[0]))
     title = shorten(named_rule(title_source).strip(" ：:"), TITLE_LIMIT)
