@@ -615,3 +615,12 @@ def test_an_accepted_proposal_that_is_all_table_keeps_its_words_as_title():
     card = statement_card(Statement(2, "decision", [], ["| pool | p50 | |---|---| | 20 | 12 ms |"], 1), sess,
                           date(2025, 12, 1), chinese=False)
     assert card.title.startswith("| pool | p50 |"), card.title
+
+
+def test_a_stated_table_is_no_part_of_a_title():
+    found = cards(session(
+        ("user", "Prepared statements break behind pgbouncer. Which fix?"),
+        ("assistant", "I compared the two fixes:\n\n| option | p50 |\n|---|---|\n| cache off | 14.8 ms |\n"
+                      "| max_prepared_statements | 12.6 ms |"),
+        ("user", "great, ship it to prod monday morning")))
+    assert found and all("|" not in card.title for card in found), [card.title for card in found]

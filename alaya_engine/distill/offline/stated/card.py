@@ -49,7 +49,7 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     proposed = _proposed_point(offered) or offered  # a proposal that is all table (or all label) keeps its words
     title_source = (stating[0] if stating else _named_choice(said) or
                     _offered_action(split_sentences(proposed or said)[0]))
-    title = shorten(named_rule(title_source).strip(" ：:"), TITLE_LIMIT)
+    title = shorten(named_rule(_without_tables(title_source) or title_source).strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
                                                        statement.reply_turn, statement.found_turn,
@@ -72,13 +72,16 @@ DECISION_LABEL = re.compile(r"(?:\bdecision|决定|结论)\s*[:：]\s*", re.IGNO
 
 
 def _proposed_point(text: str) -> str:
-    """What an accepted proposal says it proposes, for the card's title: no table (a row of cells is no title),
-    and from its last "Decision:" on when it labels one."""
-    text = TABLE.sub(" ", text)
+    """What an accepted proposal says it proposes, for the card's title: from its last "Decision:" on when it
+    labels one, without tables."""
+    text = _without_tables(text)
     labelled = list(DECISION_LABEL.finditer(text))
-    if labelled:
-        text = text[labelled[-1].end():]
-    return re.sub(r"\s{2,}", " ", text).strip()
+    return text[labelled[-1].end():].strip() if labelled else text
+
+
+def _without_tables(text: str) -> str:
+    """``text`` without markdown tables: a row of cells is no title ("I compared the two fixes: | option | …")."""
+    return re.sub(r"\s{2,}", " ", TABLE.sub(" ", text)).strip()
 
 
 OFFERED = re.compile(r"^(?:(?:shall|should|can|may) (?:the assistant|we)|(?:does|would) the user (?:want|like) the "
