@@ -45,10 +45,8 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
         lines.append(f"**{'助手的提议' if chinese else 'Proposed by the assistant'}:** {proposed}")
     lines.append(voice.attribution(turns[statement.turn], chinese))
     stating = [sentence for sentence in split_sentences(said) if not approval_only(sentence)]
-    offered = voice.say(statement.proposal_turn, statement.accepted[:1])
-    proposed = _proposed_point(offered) or offered  # a proposal that is all table (or all label) keeps its words
-    title_source = (stating[0] if stating else _named_choice(said) or
-                    _offered_action(split_sentences(proposed or said)[0]))
+    title_source = (stating[0] if stating else _named_choice(said) or _offered_action(
+        split_sentences(_decided(voice.say(statement.proposal_turn, statement.accepted[:1])) or said)[0]))
     title = shorten(named_rule(_without_tables(title_source) or title_source).strip(" ：:"), TITLE_LIMIT)
     body = " ".join(statement.sentences + statement.accepted + statement.reply + statement.found)
     card_turns = [statement.turn] + [turn for turn in (statement.proposal_turn, statement.problem_turn,
@@ -71,12 +69,10 @@ DECISION_LABEL = re.compile(r"(?:\bdecision|决定|结论)\s*[:：]\s*", re.IGNO
 """Where a proposal names what it decides ("…compared the two fixes: | … | Decision: we'll use …")."""
 
 
-def _proposed_point(text: str) -> str:
-    """What an accepted proposal says it proposes, for the card's title: from its last "Decision:" on when it
-    labels one, without tables."""
-    text = _without_tables(text)
-    labelled = list(DECISION_LABEL.finditer(text))
-    return text[labelled[-1].end():].strip() if labelled else text
+def _decided(proposal: str) -> str:
+    """What a proposal says it decides, from its last "Decision:" on when it labels one (and something follows)."""
+    labelled = list(DECISION_LABEL.finditer(proposal))
+    return (proposal[labelled[-1].end():].strip() if labelled else "") or proposal
 
 
 def _without_tables(text: str) -> str:
