@@ -112,7 +112,7 @@ def _sync(ctx: typer.Context, runtime: Runtime, folder: str | None, env_name: st
     refused = [change for change in document["changes"] if change["status"] == "refused"]
     for change in refused:
         say(f"error: {change['path']}: {change['error']['message']}", error=True)
-    say_failed_sessions((document["distill"] or {}).get("sessions", ()))
+    say_failed_sessions(document["distill"])
     if refused:
         raise typer.Exit(RUNTIME if {c["error"]["code"] for c in refused} <= RUNTIME_CODES else USAGE)
     if document["distill"] and document["distill"]["sessions_failed"]:

@@ -87,8 +87,8 @@ def failed_distillation(report: dict | None) -> dict | None:
                                                  f"distill; first {first['session_id']}: {first['reason']}"}
 
 
-def say_failed_sessions(outcomes) -> None:
-    """One line on stderr for each session of a distillation's outcomes that failed."""
-    for outcome in outcomes:
+def say_failed_sessions(report: dict | None) -> None:
+    """One line on stderr for each session of a distillation (``report``: its document, or None) that failed."""
+    for outcome in (report or {}).get("sessions", ()):
         if outcome["status"] == "failed":
             say(f"error: {outcome['session_id']}: {outcome['reason']}", error=True)

@@ -57,7 +57,7 @@ def ingest(
     for outcome in document["files"]:
         if outcome["error"]:
             say(f"error: {outcome['source']}: {outcome['error']['message']}", error=True)
-    say_failed_sessions((document["distill"] or {}).get("sessions", ()))
+    say_failed_sessions(document["distill"])
     if document["refused"]:
         codes = {o["error"]["code"] for o in document["files"] if o["error"]}
         raise typer.Exit(RUNTIME if codes <= RUNTIME_CODES else USAGE)
@@ -91,7 +91,7 @@ def distill(
     document = call(ctx, "distill", {"sessions": session or [], "force": force, "dry_run": dry_run},
                      "Distilling", as_json)
     show(document, as_json, "print_distill", error=failed_distillation(document))
-    say_failed_sessions(document["sessions"])
+    say_failed_sessions(document)
     if document["sessions_failed"]:
         raise typer.Exit(RUNTIME)
 
