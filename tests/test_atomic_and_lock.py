@@ -110,3 +110,22 @@ def test_busy_store_names_the_holder_after_a_bounded_wait(tmp_path):
         holder.wait()
     with StoreLock(lock_file, wait_seconds=1):
         assert os.getpid() == json.loads(lock_file.read_text())["pid"]
+
+
+def test_a_waiter_stops_waiting_once_its_give_up_says_the_wait_is_pointless(tmp_path):
+    """An owner server waits for its store only while no other server answers: asked again and again while
+    waiting, not only on its first try."""
+    lock_file = tmp_path / "alaya.lock"
+    held = StoreLock(lock_file, wait_seconds=0, command="alaya serve (owner server, pid 1)")
+    held.acquire()
+    try:
+        waiter = StoreLock(lock_file, wait_seconds=60)
+        asked = []
+        waiter.give_up = lambda: (asked.append(time.monotonic()) or len(asked) >= 3)
+        started = time.monotonic()
+        with pytest.raises(AlayaError) as caught:
+            waiter.acquire()
+        assert len(asked) == 3 and time.monotonic() - started < 30
+        assert caught.value.code == "store_locked" and "owner server" in caught.value.message
+    finally:
+        held.release()

@@ -140,6 +140,30 @@ def test_idle_server_exits_and_cleans_up(served):
     assert not Layout(served).socket.exists() and not (served / "server.pid").exists()
 
 
+def test_of_two_servers_started_at_once_the_one_left_waiting_gives_up_instead_of_taking_over_later(served):
+    """Two clients starting a server at once: the one that loses the lock must not wait on and take the store over
+    once the first stops (undoing ``server stop``, racing a rebuild for the lock)."""
+    config = json.loads((served / "config.json").read_text())
+    config["lock"]["wait_seconds"] = 120  # the unfixed loser waits this long, then takes the store over
+    (served / "config.json").write_text(json.dumps(config))
+    both = [subprocess.Popen([sys.executable, "-m", "alaya_engine.server", "--home", str(served)], env=server_env(),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(2)]
+    try:
+        assert wait_for(lambda: server_pid(served) is not None, 60)
+        winner = server_pid(served)
+        loser = next(process for process in both if process.pid != winner)
+        assert loser.wait(timeout=60) == 0
+        assert server_pid(served) == winner and alive(winner)
+        assert alaya(served, "server", "stop").returncode == 0
+        assert wait_for(lambda: all(process.poll() is not None for process in both), 60)
+    finally:
+        for process in both:
+            if process.poll() is None:
+                process.kill()
+    assert "another server already owns" in (served / "logs" / "alaya.log").read_text()
+    assert not Layout(served).socket.exists()
+
+
 def test_version_mismatch_restarts_the_idle_server(served):
     old = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
         import alaya_engine

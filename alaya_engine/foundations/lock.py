@@ -12,23 +12,32 @@ import json
 import os
 import sys
 import time
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
 from .errors import RUNTIME, AlayaError
 
 POLL_SECONDS = 0.05
+GIVE_UP_CHECK_SECONDS = 0.5
+"""How often a waiter asks its ``give_up`` whether to stop waiting (an owner server: whether another one answers)."""
 OWNER_SERVER = "alaya serve (owner server"
 """How the owner server names itself as the lock's holder: ``alaya serve (owner server, pid 1234)``."""
 
 
 class StoreLock:
-    """A re-entrant (within one process) exclusive lock on ``lock_file``."""
+    """A re-entrant (within one process) exclusive lock on ``lock_file``.
+
+    ``give_up``, when set, is asked while waiting whether the wait has become pointless; an owner server waiting
+    for its store sets it to "another server answers on the socket": otherwise, started beside that one by a second
+    client, it would wait on and take the store over once the first stopped, a server nobody asked for undoing an
+    ``alaya server stop`` and racing ``rebuild`` or ``restore`` for the lock."""
 
     def __init__(self, lock_file: Path, wait_seconds: float, command: str | None = None):
         self.lock_file = lock_file
         self.wait_seconds = wait_seconds
         self.command = command or " ".join(["alaya", *sys.argv[1:]])[:200]
+        self.give_up: Callable[[], bool] | None = None
         self._fd: int | None = None
         self._depth = 0
 
@@ -38,12 +47,17 @@ class StoreLock:
             return
         fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT, 0o600)
         deadline = time.monotonic() + self.wait_seconds
+        next_check = time.monotonic()
         while True:
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except BlockingIOError:
-                if time.monotonic() >= deadline:
+                pointless = False
+                if self.give_up is not None and time.monotonic() >= next_check:
+                    pointless = self.give_up()
+                    next_check = time.monotonic() + GIVE_UP_CHECK_SECONDS
+                if pointless or time.monotonic() >= deadline:
                     holder = self._read_holder(fd)
                     os.close(fd)
                     code = "server_stopping_busy" if _stopping(holder) else "store_locked"

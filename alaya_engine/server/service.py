@@ -154,6 +154,7 @@ class OwnerServer:
         home_identity = _identity(self.layout.home)
         self.engine = Engine.open(self.layout.home)
         self.engine.lock.command = f"{OWNER_SERVER}, pid {os.getpid()})"
+        self.engine.lock.give_up = lambda: _answers(self.layout.socket)
         idle_timeout = self.engine.config["server"]["idle_timeout"]
         pid_written = False
         try:
@@ -175,7 +176,7 @@ class OwnerServer:
                 finally:
                     self._close(listener, socket_identity)
         except AlayaError as error:
-            if error.code == "store_locked" and _answers(self.layout.socket):
+            if error.code in ("store_locked", "server_stopping_busy") and _answers(self.layout.socket):
                 log.info("another server already owns %s; exiting", self.layout.home)
                 return 0
             raise
