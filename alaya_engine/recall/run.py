@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..foundations.errors import AlayaError
 from ..graph.store import facts_from_graph
 from ..raw.windows import parse_window_id, window_id
-from .currency import first_said, newer_first_when_asked_now, put_current_first
+from .currency import first_said, newer_first, put_current_first
 from .lexical import LexicalFusion
 from .navigate import Reach, expand, h_distance
 from .query import RecallQuery, whole_text
@@ -124,7 +124,7 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
                               current_node=lambda card_id: next(iter(_nodes([found[card_id]], graph)), None)
                               if card_id in found and found[card_id].h <= cut + BROUGHT_WITHIN else None)
     if query.as_of is None:
-        nodes = newer_first_when_asked_now(nodes, query.text)
+        nodes = newer_first(nodes, query.text)
     explorable = _explorable(graph, [node for node in nodes if node.kind == "card"], query, space, queries)
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
