@@ -123,10 +123,9 @@ NEWER_PLACES = 20
 request for 200 units does not pay 200 passes over them (~10 ms)."""
 SAME_WITHIN = 0.10
 """How much further (in h) a newer unit may rank and still come first when the question does not ask about the
-present, if it says every word of the question the better-ranked unit says (:data:`SAME_TERMS` or more). Over
-agentset and two written sets (24-25 update questions each), 0.04 / 0.06 / 0.10 put the current item first in 11 /
-13 / 14 of 25 default recalls on one set (10 without), at 0.004-0.007 of r@5; a single shared word instead of two
-cost up to 0.021 of r@5 (docs/benchmarks.md)."""
+present, if it says every word of the question the better-ranked unit says (:data:`SAME_TERMS` or more, none of
+them common: :data:`COMMON_SHARE`). Tried at 0.04, 0.06, 0.10 and 0.15 on agentset and two written sets: the
+current item first most often from 0.10, r@5 no lower than at 0.06 (docs/benchmarks.md)."""
 SAME_TERMS = 2
 """Words of the question both units must say: one ("timeout") is what half the units of a store say."""
 COMMON_SHARE = 0.75
