@@ -580,3 +580,18 @@ def test_a_time_of_day_is_one_time_however_it_is_written_and_a_chinese_name_is_i
     assert replacement("So Yueyue's swimming is now on Fridays at 5:45.", pool, False) == (1, "5:45")
     assert replacement("So Yueyue's swimming is now at 4:30pm as before.", pool, False)[0] == 0
     assert replacement("So Dana's swimming is now on Fridays at 5:45.", pool, False)[0] == 0
+
+
+def test_a_weekly_thing_moved_to_another_weekday_and_a_count_of_things_raised_replace_the_earlier_value():
+    """A day of the week is a value ("moved the retro to Fridays", "从周二挪到周四"), and so is a count of things
+    ("up to 9 attempts"): another one, beside a cue of a change and a name both sentences say, replaces it."""
+    retro = statement(plain("Retro", "The team retro with Dana is on Wednesdays at 4pm."))
+    assert replacement("We moved Dana's retro to Fridays, same time.", retro, False) == (1, "Fridays")
+    assert replacement("The retro with Dana moved to Fridays, same time.", retro, False) == (1, "Fridays")
+    assert replacement("The retro with Dana ran long on Fridays.", retro, False)[0] == 0
+    piano = statement(plain("钢琴课", "钢琴课每周二下午 4 点，老师是 Lily。"))
+    assert replacement("Lily 把钢琴课从周二挪到周四了。", piano, False)[0] == 3
+    sync = statement(plain("Retries", "importer-sync retries a failed batch up to 5 attempts."))
+    assert replacement("importer-sync now retries up to 9 attempts.", sync, False) == (1, "9 attempt")
+    assert replacement("importer-sync needed 9 attempts yesterday.", sync, False)[0] == 0
+    assert replacement("billing-sync now retries up to 9 attempts.", sync, False)[0] == 0  # another job's count

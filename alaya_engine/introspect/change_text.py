@@ -29,12 +29,14 @@ WAS = r"(?:was|previously|formerly)\b"
 """What opens a bracket giving the value that was replaced: "30 (was 120)", "(previously 40)"."""
 REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
-    r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
+    r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|me|you|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
+    r"went (?:up|down) to|(?:mov|push|reschedul|shift)(?:ed|es|ing)? (?:\S+ ){1,3}to|"
     r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
     r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
     r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
     r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
-    r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
+    r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|调成|调整为|调整到|挪到|推到|推迟到|提前到|涨到|"
+    r"提高到|降低到|减到|增加到|减少到|缩短到|延长到|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
     r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到|"
     rf"[(（] ?{WAS}|[,，] ?(?:not|而不是|不是)(?= ?\d)",
     re.IGNORECASE)
@@ -316,12 +318,17 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
                 DAY_MOVED.search(clause) and ("date", day) in _quantities(clause)
                 for clause in CLAUSE.split(sentence) for _, day in unit_dates)
             changed = [item for item in changed if item[0] != "date"] + (unit_dates if specific else [])
+            if specific:  # a new day of the month brings its day of the week along
+                changed = [item for item in changed if item[0] != "weekday"]
         if changed:
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in shared)
-            shown = as_written(sentence, number) if unit == "clock" else number
-            return 3 if repeated else 1 + named, shown if unit in ("clock", "date") else f"{number} {unit}"
+            shown = as_written(sentence, number) if unit == "clock" else \
+                next(day.group(0) for day in WEEKDAY.finditer(sentence) if _weekday(day.group(0)) == number) \
+                if unit == "weekday" else number
+            return 3 if repeated else 1 + named, shown if unit in ("clock", "date", "weekday") else \
+                f"{number} {unit.removeprefix('#')}"
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
         return 3, numbers[0]
@@ -529,6 +536,23 @@ CLOCK_WORDS = re.compile(
 """A time of day said in words: "10am", "8 pm", "下午 2 点", "晚上 8 点半", "7 点钟"."""
 
 
+COUNTED = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d+(?:,\d{3})*)\s+(?:(?:parallel|concurrent|more|extra|total|max)\s+)?"
+                     r"([A-Za-z]{4,12})\b")
+"""A count of things ("12 attempts", "8 parallel parts"): its word is its unit, another count of the same word a new
+value of it."""
+NOT_COUNTED = frozenset("""than with from that this more less each per into over about times years year ago later
+earlier before after other""".split())
+WEEKDAY = re.compile(rf"\b{WEEKDAY_WORD}s?\b|(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
+"""A day of the week: a weekly thing moved to another day ("physio moved to Tuesdays", "课从周三挪到周四")."""
+WEEKDAYS = {"mon": "1", "tue": "2", "wed": "3", "thu": "4", "fri": "5", "sat": "6", "sun": "7", "一": "1", "二": "2",
+            "三": "3", "四": "4", "五": "5", "六": "6", "日": "7", "天": "7"}
+
+
+def _weekday(word: str) -> str:
+    folded = word.casefold()
+    return WEEKDAYS[folded[-1] if CJK.search(folded) else folded[:3]]
+
+
 def _clock(hour: int, minute: int) -> tuple[str, str]:
     """A time of day on a 12-hour dial: "下午 4:30", "16:30" and "4:30pm" are one time; so are 7am and 7pm, which a
     sentence rarely moves one to the other (an update missed), where reading 4:30 against 16:30 would find changes
@@ -551,12 +575,21 @@ def _quantities(text: str) -> set[tuple[str, str]]:
         minute = 30 if match.group("half") else int(match.group("minute") or match.group("zh_minute") or 0)
         if int(hour) <= 24 and minute < 60:
             found.add(_clock(int(hour), minute))
+    measured = set()
     for match in QUANTITY.finditer(text):
+        measured.add(match.start())
         if match.group(4):
             found.add(_clock(int(match.group(4)), int(match.group(5))))
         elif match.group(3).casefold() not in DATE_UNITS and not _month(match.group(3)):
             unit = match.group(3).casefold()
             found.add((UNITS.get(unit, unit), _magnitude(match.group(1).replace(",", ""), None, match.group(2) or "")))
+    for match in COUNTED.finditer(text):
+        word = match.group(2).casefold()
+        word = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+        if match.start() not in measured and word not in NOT_COUNTED and not _month(word) and word not in UNITS:
+            found.add((f"#{word}", match.group(1).replace(",", "")))
+    for match in WEEKDAY.finditer(text):
+        found.add(("weekday", _weekday(match.group(0))))
     for match in DAY_OF_MONTH.finditer(text):
         month = match.group("month") or match.group("month_first") or match.group("zh_month")
         day = match.group("day") or match.group("day_after") or match.group("zh_day")
