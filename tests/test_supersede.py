@@ -595,3 +595,11 @@ def test_a_weekly_thing_moved_to_another_weekday_and_a_count_of_things_raised_re
     assert replacement("importer-sync now retries up to 9 attempts.", sync, False) == (1, "9 attempt")
     assert replacement("importer-sync needed 9 attempts yesterday.", sync, False)[0] == 0
     assert replacement("billing-sync now retries up to 9 attempts.", sync, False)[0] == 0  # another job's count
+
+
+def test_a_measure_that_rose_is_a_symptom_not_a_replaced_value():
+    """"p99 从 120ms 涨到了 3s" reports what went wrong; it replaces no card that gave 120 for something else (the
+    demo's cause card was linked to its nginx card this way)."""
+    nginx = statement(plain("nginx", "proxy_read_timeout 120s on /v1/export; upstream keepalive_timeout 60s."))
+    assert replacement("/v1/summarize 上线以后，整个 API 的 p99 从 120ms 涨到了 3s 左右。", nginx, False)[0] == 0
+    assert replacement("After the deploy p99 latency went up to 3s from 120ms.", nginx, False)[0] == 0

@@ -30,18 +30,20 @@ WAS = r"(?:was|previously|formerly)\b"
 REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
     r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|me|you|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
-    r"went (?:up|down) to|(?:mov|push|reschedul|shift)(?:ed|es|ing)? (?:\S+ ){1,3}to|"
+    r"(?:mov|push|reschedul|shift)(?:ed|es|ing)? (?:\S+ ){1,3}to|"
     r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
     r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
     r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
     r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
-    r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|调成|调整为|调整到|挪到|推到|推迟到|提前到|涨到|"
-    r"提高到|降低到|减到|增加到|减少到|缩短到|延长到|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
+    r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|调成|调整为|调整到|挪到|推到|推迟到|提前到|"
+    r"提高到|降低到|缩短到|延长到|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
     r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到|"
     rf"[(（] ?{WAS}|[,，] ?(?:not|而不是|不是)(?= ?\d)",
     re.IGNORECASE)
 """Cues that a value was replaced: the sentence says what it is now, or what it no longer is; "(was 120)" after the
-value that replaced it, ", not 1 June" after the one that corrects it."""
+value that replaced it, ", not 1 June" after the one that corrects it. Not a measure that rose or fell ("went up to",
+涨到, 增加到): "p99 从 120ms 涨到了 3s" reports a symptom, and linked the demo's cause card to an unrelated card that
+gave 120 for a timeout."""
 NOW = re.compile(r"\b(?:now|from now on|starting|as of|since(?= (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
                  r"dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|yesterday|last (?:week|month|year)))|"
                  r"(?:rais|lower|increas|decreas|bump|chang|updat)(?:ed|es|ing))\b|现在|从今天起|从今天（[^）]*）起|起改|"
