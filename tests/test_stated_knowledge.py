@@ -624,3 +624,26 @@ def test_a_stated_table_is_no_part_of_a_title():
                       "| max_prepared_statements | 12.6 ms |"),
         ("user", "great, ship it to prod monday morning")))
     assert found and all("|" not in card.title for card in found), [card.title for card in found]
+
+
+def test_a_fact_stated_before_the_question_that_asks_about_it_is_kept_and_a_guess_or_a_supposition_is_not():
+    """"My dad takes metoprolol 50mg every morning, should I mention it?": the question is noise, what it states
+    first is not. What a question supposes ("I guessed redis-7 was down", "if the ALB were at 60s") is no fact."""
+    found = cards(session(
+        ("user", "Knee surgery for my dad is booked at St Mary's on 12 March. My dad also takes metoprolol 50mg "
+                 "every morning, should I mention it to the surgeon?"),
+        ("assistant", "Yes, tell the anaesthetist at the pre-op assessment; they decide whether he takes it that "
+                      "morning. Don't stop it on your own."),
+        ("user", "我爸每天晚上吃二甲双胍 500mg，体检前要停吗？"),
+        ("assistant", "体检当天早上空腹，晚上那次照常吃，具体听医生的。")))
+    assert card_saying(found, "metoprolol", "50mg") is not None, [(c.title, c.content) for c in found]
+    assert card_saying(found, "二甲双胍", "500mg") is not None, [(c.title, c.content) for c in found]
+    guessed = OfflineDistiller().distill(session(
+        ("user", "The export to s3-archive failed twice tonight. I guessed redis-7 was down at 02:10, should I "
+                 "restart it?"),
+        ("assistant", "redis-7 is up. The export failed because the bucket policy denies PutObject since 01:55."),
+        ("user", "wait — if the ALB were at 60s, would it cut the 90s export too?"),
+        ("assistant", "It would: the ALB's idle timeout is 60 s and the export holds the connection for 90 s.")))
+    said = [f"{card.title}\n{card.content}" for card in guessed.cards]
+    assert not any("redis-7 was down" in text and "should I" not in text for text in said), said
+    assert not any(text.startswith("wait") for text in said), said

@@ -26,6 +26,7 @@ from .sentences import (
     reports_a_test_run,
     sentences_of,
     specifics,
+    stated_before_asking,
     stated_kind,
 )
 
@@ -59,7 +60,8 @@ def read_statements(session: Session) -> list[Statement]:
     for index, turn in enumerate(turns):
         if turn.role not in ("user", "assistant") or not turn.content.strip() or only_code(turn.content):
             continue
-        sentences = [sentence for sentence in sentences_of(turn) if not is_noise(sentence)
+        said = sentences_of(turn) if turn.role == "assistant" else map(stated_before_asking, sentences_of(turn))
+        sentences = [sentence for sentence in said if not is_noise(sentence)
                      and not (turn.role == "assistant" and has_cue(sentence, SELF_TALK))]
         acknowledged: tuple[int, list[str]] | None = None
         before = len(found)

@@ -158,6 +158,32 @@ DECIDED_OR_RULE_NAMED = KINDS["decision"] + RULE_NAMED
 """What keeps a sentence that opens by narrating ("I'll post it …") from being noise: a decision, or a rule named."""
 
 
+GUESSES = ("i guessed", "i suspect", "my guess", "if", "猜", "怀疑", "以为", "如果", "要是", "假如", "万一")
+"""What makes what a question states first a guess or a supposition ("我本来猜是有个 consumer 挂了", "if the ALB were at
+60s"), not a fact."""
+ASKING_CLAUSE = re.compile(r"\s*(?:[,，;；]|\s[—–-]\s?)\s*(?=[^,，;；—–]*[?？]\s*$)")
+"""Where the clause that asks begins, in a sentence that says something first ("我妈还有高血压，每天早上吃一片氨氯地平
+5mg，这个要跟医生说吗？", "we run pg 15 on pg-main-02 — is that supported?")."""
+INTERROGATIVE = re.compile(r"^(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+                           r"should|would|will|shall|any|anything|have|has)\b|吗|呢|什么|怎么|为什么|哪|几[个点天次]|多少|"
+                           r"是否|是不是|要不要|能不能|可不可以", re.IGNORECASE)
+"""A clause that asks ("what should I…", "要不要…", "…吗")."""
+
+
+def stated_before_asking(sentence: str) -> str:
+    """What a question states before the clause that asks: a user gives facts while asking ("我妈还有高血压，每天早
+    上吃一片氨氯地平 5mg，这个要跟医生说吗？"), which the question as a whole, being noise, would lose. The sentence as
+    it is when it asks nothing, states nothing specific first, or asks from its first clause."""
+    if not sentence.rstrip().endswith(("?", "？")):
+        return sentence
+    parts = ASKING_CLAUSE.split(sentence, maxsplit=1)
+    head = parts[0].strip() if len(parts) == 2 else ""
+    if not head or INTERROGATIVE.search(head) or "?" in head or "？" in head or not is_specific(head) \
+            or not NUMBER.search(head) or has_cue(head, HEDGES + GUESSES):
+        return sentence
+    return head + ("。" if is_chinese(head) else ".")
+
+
 def is_noise(sentence: str) -> bool:
     plain = sentence.strip()
     if plain.endswith(("?", "？")) or BOILERPLATE.search(plain) or has_cue(plain, NOT_KNOWLEDGE):
