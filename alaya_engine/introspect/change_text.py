@@ -327,7 +327,7 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in shared)
             shown = as_written(sentence, number) if unit == "clock" else \
-                next(day.group(0) for day in WEEKDAY.finditer(sentence) if _weekday(day.group(0)) == number) \
+                next((day.group(0) for day in WEEKDAY.finditer(sentence) if _weekday(day.group(0)) == number), number) \
                 if unit == "weekday" else number
             return 3 if repeated else 1 + named, shown if unit in ("clock", "date", "weekday") else \
                 f"{number} {unit.removeprefix('#')}"

@@ -144,28 +144,27 @@ def newer_first(nodes: list["RecallNode"], question: str | None) -> list["Recall
     if not question:
         return nodes
     asked_now = ASKED_NOW.search(question) is not None
+    known: dict[str, set[str]] = {}
+
+    def terms(node: "RecallNode") -> set[str]:
+        if node.card_id not in known:
+            known[node.card_id] = set(term_list(f"{node.title} {node.content}"))
+        return known[node.card_id]
+
     asked = {term for term in term_list(question) if (len(term) >= 3 or not term.isascii())
              and term not in QUESTION_WORDS}
-    said: dict[str, set[str]] = {}
-
-    def words(node: "RecallNode") -> set[str]:
-        if node.card_id not in said:
-            said[node.card_id] = asked.intersection(term_list(f"{node.title} {node.content}"))
-        return said[node.card_id]
+    if not asked_now:  # words most of the first places say (a chat's speakers) tell no two answers apart
+        first = nodes[:NEWER_PLACES]
+        asked = {term for term in asked if sum(term in terms(node) for node in first) <= COMMON_SHARE * len(first)}
+        if len(asked) < SAME_TERMS:
+            return nodes
 
     def as_well(node: "RecallNode", best: "RecallNode") -> bool:
         if asked_now:
             return node.h_distance <= best.h_distance + NEWER_WITHIN
-        return (node.h_distance <= best.h_distance + SAME_WITHIN and len(words(best)) >= SAME_TERMS
-                and words(best) <= words(node))
+        said = asked & terms(best)
+        return node.h_distance <= best.h_distance + SAME_WITHIN and len(said) >= SAME_TERMS and said <= terms(node)
 
-    if not asked_now:  # words most of the first places say (a chat's speakers) tell no two answers apart
-        first = nodes[:NEWER_PLACES]
-        asked = {term for term in asked
-                 if sum(term in words(node) for node in first) <= COMMON_SHARE * len(first)}
-        said.clear()
-        if len(asked) < SAME_TERMS:
-            return nodes
     left, ordered = list(nodes), []
     while left and len(ordered) < NEWER_PLACES:
         best = left[0]
