@@ -647,3 +647,14 @@ def test_a_fact_stated_before_the_question_that_asks_about_it_is_kept_and_a_gues
     said = [f"{card.title}\n{card.content}" for card in guessed.cards]
     assert not any("redis-7 was down" in text and "should I" not in text for text in said), said
     assert not any(text.startswith("wait") for text in said), said
+
+
+def test_a_decision_not_taken_is_no_decision():
+    """"decided" and 决定 said to deny it ("haven't decided", "还没决定") make no decision card."""
+    result = OfflineDistiller().distill(session(
+        ("user", "Thinking about the trip in October 2026: haven't decided between Lisbon and Porto yet, just "
+                 "browsing flights."),
+        ("assistant", "Both work in October; Porto is cheaper to fly into from Manchester."),
+        ("user", "10 月那趟还没决定去里斯本还是波尔图，先看看机票。"),
+        ("assistant", "好的，等你定了再说。")))
+    assert not any(card.type == "decision" for card in result.cards), [(c.type, c.title) for c in result.cards]

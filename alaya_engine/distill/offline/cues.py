@@ -115,6 +115,10 @@ PERSONAL_CUES = ("kids", "children", "husband", "wife", "son", "daughter", "mom"
                  "parents", "grandma", "grandpa", "job", "work as", "boss", "team", "school", "years old",
                  "grew up", "live in", "home")
 DECIDED_CUES = (r"re:(?<!n't )(?<!not )(?<!yet )\bdecided\b", "made the decision", "决定")
+UNDECIDED = re.compile(r"\b(?:(?:have|has|had)n['’]?t (?:yet )?(?:decided|made (?:a|the|any) decision)|"
+                       r"not (?:yet )?decided|undecided|no decision yet|(?:haven['’]?t|not) settled on)\b|"
+                       r"(?:还)?没(?:有)?(?:决定|定下来|想好)|还没定|尚未决定|未定", re.IGNORECASE)
+"""A decision not taken: "decided" and 决定 said to deny it."""
 SMALL_TALK = ("sounds like", "thanks", "thank you", "congrats", "congratulations", "good to see", "how are you",
               "how have you been", "talk soon", "talk to you", "take care", "bye", "see you", "good luck",
               "have a good", "nice to", "long time no see", "hey", "hi", "hello")

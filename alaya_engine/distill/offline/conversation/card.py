@@ -7,7 +7,7 @@ from datetime import date
 
 from ....foundations.domain import Session, Turn
 from ..candidate import TITLE_LIMIT, Candidate
-from ..cues import ANAPHORA, DECIDED_CUES, ZH_INTERJECTION
+from ..cues import ANAPHORA, DECIDED_CUES, UNDECIDED, ZH_INTERJECTION
 from ..text.chinese import is_chinese, words_of
 from ..text.cue_match import has_cue
 from ..text.dates import chinese_long_date, compact_date, long_date, resolve_dates, strip_dates
@@ -27,7 +27,8 @@ def fact_card(thread: list[Fact], names: list[str], session: Session, today: dat
     chinese = is_chinese(" ".join(fact.sentence for fact in thread))
     statements = join_sentences([_capitalise(resolve_dates(third_person(fact.sentence, speaker), today)[0])
                                  for fact in thread])
-    card_type = "decision" if any(has_cue(fact.sentence, DECIDED_CUES) for fact in thread) else "concept"
+    card_type = "decision" if any(has_cue(fact.sentence, DECIDED_CUES) and not UNDECIDED.search(fact.sentence)
+                                  for fact in thread) else "concept"
     turns = [fact.turn for fact in thread] + [fact.asked_by for fact in thread if fact.asked_by is not None]
     return Candidate(
         type=card_type, title=_fact_title(thread, speaker, today, chinese),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ....foundations.domain import Turn
-from ..cues import ANAPHORA, APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, ZH_SMALL_TALK
+from ..cues import ANAPHORA, APPROVALS, BOILERPLATE, NARRATION_CUES, SMALL_TALK, UNDECIDED, ZH_SMALL_TALK
 from ..text.chinese import is_chinese
 from ..text.cue_match import cue_pattern, has_cue
 from ..text.markdown import QUOTED_LINE, strip_markdown
@@ -113,6 +113,8 @@ def kind_of(sentence: str, turn: Turn) -> str | None:
         return None  # what it just did, told with the change it belongs to; what it would do, a proposal
     if kind == "fix" and reports_a_test_run(sentence):
         return None  # how the tests ran with the fix: the fix is said where it is made
+    if kind == "decision" and UNDECIDED.search(sentence):
+        return None  # "haven't decided, just dreaming", "还没决定": no decision yet
     if kind is not None:
         return kind if width >= 12 and (is_specific(sentence) or width >= 30) else None
     if turn.role == "user" and (width >= 30 or NUMBER.search(sentence)) and is_specific(sentence) \
