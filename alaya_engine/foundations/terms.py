@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import re
 
-_RUNS = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+|[^\W_]+", re.UNICODE)
-_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+CJK_CHARS = "\u3400-\u9fff\uf900-\ufaff"
+"""The characters a run of Chinese text is made of, for a character class."""
+_RUNS = re.compile(rf"[{CJK_CHARS}]+|[^\W_]+", re.UNICODE)
+_CJK = re.compile(rf"[{CJK_CHARS}]")
 
 
 def term_list(text: str) -> list[str]:

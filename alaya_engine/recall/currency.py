@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..foundations.terms import term_list
+from ..foundations.terms import CJK_CHARS, term_list
 
 if TYPE_CHECKING:
     from ..graph.reader import GraphReader
@@ -144,15 +144,16 @@ def newer_first(nodes: list["RecallNode"], question: str | None) -> list["Recall
     if not question:
         return nodes
     asked_now = ASKED_NOW.search(question) is not None
+    asked = {term for term in term_list(question) if (len(term) >= 3 or not term.isascii())
+             and term not in QUESTION_WORDS}
+    said_in = _finder(asked)
     known: dict[str, set[str]] = {}
 
     def terms(node: "RecallNode") -> set[str]:
         if node.card_id not in known:
-            known[node.card_id] = set(term_list(f"{node.title} {node.content}"))
+            known[node.card_id] = said_in(f"{node.title} {node.content}".lower())
         return known[node.card_id]
 
-    asked = {term for term in term_list(question) if (len(term) >= 3 or not term.isascii())
-             and term not in QUESTION_WORDS}
     if not asked_now:  # words most of the first places say (a chat's speakers) tell no two answers apart
         first = nodes[:NEWER_PLACES]
         asked = {term for term in asked if sum(term in terms(node) for node in first) <= COMMON_SHARE * len(first)}
@@ -175,3 +176,22 @@ def newer_first(nodes: list["RecallNode"], question: str | None) -> list["Recall
         left.remove(chosen)
         ordered.append(chosen)
     return ordered + left
+
+
+def _finder(asked: set[str]) -> Callable[[str], set[str]]:
+    """Which of ``asked`` a lower-cased text says as :func:`term_list` would find them (a word not inside a longer run
+    of letters and digits, a pair of Chinese characters anywhere, a lone one only alone), in one pass for the words:
+    tokenizing ten units' text took 0.5 ms of each recall."""
+    words = sorted((term for term in asked if term.isascii()), key=len, reverse=True)
+    pairs = [term for term in asked if not term.isascii() and len(term) > 1]
+    lone = [(term, re.compile(rf"(?<![{CJK_CHARS}]){re.escape(term)}(?![{CJK_CHARS}])"))
+            for term in asked if not term.isascii() and len(term) == 1]
+    pattern = re.compile(rf"(?<![^\W_])(?:{'|'.join(map(re.escape, words))})(?![^\W_])") if words else None
+
+    def said_in(text: str) -> set[str]:
+        found = set(pattern.findall(text)) if pattern is not None else set()
+        found.update(term for term in pairs if term in text)
+        found.update(term for term, finder in lone if finder.search(text))
+        return found
+
+    return said_in
