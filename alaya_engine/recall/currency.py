@@ -179,19 +179,22 @@ def newer_first(nodes: list["RecallNode"], question: str | None) -> list["Recall
 
 
 def _finder(asked: set[str]) -> Callable[[str], set[str]]:
-    """Which of ``asked`` a lower-cased text says as :func:`term_list` would find them (a word not inside a longer run
-    of letters and digits, a pair of Chinese characters anywhere, a lone one only alone), in one pass for the words:
-    tokenizing ten units' text took 0.5 ms of each recall."""
-    words = sorted((term for term in asked if term.isascii()), key=len, reverse=True)
-    pairs = [term for term in asked if not term.isascii() and len(term) > 1]
-    lone = [(term, re.compile(rf"(?<![{CJK_CHARS}]){re.escape(term)}(?![{CJK_CHARS}])"))
-            for term in asked if not term.isascii() and len(term) == 1]
-    pattern = re.compile(rf"(?<![^\W_])(?:{'|'.join(map(re.escape, words))})(?![^\W_])") if words else None
+    """Which of ``asked`` a lower-cased text says as :func:`term_list` finds them, without tokenizing the text
+    (tokenizing ten units' text took 0.53 ms of a recall at aged 100k, this 0.36 ms). A run of letters and digits
+    is one term and runs on through Chinese characters after it ("api接口"); a run of Chinese characters that starts
+    a run gives its pairs, a lone one itself."""
+    cjk = f"[{CJK_CHARS}]"
+    finders = []
+    for term in asked:
+        if not re.match(cjk, term):  # a word: from a run's start, after Chinese characters at most, to its end
+            finder = rf"(?<![^\W_]){cjk}*{re.escape(term)}(?![^\W_])"
+        elif len(term) > 1:  # a pair: among the Chinese characters a run starts with
+            finder = rf"(?<![^\W_]){cjk}*?{re.escape(term)}"
+        else:
+            finder = rf"(?<![^\W_]){re.escape(term)}(?!{cjk})"
+        finders.append((term, re.compile(finder)))
 
     def said_in(text: str) -> set[str]:
-        found = set(pattern.findall(text)) if pattern is not None else set()
-        found.update(term for term in pairs if term in text)
-        found.update(term for term, finder in lone if finder.search(text))
-        return found
+        return {term for term, finder in finders if term in text and finder.search(text)}
 
     return said_in
