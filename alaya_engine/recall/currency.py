@@ -17,6 +17,7 @@ consumer?" asks for the value that holds, and of two statements of it the later 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -146,6 +147,8 @@ def newer_first(nodes: list["RecallNode"], question: str | None) -> list["Recall
     asked_now = ASKED_NOW.search(question) is not None
     asked = {term for term in term_list(question) if (len(term) >= 3 or not term.isascii())
              and term not in QUESTION_WORDS}
+    if not asked_now and len(asked) < SAME_TERMS:
+        return nodes
     said_in = _finder(asked)
     known: dict[str, set[str]] = {}
 
@@ -154,17 +157,20 @@ def newer_first(nodes: list["RecallNode"], question: str | None) -> list["Recall
             known[node.card_id] = said_in(f"{node.title} {node.content}".lower())
         return known[node.card_id]
 
-    if not asked_now:  # words most of the first places say (a chat's speakers) tell no two answers apart
+    @functools.cache
+    def telling() -> set[str]:
+        """The question's words that most of the first places do not say (a chat's speakers tell no two answers
+        apart): read only once two units are close enough in h to be compared."""
         first = nodes[:NEWER_PLACES]
-        asked = {term for term in asked if sum(term in terms(node) for node in first) <= COMMON_SHARE * len(first)}
-        if len(asked) < SAME_TERMS:
-            return nodes
+        return {term for term in asked if sum(term in terms(node) for node in first) <= COMMON_SHARE * len(first)}
 
     def as_well(node: "RecallNode", best: "RecallNode") -> bool:
+        if node.h_distance > best.h_distance + (NEWER_WITHIN if asked_now else SAME_WITHIN):
+            return False
         if asked_now:
-            return node.h_distance <= best.h_distance + NEWER_WITHIN
-        said = asked & terms(best)
-        return node.h_distance <= best.h_distance + SAME_WITHIN and len(said) >= SAME_TERMS and said <= terms(node)
+            return True
+        said = telling() & terms(best)
+        return len(said) >= SAME_TERMS and said <= terms(node)
 
     left, ordered = list(nodes), []
     while left and len(ordered) < NEWER_PLACES:
