@@ -326,11 +326,7 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
             unit, number = changed[0]
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in shared)
-            shown = as_written(sentence, number) if unit == "clock" else \
-                next((day.group(0) for day in WEEKDAY.finditer(sentence) if _weekday(day.group(0)) == number), number) \
-                if unit == "weekday" else number
-            return 3 if repeated else 1 + named, shown if unit in ("clock", "date", "weekday") else \
-                f"{number} {unit.removeprefix('#')}"
+            return 3 if repeated else 1 + named, _shown(sentence, unit, number)
     numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
     if numbers:
         return 3, numbers[0]
@@ -347,6 +343,16 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
     return (1, shared[0]) if len(shared) >= 2 and close and read.says_now else (0, None)
+
+
+def _shown(sentence: str, unit: str, number: str) -> str:
+    """A changed quantity as a person reads it: a time or a weekday as the sentence writes it ("22:00", "Fridays"),
+    a day of a month as it is read ("6-18"), else the number and its unit ("300 s", "9 attempt")."""
+    if unit == "clock":
+        return as_written(sentence, number)
+    if unit == "weekday":
+        return next((day.group(0) for day in WEEKDAY.finditer(sentence) if _weekday(day.group(0)) == number), number)
+    return number if unit == "date" else f"{number} {unit.removeprefix('#')}"
 
 
 def _shared_mentions(mine: Said, other: Said) -> frozenset[str]:
