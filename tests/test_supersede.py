@@ -101,7 +101,9 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     archive = said(plain("pg_wal", "pg_wal is at 411G; the last archive ran at 03:10."))
     timer = "The timer and the runbook disagree: the full backup runs Saturdays at 22:00."
     assert conflict_anchor(timer, archive) is None  # a time of day alone: any card of another time has one
-    assert conflict_anchor(timer, archive, said(plain("backups", "pgBackRest full backups, weekly."))) == "22:00 clock"
+    backups = said(plain("backups", "pgBackRest full backups, weekly."))
+    assert conflict_anchor(timer, archive, backups, close=True) == "22:00 clock"
+    assert conflict_anchor(timer, archive, backups) is None  # cards apart in meaning: names only
 
 
 def test_introspect_links_the_replacement_and_recall_puts_it_first(introspected: Engine):
@@ -232,6 +234,72 @@ def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card()
     assert conflict_anchor("这次就是反例，并不成立。", runbook) is None  # the sentence alone names nothing of it
     assert conflict_anchor("这次就是反例，并不成立。", runbook, card) == "runbook"
     assert conflict_anchor("全量 reindex 没有 checkpoint。", runbook, card) is None  # no cue of disagreement
+    assert conflict_anchor("跟 Lena 说的对不上。", runbook, card) is None  # names its own source: not the card's
+    assert conflict_anchor("跟 Lena 说的对不上。", runbook, card, close=True) == "runbook"
+
+
+def test_disagreement_is_said_in_many_plain_ways_and_a_failed_check_is_none():
+    from alaya_engine.introspect.change_text import CONFLICT
+
+    for said_so in ("The two numbers don't line up.", "The task durations say otherwise: 1h50 a run.",
+                    "haproxy tells a very different story.", "I can't reconcile the panel with the logs.",
+                    "One of them is wrong, I'll ask Dmitri.", "The contract is at odds with what the manager said.",
+                    "两个人的说法确实不一样。", "合同条款与口头承诺不相符。", "跟 wiki 上写的 30 天对不上。"):
+        assert CONFLICT.search(said_so), said_so
+    for plain_text in ("这个包不符合要求，CI 直接失败。", "The dashboard lines up with the logs.",
+                       "Different story for the staging cluster: it has no replicas."):
+        assert not CONFLICT.search(plain_text), plain_text
+
+
+def test_a_disagreement_is_with_the_earlier_card_that_gives_the_value_disagreed_about():
+    """Of two earlier cards a disagreement shares something with, the one giving the value it is about (6 weeks),
+    not the closer one that only names the same clinic."""
+    from alaya_engine.introspect.supersede import SUPERSEDE_FLOOR, _judge
+
+    cards = {
+        "doctor": {"title": "术后不能开车", "content": "孙医生说术后 6 周内不能开车。", "facts": None},
+        "clinic": {"title": "康复训练", "content": "孙医生推荐了他们医院的康复科，每周两次康复训练。", "facts": None},
+        "therapist": {"title": "康复师说 4 周就能开车",
+                      "content": "康复师说她恢复得快，术后 4 周就可以开车了。"
+                                 "两个人的说法确实不一样：康复师说 4 周，孙医生说 6 周。", "facts": None},
+    }
+    _, disagreements = _judge({"therapist": [(SUPERSEDE_FLOOR + 0.3, "clinic"), (SUPERSEDE_FLOOR + 0.2, "doctor")]},
+                              cards)
+    assert [(item.new, item.old, item.anchor) for item in disagreements] == [("therapist", "doctor", "6 w")]
+
+
+def test_a_session_that_quotes_one_source_then_finds_another_that_disagrees_asks_a_person(home: Path, tmp_path: Path):
+    """Both sides in one session, on two of its cards: the card saying they disagree and the earlier card giving the
+    value it disagrees with (60 seconds) become a contradiction to decide; a session's cards are never compared
+    with each other for anything else."""
+    turns = [
+        ("user", "pay-worker-07 is getting 401s from auth-gw since this morning; its clock drifted by about 40 "
+                 "seconds."),
+        ("assistant", "Clock drift is the usual suspect for JWT 401s. What does auth-gw tolerate?"),
+        ("user", "Our runbook says auth-gw tolerates 60 seconds of clock skew on JWTs, so 40 should be fine."),
+        ("assistant", "Then 40 s of drift would not explain it. Let's look at chrony on pay-worker-07 first."),
+        ("tool", "$ chronyc tracking\nSystem time     : 41.2 seconds slow of NTP time\n"
+                 "Leap status     : Not synchronised"),
+        ("assistant", "chrony on pay-worker-07 is not synchronised: no reachable NTP source since the firewall change "
+                      "on Monday. Open udp/123 to ntp-01 and restart chronyd."),
+        ("user", "Done, chrony is synced again. But I still want to know why 40 s broke auth."),
+        ("tool", "$ kubectl get configmap auth-gw-config -o yaml | grep -i leeway\n  JWT_CLOCK_LEEWAY: 30s"),
+        ("assistant", "The two sources disagree: the runbook says 60 s, but the live auth-gw config says "
+                      "JWT_CLOCK_LEEWAY 30s, and the 401s started when the drift passed 30 s."),
+        ("user", "OK, I'll ask the auth-gw owners which one is intended."),
+    ]
+    engine = Engine.open(home)
+    engine.ingest([str(_session(tmp_path, "s-skew", FEB, turns))])
+    engine.distill()
+    assert engine.introspect(steps=["supersede"])["steps"]["supersede"]["contradictions"] == 1
+    queue = json.loads((engine.layout.review / "suggestions.json").read_text(encoding="utf-8"))
+    (found,) = queue.values()
+    with engine.step() as graph:
+        cards = graph.cards(found["subjects"])
+    saying, quoted = (cards[card_id] for card_id in found["subjects"])
+    assert "disagree" in saying["content"] and "60 seconds" in quoted["content"] + quoted["title"]
+    assert found["evidence"]["anchor"] == "60 s"
+    assert [side["session"] for side in found["evidence"]["sides"]] == ["s-skew", "s-skew"]
 
 
 def test_a_fact_replaces_an_earlier_card_that_says_its_subject_and_attribute_in_words(home: Path, tmp_path: Path):

@@ -22,8 +22,8 @@ from ..distill.offline.text.diff import resolve_diffs
 from ..distill.offline.text.names import CALENDAR, plain, proper_names
 from ..distill.offline.text.romanised import cjk_runs, spelled_in
 
-__all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "plain", "reading", "replacement", "said",
-           "sentences", "changed_settings", "settings", "statement"]
+__all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "conflict_overlap", "plain", "reading",
+           "replacement", "said", "sentences", "changed_settings", "settings", "shared_value", "statement"]
 
 WAS = r"(?:was|previously|formerly)\b"
 """What opens a bracket giving the value that was replaced: "30 (was 120)", "(previously 40)"."""
@@ -57,10 +57,14 @@ DAY_MOVED = re.compile(r"\b(?:now|moved?|moves|moving|rescheduled?|postponed?|pu
 CONFLICT = re.compile(
     r"\b(?:contradict\w*|conflicts? with|(?:does ?n[o']?t|do ?n[o']?t|does not|do not) match|contrary to|"
     r"inconsistent with|disagrees?|(?:runbook|docs?|documentation|wiki|spec|readme|manual) (?:is|was|are|were) "
-    r"(?:wrong|outdated|out of date|stale))\b|对不上|矛盾|不一致|不成立|反例|跟 ?[^\s，。,]{1,12} ?不一样|"
+    r"(?:wrong|outdated|out of date|stale)|(?:does ?n[o']?t|do ?n[o']?t|does not|do not) (?:line|add) up|"
+    r"says? otherwise|tells? a (?:\w+ )?different story|(?:can ?not|can't) reconcile|at odds with|"
+    r"one of (?:them|the two) (?:is|must be) wrong)\b|对不上|矛盾|不一致|不成立|反例|不相符|不符(?!合)|"
+    r"跟 ?[^\s，。,]{1,12} ?不一样|说法(?:确实|也|又|完全)?(?:不一样|不同)|"
     r"(?:文档|runbook|wiki) ?(?:写错|错了|过时)", re.IGNORECASE)
-"""Cues that two sources disagree, neither replacing the other ("contrary to the docs", "the runbook is wrong", "跟
-runbook 不一样")."""
+"""Cues that two sources disagree, neither replacing the other ("contrary to the docs", "the runbook is wrong", "the
+two numbers don't line up", "the task durations say otherwise", "跟 runbook 不一样", "两个人的说法确实不一样").
+Not 不符合 ("不符合要求": a check that fails, not two sources)."""
 
 IDENTIFIER_LIKE = re.compile(r"^(?=.{4,}$)[a-z][\w]*[_.:/-][\w.:/-]*$")
 """A mention that names one setting or thing and nothing else ("be_tracking_gw", "message-ttl", "pg-main-02")."""
@@ -81,7 +85,7 @@ NOT_MAGNITUDE = re.compile(r"千[米克瓦]")
 QUANTITY = re.compile(r"(?<![A-Za-z0-9_.])(\d+(?:[.,]\d+)?)\s?"
                       rf"([{''.join(word for word in MAGNITUDES if not word.isascii())}]\s?)?"
                       r"((?:minute|second|hour|week|month)s?|"
-                      r"[A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个]{1,2}|"
+                      r"[A-Za-z]{1,5}(?:/[A-Za-z]{1,3})?|[天小时分钟秒岁次个周]{1,2}|"
                       r"[澳美欧港日人]?元|英?镑|块钱?|毫克|公斤|毫升|pounds?|euros?|dollars?|%)"
                       r"(?![A-Za-z])"
                       r"|(?<![\d:])(\d{1,2}):(\d{2})(?![\d:])")
@@ -497,22 +501,46 @@ def _aside(folded: str, start: int, end: int) -> str | None:
     return folded[end:end + ASIDE]
 
 
-def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None) -> str | None:
-    """When ``sentence`` says two sources disagree: a name it shares with ``earlier``, or, when the cards are close
-    in meaning, a quantity (or another number in a unit ``earlier`` used); else None. ``around``: what the rest of
-    the card says, for a sentence that points back at it ("这次就是反例", "that contradicts it") — given only when
-    the two cards are close in meaning. A unit alone says nothing of which earlier card the sources disagree
-    with: "the timer and the runbook disagree: Saturdays at 22:00" found a card of another time of day."""
+def conflict_anchor(sentence: str, earlier: Said, around: Said | None = None, close: bool = False) -> str | None:
+    """When ``sentence`` says two sources disagree: a name it shares with ``earlier``, or, when the cards are
+    ``close`` in meaning, a quantity (or another number in a unit ``earlier`` used); else None. ``around``: what
+    the rest of the card says, whose names count for a sentence that points back at it ("跟俊峰说的对不上", "这次就是
+    反例", "that contradicts it"): always when the cards are close, else only when the sentence names nothing
+    itself. A unit alone says nothing of which earlier card the sources disagree with: "the timer and the runbook
+    disagree: Saturdays at 22:00" found a card of another time of day."""
     if not CONFLICT.search(sentence):
         return None
     mine = said(sentence)
-    shared = _telling_names(mine.mentions & earlier.mentions) or \
-        _telling_names(around.mentions & earlier.mentions if around else set())
-    if shared or around is None:
+    shared = _telling_names(mine.mentions & earlier.mentions)
+    if not shared and around is not None and (close or not _telling_names(set(mine.mentions))):
+        shared = _telling_names(around.mentions & earlier.mentions)
+    if shared or not close:
         return shared[0] if shared else None
     units = {unit for unit, _ in earlier.quantities}
-    return next((f"{as_written(sentence, number) if unit == 'clock' else number} {unit}"
-                 for unit, number in sorted(mine.quantities) if unit in units), None)
+    return next((_quantity_shown(sentence, unit, number)
+                 for unit, number in sorted(mine.quantities, key=lambda quantity: quantity not in earlier.quantities)
+                 if unit in units), None)
+
+
+def shared_value(sentence: str, earlier: Said) -> str | None:
+    """A quantity ``sentence`` gives that ``earlier`` gives too ("runbook says 60 s" against "tolerates 60 seconds"),
+    as the sentence writes it; else None."""
+    return next((_quantity_shown(sentence, unit, number)
+                 for unit, number in sorted(said(sentence).quantities & earlier.quantities)), None)
+
+
+def _quantity_shown(sentence: str, unit: str, number: str) -> str:
+    return f"{as_written(sentence, number) if unit == 'clock' else number} {unit}"
+
+
+def conflict_overlap(sentence: str, earlier: Said) -> tuple[int, int]:
+    """How much of what ``sentence`` says ``earlier`` says too: the quantities both give, then the telling names
+    both name. Of the earlier cards a disagreement may be with, the one it speaks of gives the value disagreed
+    about ("康复师说 4 周，孙医生说 6 周" is with the card that gave 6 weeks, not with a card of the same clinic) and
+    names most of it ("JAVA_TOOL_OPTIONS 写的是 60，但 JVM 报告 MaxRAMPercentage=75" is with the card that set both,
+    not with one that named the JVM's default)."""
+    mine = said(sentence)
+    return (len(mine.quantities & earlier.quantities), len(_telling_names(mine.mentions & earlier.mentions)))
 
 
 def _telling_names(names: set[str]) -> list[str]:
@@ -528,7 +556,7 @@ def _month(unit: str) -> bool:
 
 UNITS = {"minute": "min", "minutes": "min", "mins": "min", "分钟": "min", "second": "s", "seconds": "s", "sec": "s",
          "secs": "s", "秒": "s", "hour": "h", "hours": "h", "hr": "h", "hrs": "h", "小时": "h", "day": "d",
-         "days": "d", "天": "d", "week": "w", "weeks": "w", "month": "mo", "months": "mo",
+         "days": "d", "天": "d", "week": "w", "weeks": "w", "周": "w", "month": "mo", "months": "mo",
          "元": "cny", "块": "cny", "块钱": "cny", "yuan": "cny", "rmb": "cny", "cny": "cny", "英镑": "gbp", "镑": "gbp",
          "pound": "gbp", "pounds": "gbp", "gbp": "gbp", "欧元": "eur", "euro": "eur", "euros": "eur", "eur": "eur",
          "美元": "usd", "dollar": "usd", "dollars": "usd", "usd": "usd"}

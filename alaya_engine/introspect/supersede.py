@@ -29,10 +29,12 @@ from .change_text import (
     card_text,
     changed_settings,
     conflict_anchor,
+    conflict_overlap,
     reading,
     replacement,
     sentences,
     settings,
+    shared_value,
     statement,
 )
 from .consolidate import EXACT_LIMIT, _groups, session_codes
@@ -122,21 +124,28 @@ def supersede(*, vectors: "VectorStore", graph: "GraphStore", store: "Suggestion
     times = np.array([said_at.get(session_of.get(card_id, ""), -1) for card_id in ids], dtype=np.int64)
     sessions = session_codes(ids, session_of)
     pairs = _close_earlier(ids, matrix, rows, times, sessions, duplicate_at)
-    with step():
-        cards = graph.cards(sorted(set(pairs) | {old for found in pairs.values() for _, old in found}))
-    replacements, contradictions = _judge(pairs, cards)
     members: dict[str, list[str]] = {}
     for card_id, session in session_of.items():
         members.setdefault(session, []).append(card_id)
+    row_of = {card_id: row for row, card_id in enumerate(ids)}
+    context_of = functools.cache(lambda card_id: _context(contexts, card_id))
+    with step():
+        cards = graph.cards(sorted({ids[row] for row in rows} | {old for found in pairs.values() for _, old in found}))
+        kin = _said_before_in_session([ids[row] for row in rows], cards, members, session_of, context_of)
+        cards.update(graph.cards(sorted({old for found in kin.values() for old in found} - set(cards))))
+
+    def similarity(a: str, b: str) -> float:
+        return float(matrix[row_of[a]] @ matrix[row_of[b]]) if a in row_of and b in row_of else 0.0
+
+    replacements, contradictions = _judge(
+        pairs, cards, {new: [(similarity(new, old), old) for old in found] for new, found in kin.items()})
     nearby = {card_id for found in replacements for card_id in members.get(session_of.get(found.old), ())} - set(cards)
     if nearby:
         with step():
             cards.update(graph.cards(sorted(nearby)))
-    row_of = {card_id: row for row, card_id in enumerate(ids)}
     replacements = _with_siblings(
-        replacements, [members.get(session_of.get(found.old), []) for found in replacements], cards,
-        functools.cache(lambda card_id: _context(contexts, card_id)),
-        lambda a, b: float(matrix[row_of[a]] @ matrix[row_of[b]]) if a in row_of and b in row_of else 0.0)
+        replacements, [members.get(session_of.get(found.old), []) for found in replacements], cards, context_of,
+        similarity)
     replacements = [found for found in replacements if (found.new, found.old) not in already]
     report.superseded = len(replacements)
     for found in contradictions:
@@ -188,13 +197,38 @@ def _close_earlier(ids: list[str], matrix, rows: list[int], times, sessions,
     return pairs
 
 
-def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) -> tuple[list[Replacement],
-                                                                                      list[Replacement]]:
-    """Per new card, the earlier card it replaces most plainly (of those, the closest), else the closest it
-    disagrees with; a card saying two sources disagree ("the runbook is wrong") is a disagreement to show a
+def _said_before_in_session(new_ids: list[str], cards: dict[str, dict], members: dict[str, list[str]],
+                            session_of: dict[str, str],
+                            context_of: Callable[[str], set[tuple[str, int]]]) -> dict[str, list[str]]:
+    """Per new card that says two sources disagree, the cards of its own session drawn from a turn before its last
+    and from turns it does not cover itself (a card of a long exchange gathers turns from its start). A session
+    often quotes one source and then finds another that disagrees ("our runbook says 60 seconds" … "the live
+    config says 30s: the two sources disagree"): the other side is a card of the same session, which the
+    comparison with earlier sessions never reads."""
+    found = {}
+    for card_id in new_ids:
+        own = context_of(card_id)
+        if not own or not CONFLICT.search(card_text(cards[card_id])):
+            continue
+        last = max(turn for _, turn in own)
+        earlier = [other for other in members.get(session_of[card_id], ()) if other != card_id
+                   and (turns := context_of(other)) and min(turn for _, turn in turns) < last and not turns <= own]
+        if earlier:
+            found[card_id] = earlier
+    return found
+
+
+def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict],
+           kin: dict[str, list[tuple[float, str]]] | None = None) -> tuple[list[Replacement], list[Replacement]]:
+    """Per new card, the earlier card it replaces most plainly (of those, the closest), else the one it disagrees
+    with that names most of what the disagreement names (:func:`.change_text.conflict_overlap`), the closest of
+    those; a card saying two sources disagree ("the runbook is wrong") is a disagreement to show a
     person, unless it also replaces a value plainly (:data:`PLAIN`). Its other sentences may replace other
-    earlier cards (:func:`_sentence_by_sentence`)."""
+    earlier cards (:func:`_sentence_by_sentence`). ``kin``: per new card, earlier cards of its own session
+    (:func:`_said_before_in_session`), read only for a disagreement that gives a value the earlier card gives ("the
+    runbook says 60 s" against "tolerates 60 seconds"): all cards of a session share its names."""
     known: dict[str, Statement] = {}
+    kin = kin or {}
 
     def said_by(card_id: str) -> Statement:
         if card_id not in known:
@@ -202,7 +236,8 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
         return known[card_id]
 
     replacements, contradictions = [], []
-    for new, found in pairs.items():
+    for new in sorted(pairs.keys() | kin.keys()):
+        found = pairs.get(new, [])
         if new not in cards:
             continue
         text = card_text(cards[new])
@@ -214,7 +249,7 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
         if not (facts or cued or disagreeing or given):  # says nothing changed: no earlier card need be read
             continue
         replaced: list[Replacement] = []
-        conflict = None
+        conflicts: list[tuple[tuple[int, int], Replacement]] = []
         for similarity, old in found:
             if old not in cards:
                 continue
@@ -224,10 +259,16 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict]) ->
                 continue
             if strength:
                 replaced.append(Replacement(new, old, similarity, anchor, sentence, strength))
-            if conflict is None and disagreeing and similarity >= SUPERSEDE_FLOOR:
-                around = said_by(new).whole if similarity >= CLOSE else None
-                conflict = next((Replacement(new, old, similarity, anchor, line) for line in disagreeing
-                                 if (anchor := conflict_anchor(line, said_by(old).whole, around))), None)
+            if disagreeing and similarity >= SUPERSEDE_FLOOR:
+                conflicts.extend((conflict_overlap(line, said_by(old).whole), Replacement(new, old, similarity,
+                                                                                           anchor, line))
+                                 for line in disagreeing if (anchor := conflict_anchor(
+                                     line, said_by(old).whole, said_by(new).whole, similarity >= CLOSE)))
+        for similarity, old in kin.get(new, []) if disagreeing else ():
+            conflicts.extend((conflict_overlap(line, said_by(old).whole), Replacement(new, old, similarity, anchor,
+                                                                                       line))
+                             for line in disagreeing if (anchor := shared_value(line, said_by(old).whole)))
+        conflict = max(conflicts, key=lambda scored: (scored[0], scored[1].similarity))[1] if conflicts else None
         if conflict is not None and max((found.strength for found in replaced), default=0) < PLAIN:
             contradictions.append(conflict)  # said to disagree: a person decides, unless a value plainly replaced
         else:
