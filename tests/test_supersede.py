@@ -665,6 +665,25 @@ def test_a_weekly_thing_moved_to_another_weekday_and_a_count_of_things_raised_re
     assert replacement("billing-sync now retries up to 9 attempts.", sync, False)[0] == 0  # another job's count
 
 
+def test_a_version_of_a_named_thing_a_scaled_count_and_a_thing_swapped_for_another_are_replaced_values():
+    from alaya_engine.introspect.change_text import _quantities
+
+    ci = statement(plain("CI", "CI builds pricing-svc on every PR, still Go 1.22.6."))
+    assert replacement("We moved pricing-svc to Go 1.23 last week.", ci, False) == (2, "Go 1.23")
+    assert replacement("pricing-svc's Go 1.23 build is green.", ci, False)[0] == 0  # no cue of a change
+    app = statement(plain("iOS", "买家端 App 最低支持 iOS 13。"))
+    assert replacement("从 2.8.0 版本起最低支持 iOS 14。", app, False) == (1, "iOS 14")
+    replicas = statement(plain("imgproxy", "imgproxy 有 3 个副本，每台 edge-img 一个。"))
+    assert replacement("imgproxy 已经扩到 5 个副本了。", replicas, False) == (1, "5 个")
+    backend = statement(plain("build", "tariff-calc 的 build backend 是 poetry-core。"))
+    assert replacement("我们把 poetry-core 换成 hatchling 了。", backend, False) == (1, "poetry-core")
+    assert replacement("把 tariff-calc 从 Poetry 换成 uv", statement(plain("host", "tariff-calc runs on the billing "
+                                                                          "host")), False)[0] == 0  # its subject
+    versions = {unit for unit, _ in _quantities("Maya is in Year 3, Step 2 of the plan; Python 3.12, JDK 21, "
+                                                "macOS 15, iPhone 15, since May 12.") if unit.startswith("v:")}
+    assert versions == {"v:python", "v:jdk", "v:macos"}
+
+
 def test_a_measure_that_rose_is_a_symptom_not_a_replaced_value():
     """"p99 从 120ms 涨到了 3s" reports what went wrong; it replaces no card that gave 120 for something else (the
     demo's cause card was linked to its nginx card this way)."""

@@ -31,12 +31,12 @@ REPLACES = re.compile(
     r"\b(?:instead(?: of)?|no longer|no more|any ?more|not any more|used to|switch(?:ed|ing|es)? (?:to|from|over)|"
     r"mov(?:ed|es|ing) (?:to|from|her|him|them|it|us|me|you|over|off)|migrat(?:ed|es|ing)|replac(?:ed|es|ing)|"
     r"(?:mov|push|reschedul|shift)(?:ed|es|ing)? (?:\S+ ){1,3}to|"
-    r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad)"
+    r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad|scal)"
     r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
     r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
     r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
     r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|调成|调整为|调整到|挪到|推到|推迟到|提前到|"
-    r"提高到|降低到|缩短到|延长到|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
+    r"提高到|降低到|缩短到|延长到|扩到|扩容到|缩到|缩容到|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
     r"不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|取代|替换|加量|减量|加到|降到|升到|升级到|"
     rf"[(（] ?{WAS}|[,，] ?(?:not|而不是|不是)(?= ?\d)",
     re.IGNORECASE)
@@ -47,7 +47,7 @@ gave 120 for a timeout."""
 NOW = re.compile(r"\b(?:now|from now on|starting|as of|since(?= (?:\d|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|"
                  r"dec|mon|tue|wed|thu|fri|sat|sun)[a-z]*\b|yesterday|last (?:week|month|year)))|"
                  r"(?:rais|lower|increas|decreas|bump|chang|updat)(?:ed|es|ing))\b|现在|从今天起|从今天（[^）]*）起|起改|"
-                 r"从\S{1,12}起", re.IGNORECASE)
+                 r"从 ?[^\s，。；！？,;!?]{1,12}(?: [^\s，。；！？,;!?]{1,8})? ?起", re.IGNORECASE)
 """Weaker cues of a current value: they count only with a number that differs from the earlier card's. "since" only
 before a time ("since 3 March", "since Monday"): "since we last spoke" opens half of a chat's news, "since she is
 lactose intolerant" gives a reason."""
@@ -117,7 +117,7 @@ OLD_VALUE = re.compile(
     rf"replac(?:ed|es|ing|e)?)\b|(?<=[(（]){WAS}|(?<=[(（] ){WAS}|"
     r"(?<=,) ?not(?= \d)|(?<=，) ?(?:而不是|不是)(?= ?\d)|"
     r"不再|不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|原来是|原定|"
-    r"原来(?= ?\d)|从", re.IGNORECASE)
+    r"原来(?= ?\d)|从|把(?=[^，。；！？,;!?从]{1,40}?(?:换成|改成|改为|换为|替换成|替换为))", re.IGNORECASE)
 """Cues followed by the value that no longer holds. "X moved to Y" / "X 搬到 Y" are not among them: X is what the
 sentence is about (a clinic that moves, a person who changes teams), Y the new value; neither is a value an earlier
 card gave that is now replaced, so the earlier card that merely names X is not replaced by it."""
@@ -351,11 +351,14 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
 
 def _shown(sentence: str, unit: str, number: str) -> str:
     """A changed quantity as a person reads it: a time or a weekday as the sentence writes it ("22:00", "Fridays"),
-    a day of a month as it is read ("6-18"), else the number and its unit ("300 s", "9 attempt")."""
+    a day of a month as it is read ("6-18"), a version after its name ("Go 1.23"), else the number and its unit
+    ("300 s", "9 attempt")."""
     if unit == "clock":
         return as_written(sentence, number)
     if unit == "weekday":
         return next((day.group(0) for day in WEEKDAY.finditer(sentence) if _weekday(day.group(0)) == number), number)
+    if unit.startswith("v:"):
+        return f"{name_case(unit[2:], sentence)} {number}"
     return number if unit == "date" else f"{number} {unit.removeprefix('#')}"
 
 
@@ -578,10 +581,26 @@ COUNTED = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d+(?:,\d{3})*)\s+(?:(?:parallel|co
 value of it."""
 NOT_COUNTED = frozenset("""than with from that this more less each per into over about times years year ago later
 earlier before after other""".split())
+VERSIONED = re.compile(r"(?<![\w.-])([A-Za-z][A-Za-z+#]{1,15}) v?(\d+(?:\.\d+){1,2}|\d{1,3})(?!\w|\.\d)")
+"""A named thing and its version ("Go 1.23", "iOS 14", "JDK 21"): the version is a value of that thing, another
+version of it a new value ("moved pricing-svc to Go 1.23" against "still Go 1.22.6")."""
+NOT_VERSIONED = frozenset("""step steps day days week weeks year years room rooms page pages line lines item items
+part parts phase phases level levels round rounds chapter section table figure option version v top tier""".split())
+"""Words a number follows that are no product's name ("Step 2", "Year 3", "Room 12")."""
 WEEKDAY = re.compile(rf"\b{WEEKDAY_WORD}s?\b|(?:周|星期|礼拜)[一二三四五六日天]", re.IGNORECASE)
 """A day of the week: a weekly thing moved to another day ("physio moved to Tuesdays", "课从周三挪到周四")."""
 WEEKDAYS = {"mon": "1", "tue": "2", "wed": "3", "thu": "4", "fri": "5", "sat": "6", "sun": "7", "一": "1", "二": "2",
             "三": "3", "四": "4", "五": "5", "六": "6", "日": "7", "天": "7"}
+
+
+def _product_version(name: str, number: str) -> bool:
+    """Whether ``name number`` is a product's version: a dotted number after any name not in :data:`NOT_VERSIONED`
+    ("Go 1.22"), a plain one only after a name written like a product's ("iOS 14", "JDK 21", "macOS 15"), never
+    after a month ("May 12") or a weekday."""
+    folded = name.casefold()
+    if folded in NOT_VERSIONED or _month(name) or WEEKDAY.fullmatch(name) or folded in UNITS:
+        return False
+    return "." in number or sum(char.isupper() for char in name) >= 2
 
 
 def _weekday(word: str) -> str:
@@ -624,6 +643,9 @@ def _quantities(text: str) -> set[tuple[str, str]]:
         word = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
         if match.start() not in measured and word not in NOT_COUNTED and not _month(word) and word not in UNITS:
             found.add((f"#{word}", match.group(1).replace(",", "")))
+    for match in VERSIONED.finditer(text):
+        if _product_version(*match.groups()):
+            found.add((f"v:{match.group(1).casefold()}", match.group(2)))
     for match in WEEKDAY.finditer(text):
         found.add(("weekday", _weekday(match.group(0))))
     for match in DAY_OF_MONTH.finditer(text):
