@@ -280,6 +280,9 @@ def test_a_relative_date_after_its_article_reads_as_a_date_and_a_question_keeps_
         "Keep an eye on the p99 over the week of 25 January 2026."
     assert text.resolve_dates("during the last month we shipped", day)[0] == "during December 2025 we shipped"
     assert text.resolve_dates("see you next week", day)[0] == "see you in the week of 25 January 2026"
+    assert text.resolve_dates("I keep daydreaming about next year.", day)[0] == "I keep daydreaming about 2027."
+    assert text.resolve_dates("We moved the review to tomorrow.", day)[0] == "We moved the review to 19 January 2026."
+    assert text.resolve_dates("plans for next month", day)[0] == "plans for February 2026"
     from alaya_engine.distill.offline.conversation.third_person import third_person
 
     assert third_person("Shall I draft an email to book a check-up?", "the assistant") == \

@@ -26,6 +26,10 @@ ZH_RELATIVE_DATE = re.compile(r"前天|昨天|昨晚|今天|今晚|明天|后天
                               r"|下周[一二三四五六日天]?|上个月|下个月|去年|明年")
 ZH_WEEKDAY = "一二三四五六日"
 SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
+PREPOSITION_BEFORE = re.compile(r"\b(?:about|of|for|during|over|through|throughout|into|around|in|at|to|till|"
+                                r"within|across|like|until|since|from|by|before|after|on)\s+$", re.IGNORECASE)
+"""A preposition right before a relative date the date's own pattern does not take ("daydreaming about next year",
+"moved it to tomorrow"): the date then goes in bare, not with a preposition of its own ("about in 2027")."""
 
 
 def long_date(day: date) -> str:
@@ -43,7 +47,11 @@ def resolve_dates(text: str, today: date) -> tuple[str, list[str]]:
     def english(match: re.Match) -> str:
         phrase, absolute = _english_date(match, today)
         found.append(absolute)
-        return f"the {absolute}" if match.group("possessive") else phrase
+        if match.group("possessive"):
+            return f"the {absolute}"
+        if not match.group("prep") and PREPOSITION_BEFORE.search(match.string, 0, match.start()):
+            return absolute
+        return phrase
 
     def chinese(match: re.Match) -> str:
         absolute = _chinese_date(match.group(0), today)
