@@ -75,6 +75,16 @@ def test_chinese_facts_become_dated_third_person_cards():
     assert "李雷" in plans.tags
 
 
+def test_a_system_prompt_is_no_one_the_user_talks_with():
+    """A chat exported with its system prompt first: the card says who the user talked with (the assistant), never
+    "与System聊天"."""
+    session = chinese_chat()
+    session.turns.insert(0, Turn(role="system", content="你是李雷的私人助理，回答用中文，简洁友好。", extra={}))
+    trip = card_with(distill(session), "黄山")
+    assert "（李雷，2023年4月27日与AI聊天时说的。）" in trip.content
+    assert "System" not in trip.content
+
+
 def test_a_speaker_naming_themself_reads_as_a_statement_about_them():
     from alaya_engine.distill.offline.conversation.third_person import third_person
 

@@ -45,9 +45,12 @@ def speaker_name(turn: Turn, chinese: bool | None = None) -> str:
 
 
 def participants(session: Session) -> list[str]:
-    """Everyone who speaks, in order of first turn."""
+    """Everyone who speaks, in order of first turn: the user and the assistant, not a system prompt or a tool's
+    output, which talk to no one (a chat opening with its system prompt was "与System聊天时说的")."""
     names: list[str] = []
     for turn in session.turns:
+        if turn.role not in ("user", "assistant"):
+            continue
         name = speaker_name(turn)
         if name not in names:
             names.append(name)
