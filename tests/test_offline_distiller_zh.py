@@ -120,6 +120,21 @@ def test_greetings_and_thanks_make_no_cards():
         assert not {0, 6, 7} & used, [(card.title, card.turns) for card in result.cards]
 
 
+def test_signing_off_makes_no_card():
+    """The last words of a chat that only say goodbye: "I'll be back when I've got a new crazy plan", "考完再来跟你
+    报喜", "Ben 说欠你一杯咖啡" are no facts about anyone."""
+    english = english_chat()
+    english.turns[6:] = [Turn(role="user", content="Anyway, thanks for all the help. I'll be back when I've got a new "
+                                                   "crazy plan.", extra={"speaker": "Sunny"})]
+    chinese = chinese_chat()
+    chinese.turns[6:] = [Turn(role="user", content="好啦，考完再来跟你报喜！谢啦～小王说欠你一杯咖啡 ☕",
+                              extra={"speaker": "李雷"})]
+    for session in (english, chinese):
+        result = distill(session)
+        assert not any(6 in card.turns for card in result.cards), [(card.title, card.turns) for card in result.cards]
+        assert any(2 in card.turns for card in result.cards), "the facts of the chat are still cards"
+
+
 def test_short_small_talk_is_still_skipped_and_says_why():
     result = distill(chat("李雷", ["你好！", "你好，很高兴认识你！", "谢谢，再见！", "再见，晚安！"]))
     assert result.cards == [] and "below distill.min_session_tokens" in result.skipped_reason

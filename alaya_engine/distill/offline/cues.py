@@ -121,7 +121,8 @@ UNDECIDED = re.compile(r"\b(?:(?:have|has|had)n['’]?t (?:yet )?(?:decided|made
 """A decision not taken: "decided" and 决定 said to deny it."""
 SMALL_TALK = ("sounds like", "thanks", "thank you", "congrats", "congratulations", "good to see", "how are you",
               "how have you been", "talk soon", "talk to you", "take care", "bye", "see you", "good luck",
-              "have a good", "nice to", "long time no see", "hey", "hi", "hello")
+              "have a good", "nice to", "long time no see", "hey", "hi", "hello", "i'll be back", "be back when",
+              "wish me luck", "catch you later", "talk later", "owe you")
 FIRST_PERSON = re.compile(r"\b(?:I|I'm|I’m|I've|I'd|I'll|my|My|me|mine|myself)\b")
 SECOND_PERSON = re.compile(r"\b(?:you|your|you're|you've|yours)\b", re.IGNORECASE)
 FACT_ANAPHORA = re.compile(r"^(?:it|that|this|those|these|they|moments like|like these|seeing|there)\b",
@@ -154,8 +155,10 @@ ZH_STATE_CUES = ("压力", "烦恼", "焦虑", "紧张", "担心", "难过", "�
                  "累", "生病", "感冒", "失眠", "正在", "在学", "在准备", "在练", "坚持", "锻炼", "健身", "减肥")
 ZH_SMALL_TALK = ("你好", "您好", "嗨", "很高兴认识你", "谢谢", "感谢", "不客气", "再见", "拜拜", "晚安", "明天再聊",
                  "下次再聊", "改天再聊", "先到这里", "聊得很开心", "没关系", "好的", "听起来", "听着", "真棒", "太棒了",
-                 "聊天", "聊聊", "跟你说", "和你说", "跟你分享", "和你分享", "认识你")
-"""Greetings, thanks and talk about the chat itself ("想跟你聊聊…"): not a fact about the speaker."""
+                 "聊天", "聊聊", "跟你说", "和你说", "跟你分享", "和你分享", "认识你", "谢啦", "多谢", "再来跟你",
+                 "再来找你", "报喜", "欠你")
+"""Greetings, thanks, signing off ("考完再来跟你报喜", "Ben 说欠你一杯咖啡") and talk about the chat itself ("想跟你聊
+聊…"): not a fact about the speaker."""
 ZH_FIRST_PERSON = re.compile(r"(?<!自)我|咱")
 ZH_OTHER_SUBJECT = re.compile(r"你|您|他|她|它")
 ZH_INTERJECTION = re.compile(
