@@ -180,6 +180,30 @@ def test_chinese_keywords_are_jiebas_tf_idf_nouns_tagged_clause_by_clause():
 # ---------------------------------------------------------------- skipping, cutting, determinism
 
 
+def test_a_chinese_question_typed_without_its_mark_is_no_knowledge():
+    """"原来是这个。那怎么办" asks: the cause before it is a card, the question is no card's cause or title."""
+    from alaya_engine.distill.offline.text.sentences import is_question
+
+    assert is_question("那怎么办") and is_question("这样可以吗。") and is_question("Why?")
+    assert not is_question("我还在上班呢") and not is_question("那就这么办") and not is_question("先别动吧")
+    session = Session(id="subnets-zh", timestamp=MARCH_2, channel="cli", turns=[
+        turn("user", "terraform plan 要销毁 worker[1] 重建，它的 subnet_id 变了，数据盘也要从 1b 挪到 1c。为什么？"),
+        turn("assistant", "先看一下 private_subnets 的历史。",
+             tool_calls=[{"name": "exec", "arguments": {"command": "git log -p -- variables.tf"}}]),
+        turn("tool", "-  private_subnets = [\"subnet-1a\", \"subnet-1b\", \"subnet-1c\"]\n"
+                     "+  private_subnets = [\"subnet-1a\", \"subnet-1c\", \"subnet-1b\", \"subnet-1d\"]",
+             tool_name="exec"),
+        turn("user", "啊 对，上周有人为了加一个新 subnet 把 private_subnets 的顺序改了，按字母排了一下。"
+                     "原来是这个。那怎么办"),
+        turn("assistant", "修复：把 private_subnets 恢复原来的顺序，新 subnet 加在最后，"
+                          "再 plan 一次，就只剩原地修改了。"),
+    ])
+    cards = OfflineDistiller().distill(session).cards
+    assert cards, "the cause and the fix are cards"
+    for card in cards:
+        assert "那怎么办" not in card.title and "怎么办\n" not in card.content, (card.title, card.content)
+
+
 def test_small_talk_gives_no_cards_and_says_why():
     long_chat = small_talk_session()
     assert long_chat.tokens >= 200

@@ -11,7 +11,7 @@ from ..cues import APPROVALS, FIX_CUES, LABEL, NARRATION_CUES, REPORT_CUES
 from ..text.chinese import is_chinese
 from ..text.cue_match import has_cue
 from ..text.markdown import INLINE_CODE, Block, split_blocks, strip_markdown
-from ..text.sentences import join_sentences, split_sentences
+from ..text.sentences import is_question, join_sentences, split_sentences
 from ..text.titles import title_width
 from ..turns import asks
 from .type_cues import lead_type
@@ -127,7 +127,7 @@ def _introduces_output(sentence: str, before_tool_call: bool) -> bool:
 def _is_filler(sentence: str) -> bool:
     """Questions, narration of what the agent is doing, and short progress reports."""
     plain = strip_markdown(sentence)
-    if plain.endswith(("?", "？")) or has_cue(plain[:16], NARRATION_CUES) or title_width(plain) < 8:
+    if is_question(plain) or has_cue(plain[:16], NARRATION_CUES) or title_width(plain) < 8:
         return True
     return title_width(plain) < 60 and has_cue(plain, REPORT_CUES)
 

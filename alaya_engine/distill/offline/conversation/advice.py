@@ -25,7 +25,7 @@ from ..text.chinese import CJK, chinese_names, is_chinese, words_of
 from ..text.cue_match import has_cue
 from ..text.markdown import QUOTED_LINE
 from ..text.overlap import content_words
-from ..text.sentences import join_sentences, split_sentences
+from ..text.sentences import is_question, join_sentences, split_sentences
 from ..text.tags import keywords, named_things, noun_phrases
 from ..text.titles import shorten
 from ..text.words import unique
@@ -59,7 +59,7 @@ def advice_candidates(session: Session, names: list[str], today: date) -> list[C
 def advice_score(sentence: str) -> float:
     """How much knowledge a sentence passes on: a recommendation or explanation that names things, not warmth."""
     words = words_of(sentence)
-    if len(words) < MIN_WORDS or sentence.rstrip().endswith(("?", "？")) or BOILERPLATE.search(sentence):
+    if len(words) < MIN_WORDS or is_question(sentence) or BOILERPLATE.search(sentence):
         return 0.0
     chinese = CJK.search(sentence) is not None
     lower = sentence.lower()

@@ -35,7 +35,7 @@ from ..cues import (
 from ..text.chinese import CJK, chinese_names, words_of
 from ..text.cue_match import find_cues, has_cue
 from ..text.dates import RELATIVE_DATE, ZH_RELATIVE_DATE
-from ..text.sentences import split_sentences
+from ..text.sentences import is_question, split_sentences
 from ..text.tags import named_things, noun_phrases
 from ..turns import asks, is_ai, speaker_name
 
@@ -106,7 +106,7 @@ def fact_score(sentence: str) -> float:
     cues = CHINESE if chinese else ENGLISH
     lower = sentence.lower()
     words = words_of(sentence)
-    if len(words) < MIN_WORDS or sentence.rstrip().endswith(("?", "？")) or not _about_speaker(sentence, chinese):
+    if len(words) < MIN_WORDS or is_question(sentence) or not _about_speaker(sentence, chinese):
         return 0.0
     cue_points = sum(weight for group, weight in cues.groups if has_cue(lower, group))
     if chinese and not cue_points and not ZH_FIRST_PERSON.search(sentence):

@@ -11,7 +11,7 @@ from ..text.cue_match import cue_pattern, has_cue
 from ..text.markdown import QUOTED_LINE, strip_markdown
 from ..text.memo import within_session
 from ..text.overlap import content_words
-from ..text.sentences import split_sentences
+from ..text.sentences import is_question, split_sentences
 from ..text.tags import identifiers
 from ..text.titles import title_width
 from .kinds import (
@@ -188,7 +188,7 @@ def stated_before_asking(sentence: str) -> str:
 
 def is_noise(sentence: str) -> bool:
     plain = sentence.strip()
-    if plain.endswith(("?", "？")) or BOILERPLATE.search(plain) or has_cue(plain, NOT_KNOWLEDGE):
+    if is_question(plain) or BOILERPLATE.search(plain) or has_cue(plain, NOT_KNOWLEDGE):
         return True
     if cue_pattern(NARRATION_CUES).match(plain) and not has_cue(plain, DECIDED_OR_RULE_NAMED):
         return True

@@ -9,6 +9,8 @@ from .memo import within_session
 
 ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "etc.", "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "No.", "approx.")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？!?；])|\n+")
+UNMARKED_QUESTION = re.compile(r"(?:吗|怎么办|怎么样|咋办|咋整|为什么|为啥|是不是|对不对|好不好|行不行)[。.!！~～\s]*$")
+"""A Chinese question typed without its mark, as chat often is ("原来是这个。那怎么办", "这样可以吗")."""
 
 
 @within_session
@@ -33,6 +35,12 @@ def split_sentences(text: str) -> list[str]:
             sentences.append(carry + piece)
             carry = ""
     return sentences
+
+
+def is_question(sentence: str) -> bool:
+    """A sentence that asks: its question mark, or a Chinese question word ending it without one."""
+    plain = sentence.rstrip()
+    return plain.endswith(("?", "？")) or UNMARKED_QUESTION.search(plain) is not None
 
 
 def join_sentences(sentences: list[str]) -> str:
