@@ -190,7 +190,7 @@ class Mentions:
             at_card = _rows_at(card_rows, edges.column("card").to_numpy())
             at_entity = _rows_at(entity_rows, edges.column("entity").to_numpy())
             known = (at_card >= 0) & (at_entity >= 0)
-            pairs = np.unique(at_card[known].astype(np.int64) * entities.num_rows + at_entity[known])  # DISTINCT
+            pairs = _distinct(at_card[known].astype(np.int64) * entities.num_rows + at_entity[known])
             card_part, entity_part = np.divmod(pairs, entities.num_rows)
             card_of.append(card_part.astype(np.int32))
             entity_of.append(entity_part.astype(np.int32))
@@ -248,6 +248,16 @@ def _supersessions(old: list[str], new: list[str], cards) -> dict[str, tuple[tup
         if stale in sessions:
             found.setdefault(stale, (sessions[stale], []))[1].append(replacing)
     return found
+
+
+def _distinct(values: "Any") -> "Any":
+    """The distinct values, sorted (``np.unique``): by a sort and a mask, since numpy 2.4's ``unique`` hashes first
+    and took 1.0 s for the 1.47M mentions of an aged 100k store, against 0.08 s this way (half of a snapshot read,
+    during which the owner server's first recalls after a start ran 40-380 ms instead of ~15)."""
+    import numpy as np
+
+    ordered = np.sort(values)
+    return ordered[np.concatenate(([True], ordered[1:] != ordered[:-1]))] if len(ordered) else ordered
 
 
 def _row_lookup(offsets: "Any") -> "Any":
