@@ -49,7 +49,8 @@ def resolve_dates(text: str, today: date) -> tuple[str, list[str]]:
         found.append(absolute)
         if match.group("possessive"):
             return f"the {absolute}"
-        if not match.group("prep") and PREPOSITION_BEFORE.search(match.string, 0, match.start()):
+        if not match.group("prep") and PREPOSITION_BEFORE.search(match.string, max(0, match.start() - 24),
+                                                                 match.start()):
             return absolute
         return phrase
 
