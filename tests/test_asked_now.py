@@ -96,8 +96,9 @@ def test_the_words_of_a_question_a_unit_says_are_found_as_the_tokenizer_finds_th
 
     texts = ["The ledger-writer consumer's ack_wait is now 90 s (was 60 s).",
              "ClickHouse 磁盘告警阈值改成 75%，调用api接口时 timeout 也改了。",
-             "wait, the skill is in Skills: killer.sh, 我 的 猫", "调的é, 我a口我的1, café接口 api调用"]
+             "wait, the skill is in Skills: killer.sh, 我 的 猫", "调的é, 我a口我的1, café接口 api调用",
+             "a调用调用 调用接口，口我 我的的"]
     asked = {"ack", "wait", "ledger", "writer", "kill", "skill", "api", "磁盘", "盘告", "告警", "我", "的", "接口",
-             "timeout", "clickhouse", "90", "1", "é", "调用", "café"}
+             "timeout", "clickhouse", "90", "1", "é", "调用", "café", "用调", "口我", "的的"}
     for text in texts:
         assert _finder(asked)(text.lower()) == asked & set(term_list(text)), text
