@@ -199,7 +199,8 @@ def _finder(asked: set[str]) -> Callable[[str], set[str]]:
         if not present:
             return set()
         runs = [(match.start(), match.end()) for match in _CJK_RUN.finditer(text)]
-        return {term for term in present if _says(text, term, kinds[term], runs)}
+        starts = [start for start, _ in runs]
+        return {term for term in present if _says(text, term, kinds[term], runs, starts)}
 
     return said_in
 
@@ -210,12 +211,11 @@ _WORD_CHAR = re.compile(r"[^\W_]")
 """A character a run of :func:`term_list` is made of: letters and digits, Chinese characters among them."""
 
 
-def _says(text: str, term: str, kind: str, runs: list[tuple[int, int]]) -> bool:
+def _says(text: str, term: str, kind: str, runs: list[tuple[int, int]], starts: list[int]) -> bool:
     """Whether one of ``term``'s places in ``text`` is where :func:`term_list` finds it: a word from a run's start
     (after the Chinese characters a run may start with) to the run's end; a pair within the Chinese characters a run
     starts with; a lone character that is a whole run of Chinese characters. ``runs``: the text's runs of Chinese
-    characters, (start, end), in order."""
-    starts = [start for start, _ in runs]
+    characters, (start, end), in order, and ``starts`` their starts."""
     at = text.find(term)
     while at >= 0:
         end, start = at + len(term), at
