@@ -307,6 +307,11 @@ def test_a_relative_date_after_its_article_reads_as_a_date_and_a_question_keeps_
     assert text.resolve_dates("I keep daydreaming about next year.", day)[0] == "I keep daydreaming about 2027."
     assert text.resolve_dates("We moved the review to tomorrow.", day)[0] == "We moved the review to 19 January 2026."
     assert text.resolve_dates("plans for next month", day)[0] == "plans for February 2026"
+    from alaya_engine.distill.offline.text.dates import strip_dates
+
+    assert strip_dates("I keep daydreaming about next year.") == "I keep daydreaming."  # a title names the date apart
+    assert strip_dates("I went hiking yesterday with Ann") == "I went hiking with Ann"
+    assert strip_dates("Keep an eye on the p99 over the next week.") == "Keep an eye on the p99."
     from alaya_engine.distill.offline.conversation.third_person import third_person
 
     assert third_person("Shall I draft an email to book a check-up?", "the assistant") == \

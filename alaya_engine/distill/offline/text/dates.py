@@ -26,8 +26,9 @@ ZH_RELATIVE_DATE = re.compile(r"前天|昨天|昨晚|今天|今晚|明天|后天
                               r"|下周[一二三四五六日天]?|上个月|下个月|去年|明年")
 ZH_WEEKDAY = "一二三四五六日"
 SEASON_MONTHS = {"spring": 3, "summer": 6, "fall": 9, "autumn": 9, "winter": 12}
-PREPOSITION_BEFORE = re.compile(r"\b(?:about|of|for|during|over|through|throughout|into|around|in|at|to|till|"
-                                r"within|across|like|until|since|from|by|before|after|on)\s+$", re.IGNORECASE)
+PREPOSITIONS = (r"(?:about|of|for|during|over|through|throughout|into|around|in|at|to|till|within|across|like|until|"
+                r"since|from|by|before|after|on)")
+PREPOSITION_BEFORE = re.compile(rf"\b{PREPOSITIONS}\s+$", re.IGNORECASE)
 """A preposition right before a relative date the date's own pattern does not take ("daydreaming about next year",
 "moved it to tomorrow"): the date then goes in bare, not with a preposition of its own ("about in 2027")."""
 
@@ -74,9 +75,19 @@ def compact_date(absolute: str) -> str:
                   lambda m: m.group(1)[:3], text)
 
 
+STRANDED_PREPOSITION = re.compile(rf"\s*\b{PREPOSITIONS}\s*\x00", re.IGNORECASE)
+"""A preposition a stripped date leaves behind (the date marked by a NUL in between)."""
+
+
 def strip_dates(text: str) -> str:
-    """The text without its relative dates, for a title that names the date separately."""
-    text = ZH_RELATIVE_DATE.sub("", RELATIVE_DATE.sub("", text))
+    """The text without its relative dates, for a title that names the date separately; a preposition left before
+    one goes with it ("daydreaming about next year" → "daydreaming", not "daydreaming about")."""
+    def english(match: re.Match) -> str:
+        before = PREPOSITION_BEFORE.search(match.string, max(0, match.start() - 24), match.start())
+        return "\x00" if before and not match.group("prep") else ""
+
+    text = ZH_RELATIVE_DATE.sub("", RELATIVE_DATE.sub(english, text))
+    text = STRANDED_PREPOSITION.sub("", text).replace("\x00", "")
     text = re.sub(r"\s+([,.!?;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
     return re.sub(r"^[,.;:\s-]+", "", text)
 
