@@ -21,7 +21,8 @@ import re
 CJK_CHARS = "\u3400-\u9fff\uf900-\ufaff"
 """The characters a run of Chinese text is made of, for a character class."""
 _RUNS = re.compile(rf"[{CJK_CHARS}]+|[^\W_]+", re.UNICODE)
-_CJK = re.compile(rf"[{CJK_CHARS}]")
+CJK_CHAR = re.compile(rf"[{CJK_CHARS}]")
+"""One Chinese character (``match`` it at a position)."""
 
 
 def term_list(text: str) -> list[str]:
@@ -29,7 +30,7 @@ def term_list(text: str) -> list[str]:
     terms: list[str] = []
     for match in _RUNS.finditer(text):
         run = match.group()
-        if _CJK.match(run):
+        if CJK_CHAR.match(run):
             terms.extend([run] if len(run) == 1 else (run[i:i + 2] for i in range(len(run) - 1)))
         else:
             terms.append(run.lower())

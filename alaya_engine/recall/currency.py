@@ -23,7 +23,7 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..foundations.terms import CJK_CHARS, term_list
+from ..foundations.terms import CJK_CHAR, CJK_CHARS, term_list
 
 if TYPE_CHECKING:
     from ..graph.reader import GraphReader
@@ -192,7 +192,7 @@ def _finder(asked: set[str]) -> Callable[[str], set[str]]:
     fifth of an owner server's first recalls after its start). A run of letters and digits is one term and runs on
     through Chinese characters after it ("api接口"); a run of Chinese characters that starts a run gives its pairs,
     a lone one itself."""
-    kinds = {term: "word" if not _CJK_CHAR.match(term) else "pair" if len(term) > 1 else "single" for term in asked}
+    kinds = {term: "word" if not CJK_CHAR.match(term) else "pair" if len(term) > 1 else "single" for term in asked}
 
     def said_in(text: str) -> set[str]:
         present = [term for term in kinds if term in text]
@@ -205,7 +205,6 @@ def _finder(asked: set[str]) -> Callable[[str], set[str]]:
     return said_in
 
 
-_CJK_CHAR = re.compile(f"[{CJK_CHARS}]")
 _CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _WORD_CHAR = re.compile(r"[^\W_]")
 """A character a run of :func:`term_list` is made of: letters and digits, Chinese characters among them."""
@@ -225,7 +224,7 @@ def _says(text: str, term: str, kind: str, runs: list[tuple[int, int]], starts: 
                 start = runs[run][0]
         if not (start and _WORD_CHAR.match(text, start - 1)) and (
                 kind == "pair" or kind == "word" and not (end < len(text) and _WORD_CHAR.match(text, end))
-                or kind == "single" and not (end < len(text) and _CJK_CHAR.match(text, end))):
+                or kind == "single" and not (end < len(text) and CJK_CHAR.match(text, end))):
             return True
         at = text.find(term, at + 1)
     return False

@@ -50,8 +50,7 @@ def resolve_dates(text: str, today: date) -> tuple[str, list[str]]:
         found.append(absolute)
         if match.group("possessive"):
             return f"the {absolute}"
-        if not match.group("prep") and PREPOSITION_BEFORE.search(match.string, max(0, match.start() - 24),
-                                                                 match.start()):
+        if _after_preposition(match):
             return absolute
         return phrase
 
@@ -82,14 +81,17 @@ STRANDED_PREPOSITION = re.compile(rf"\s*\b{PREPOSITIONS}\s*\x00", re.IGNORECASE)
 def strip_dates(text: str) -> str:
     """The text without its relative dates, for a title that names the date separately; a preposition left before
     one goes with it ("daydreaming about next year" → "daydreaming", not "daydreaming about")."""
-    def english(match: re.Match) -> str:
-        before = PREPOSITION_BEFORE.search(match.string, max(0, match.start() - 24), match.start())
-        return "\x00" if before and not match.group("prep") else ""
-
-    text = ZH_RELATIVE_DATE.sub("", RELATIVE_DATE.sub(english, text))
+    text = ZH_RELATIVE_DATE.sub("", RELATIVE_DATE.sub(lambda match: "\x00" if _after_preposition(match) else "", text))
     text = STRANDED_PREPOSITION.sub("", text).replace("\x00", "")
     text = re.sub(r"\s+([,.!?;:])", r"\1", re.sub(r"\s{2,}", " ", text)).strip()
     return re.sub(r"^[,.;:\s-]+", "", text)
+
+
+def _after_preposition(match: re.Match) -> bool:
+    """Whether a relative date without a preposition of its own follows one (:data:`PREPOSITION_BEFORE`, looked for
+    in the 24 characters before it)."""
+    return not match.group("prep") and PREPOSITION_BEFORE.search(match.string, max(0, match.start() - 24),
+                                                                 match.start()) is not None
 
 
 def _english_date(match: re.Match, today: date) -> tuple[str, str]:
