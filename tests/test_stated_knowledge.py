@@ -68,6 +68,31 @@ def test_a_proposal_accepted_in_a_few_words_is_a_decision_with_its_values():
     assert decision is not None and decision.type == "decision", [(c.type, c.title) for c in found]
 
 
+def test_an_accepted_answer_keeps_the_question_that_names_what_is_decided():
+    found = cards(session(
+        ("user", "Flutter 列表滑动卡，先把 iOS 的最低版本升到 14 吧。"),
+        ("assistant", "好，Podfile 改成 `platform :ios, '14.0'`。"),
+        ("user", "cached_network_image 要不要顺便升到 3.4？我们还在 3.3.1。"),
+        ("assistant", "3.4.1 可以升：和 3.3 API 兼容，修了几个缓存 key 的问题，`memCacheWidth` 的行为没变。"),
+        ("user", "行，升到 3.4.1。"),
+        tools=True))
+    decision = card_saying(found, "升到 3.4.1", "cached_network_image", "3.3.1")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title, c.content) for c in found]
+
+
+def test_a_question_the_decision_names_already_is_not_repeated_as_its_context():
+    found = cards(session(
+        ("user", "The report worker keeps getting OOM-killed."),
+        ("assistant", "It dies at its 1Gi limit every night at the export step."),
+        ("user", "Should we raise the worker's memory limit to 1.5Gi? It keeps getting OOM-killed at 1Gi."),
+        ("assistant", "Yes, I'd raise it to 1.5Gi and set MaxRAMPercentage=60 so the heap grows with it."),
+        ("user", "ok, go with 1.5Gi and 60%."),
+        tools=True))
+    decision = card_saying(found, "1.5Gi", "60%")
+    assert decision is not None and decision.type == "decision", [(c.type, c.title, c.content) for c in found]
+    assert "Should we raise" not in decision.content  # the proposal says all the question names
+
+
 def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_without_a_proposing_word():
     asked = cards(session(
         ("user", "Please remind me about the dentist the day before."),

@@ -9,7 +9,7 @@ from ....foundations.domain import Session, Turn
 from ..text.cue_match import has_cue
 from ..text.markdown import only_code, strip_markdown
 from ..text.overlap import content_words
-from ..text.sentences import split_sentences
+from ..text.sentences import is_question, split_sentences
 from ..text.titles import title_width
 from ..turns import asks
 from .confirmed import confirmed_question
@@ -159,7 +159,7 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
             own = answered.get(asked) == statement.proposal_turn  # taken in by the proposal's card: one exchange
             if turns[asked].role == "user" and (asked not in absorbed or own) and (
                     not approves(turns[asked].content) or moves_on(turns[asked].content, _before(turns, asked))):
-                statement.problem = _specific_sentences(turns[asked], 2)
+                statement.problem = _asked_sentences(turns, asked, statement)
                 statement.problem_turn = asked if statement.problem else None
                 absorbed.add(asked)
                 _with_question(statement, turns, asked)
@@ -220,6 +220,19 @@ def _acknowledged(turn: Turn) -> list[str]:
 
 def _specific_sentences(turn: Turn, limit: int) -> list[str]:
     return [s for s in _plain_sentences(turn, None) if is_specific(s)][:limit]
+
+
+def _asked_sentences(turns: list[Turn], asked: int, statement: Statement) -> list[str]:
+    """What the user said that an accepted proposal answered: its specific statements, and a question naming what
+    the decision and the proposal do not. "要不要顺便升到 3.4？我们还在 3.3.1。" answered "3.4.1 可以升" and
+    accepted "行，升到 3.4.1" is decided only beside what was asked to be upgraded. A question the answer confirms
+    is a card of its own (:func:`confirmed_question`)."""
+    decided = specifics(" ".join(statement.sentences + statement.accepted))
+    wanted = [s for s in sentences_of(turns[asked]) if is_specific(s) and (not is_noise(s) or (
+        is_question(s.strip()) and specifics(s) - decided))]
+    if confirmed_question(turns, asked) is not None:
+        wanted = [s for s in wanted if not is_noise(s)]
+    return wanted[:2]
 
 
 def _plain_sentences(turn: Turn, limit: int | None) -> list[str]:
