@@ -93,6 +93,28 @@ def test_a_question_the_decision_names_already_is_not_repeated_as_its_context():
     assert "Should we raise" not in decision.content  # the proposal says all the question names
 
 
+def test_a_sentence_restating_the_cause_does_not_make_the_advice_after_it_a_cause():
+    found = cards(session(
+        ("user", "os-search went yellow overnight and the indexer fails with cluster_block_exception."),
+        ("assistant", "There it is: `products-restore-20260721` holds 252 GB, all five primaries on os-data-03. "
+                      "So the cause is a leftover restore index, not a failed node. If nobody needs it, deleting "
+                      "it frees the space immediately."),
+        tools=True))
+    assert card_saying(found, "products-restore-20260721", "252 GB") is not None, [c.title for c in found]
+    advice = card_saying(found, "If nobody needs it")
+    assert advice is None or advice.type != "gotcha", advice.content
+
+
+def test_a_plain_sentence_goes_on_with_the_fix_before_it():
+    found = cards(session(
+        ("user", "orders-api can't get database connections since reconcile started."),
+        ("assistant", "Immediate mitigation: scale the reconcile deployment down (or pause it). "
+                      "Leave orders-api alone."),
+        tools=True))
+    fix = card_saying(found, "scale the reconcile deployment down", "Leave orders-api alone")
+    assert fix is not None and fix.type == "pattern", [(c.type, c.content) for c in found]
+
+
 def test_what_a_short_yes_accepts_is_what_the_assistant_just_offered_even_without_a_proposing_word():
     asked = cards(session(
         ("user", "Please remind me about the dentist the day before."),

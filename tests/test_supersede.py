@@ -433,6 +433,9 @@ def test_a_number_a_cue_names_as_replaced_is_found_on_the_earlier_card():
     dose = statement(plain("剂量", "医生让他每晚吃 45 毫克。"))
     assert replacement("从 5 月 15 日起改成每晚 90 毫克。", dose, False)[0] == 0  # the day it starts, not the dose
     assert replacement("剂量从 45 改成 90 了。", dose, False) == (3, "45")
+    cleanup = statement(plain("Restore indices", "Any restore index is deleted within 48 hours of its drill."))
+    assert replacement("Cache Get went from 48 ns to 3 ns.", cleanup, False)[0] == 0  # another unit, another thing
+    assert replacement("Restore indices now go after 24 hours instead of 48 hours.", cleanup, False) == (3, "48")
 
 
 def test_a_replacement_said_plainly_is_read_on_a_card_far_apart_in_meaning():

@@ -331,7 +331,8 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
             repeated = any(quantity in other.quantities for quantity in mine.quantities if quantity[0] == unit)
             named = read.strong and any(IDENTIFIER_LIKE.search(name) for name in shared)
             return 3 if repeated else 1 + named, _shown(sentence, unit, number)
-    numbers = [number for number in read.replaced_numbers if number in earlier.whole.numbers]
+    numbers = [number for number in read.replaced_numbers
+               if number in earlier.whole.numbers and _in_its_unit(number, read, earlier.whole)]
     if numbers:
         return 3, numbers[0]
     for day in read.replaced_days:
@@ -347,6 +348,14 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         return 1, plain_words[0]
     shared = sorted(mine.names & earlier.whole.names)
     return (1, shared[0]) if len(shared) >= 2 and close and read.says_now else (0, None)
+
+
+def _in_its_unit(number: str, read: Reading, earlier: Said) -> bool:
+    """Whether ``earlier`` gives a replaced number in the unit the sentence gives it, when both give it one: "Get
+    went from 48 ns to 3 ns" replaces no "48 hours" rule."""
+    mine = {unit for unit, value in read.changing if value == number and unit in MEASURES}
+    theirs = {unit for unit, value in earlier.quantities if value == number and unit in MEASURES}
+    return not (mine and theirs) or bool(mine & theirs)
 
 
 def _shown(sentence: str, unit: str, number: str) -> str:
@@ -565,6 +574,11 @@ UNITS = {"minute": "min", "minutes": "min", "mins": "min", "分钟": "min", "sec
          "美元": "usd", "dollar": "usd", "dollars": "usd", "usd": "usd"}
 """One name for a unit however it is written ("2 minutes", "2 min", "2 分钟"; "5,000 yuan", "3000 元"): an update
 may say the value in other words, or in the other language, than the card it replaces."""
+
+
+MEASURES = frozenset(UNITS.values()) | frozenset("""ms ns us µs kb mb gb tb kib mib gib tib % rps qps mg kg ml
+km cm mm 毫克 公斤 毫升""".split())
+"""Units that measure (the word after a number may be any: "from 600 to 240 seconds" reads a unit "to")."""
 
 
 CLOCK_WORDS = re.compile(

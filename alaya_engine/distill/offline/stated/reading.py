@@ -94,8 +94,9 @@ def read_statements(session: Session) -> list[Statement]:
         current: Statement | None = None
         carried = None
         for position, sentence in enumerate(sentences):
-            kind = kind_of(sentence, turn) or carried
-            carried = conclusion(sentence)
+            own = kind_of(sentence, turn)
+            kind = own or carried
+            carried = conclusion(sentence, own is not None)
             done = _done_as_proposed(turns, index, sentence) if position == 0 and turn.role == "user" else None
             if done is not None:
                 current = Statement(index, "decision", [sentence], done, index - 1)

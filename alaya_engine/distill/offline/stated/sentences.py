@@ -77,10 +77,18 @@ def _without_recap_lead(sentence: str) -> str:
     return sentence
 
 
-def conclusion(sentence: str) -> str | None:
-    """A short sentence that announces what follows ("That's it then.", "原来如此："): the kind it gives the
-    next sentence, which says the substance."""
-    if is_specific(sentence):
+ANNOUNCEMENT_WIDTH = 40
+"""How wide a sentence that announces a finding may be ("Found it — that's the problem.")."""
+
+
+def conclusion(sentence: str, stated: bool) -> str | None:
+    """A sentence that announces what follows ("That's it then.", "原来如此："): the kind it gives the next
+    sentence, which says the substance; one that is a statement itself (``stated``) gives it to the sentence that
+    goes on with it ("Immediate mitigation: scale it down. Leave orders-api alone."). A wider sentence that states
+    nothing, only points back at what was found ("So the cause is a leftover restore index, not a failed node."),
+    announces nothing: the advice after it is no cause."""
+    if is_specific(sentence) or not (stated or title_width(sentence) < ANNOUNCEMENT_WIDTH
+                                     or sentence.rstrip().endswith((":", "："))):
         return None
     kind = stated_kind(sentence)
     return kind if kind in ("cause", "fix") else ("cause" if has_cue(sentence, CONCLUSIONS) else None)
