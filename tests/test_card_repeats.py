@@ -181,3 +181,34 @@ def test_a_recorded_decision_and_the_decision_it_records_make_one_card_titled_wi
     decisions = [card for card in cards if "flake8 + black + isort" in card.title]
     assert len(decisions) == 1, [card.title for card in cards]
     assert not decisions[0].title.startswith("Decision recorded") and not decisions[0].title.endswith("(2)")
+
+
+def test_a_card_says_each_sentence_once_where_it_is_the_point():
+    from alaya_engine.distill.offline.said_once import said_once
+
+    content = ("**Fact:** Thursday 15 Jan at 8:40. Dr Okafor thinks it'll need a crown.\n\n"
+               "**The assistant added:** 8:40 fits the user's morning rule. Reminder on Wed 14 Jan at 8pm.\n\n"
+               "**Rule:** 8:40 fits the user's morning rule.\n\n" + SAID)
+    assert said_once(content) == ("**Fact:** Thursday 15 Jan at 8:40. Dr Okafor thinks it'll need a crown.\n\n"
+                                  "**The assistant added:** Reminder on Wed 14 Jan at 8pm.\n\n"
+                                  "**Rule:** 8:40 fits the user's morning rule.\n\n" + SAID)
+    said = "（助手，2026年9月14日与用户聊天时说的。）"
+    joined = ("**助手补充:** P0420 是催化效率低于阈值。\n\n"
+              "P0420 是催化效率低于阈值。常见原因有三个：催化器老化、氧传感器故障。\n\n"
+              "**细节:** P0420 是催化效率低于阈值。\n\n" + said)
+    assert said_once(joined) == ("**助手补充:** P0420 是催化效率低于阈值。\n\n"
+                                 "常见原因有三个：催化器老化、氧传感器故障。\n\n" + said)
+    code = "**Details:** run it twice.\n\n```\nrun it twice.\n```\n\n**Fix:** run it twice."
+    assert said_once(code) == "```\nrun it twice.\n```\n\n**Fix:** run it twice."  # code is left as it is
+    plain = "**Fact:** Yes. Yes.\n\n**Rule:** ok."
+    assert said_once(plain) == "**Fact:** Yes.\n\n**Rule:** ok."
+
+
+def test_a_distilled_card_repeats_no_sentence():
+    result = distilled(
+        ("user", "Dentist booked: Thursday 15 Jan at 8:40 at Harbor Dental. Dr Okafor thinks it'll need a crown."),
+        ("assistant", "8:40 fits your morning rule. From now on I'll only book appointments before 10am for you."),
+    )
+    for made in result.cards:
+        sentences = [s for p in made.content.split("\n\n") for s in p.split(". ") if len(s) > 12]
+        assert len(sentences) == len(set(sentences)), made.content

@@ -22,6 +22,7 @@ from .details import add_details, keep_details
 from .episodes import merge_episodes
 from .links import card_links
 from .opener import fold_opener, opening_turn
+from .said_once import said_once
 from .stated import stated_candidates
 from .stated.sentences import specifics
 from .text.diff import edited_settings, resolve_diffs
@@ -90,6 +91,7 @@ class OfflineDistiller:
         kept = _fold_contained(kept, chinese, same_point=True)  # a joined card may now say all of another card
         _make_titles_unique(kept)  # once folded: a card that took its twin in needs no "(2)"
         for candidate in kept:
+            candidate.content = said_once(candidate.content)
             candidate.facts = _facts(candidate, session)
         return Distillation([candidate.draft() for candidate in kept], card_links(kept))
 
