@@ -1,4 +1,6 @@
-"""Introspect wall time and peak memory on synthetic stores of 1k, 10k and 100k cards (``--quick``: 1k).
+"""Introspect wall time and peak memory on synthetic stores of 1k and 10k cards (``--quick``: 1k); named with
+``--only``, 100k too (:meth:`bench.plan.Plan.thorough`: ~5 minutes, a year's forget backlog at once). The nightly
+introspect of a 100k store used for a year is measured by :mod:`bench.aged_stores` in every run.
 
 Each is a whole ``alaya introspect --json`` process with ``--no-server`` (the work and its memory are the
 process's own) on a fresh copy of the synthetic store (:mod:`bench.synthetic`), whose cards were created over
@@ -19,6 +21,8 @@ NAME = "introspect_speed"
 def run(plan: Plan) -> list[Row]:
     rows = []
     for size in plan.sizes:
+        if size >= 100_000 and not plan.thorough(NAME):
+            continue
         label = size_label(size)
         with plan.stores.synthetic(size) as home:
             process = measure(ALAYA + ["--home", str(home), "introspect", "--json"], child_env(server=False))

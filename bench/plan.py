@@ -24,6 +24,12 @@ class Plan:
         """Synthetic store sizes (cards) for the benchmarks that read one."""
         return QUICK_SIZES if self.quick else FULL_SIZES
 
+    def thorough(self, name: str) -> bool:
+        """Whether benchmark ``name`` was named with ``--only`` in a full run: then it also measures its largest
+        variant (a remote of 10,000 sessions, introspect at 100k cards), which a whole run of ~15 minutes cannot
+        spend half an hour on."""
+        return not self.quick and name in self.named
+
     def pick(self, quick, full):
         """``quick`` in ``--quick`` mode, else ``full``: repetitions, sample counts, batch sizes."""
         return quick if self.quick else full

@@ -13,8 +13,9 @@ really embedded topic phrases; see :mod:`bench.synthetic`). Rows per store:
   once with ``ALAYA_NO_SERVER=1`` and once with a warm owner server: wall time
   and the process's peak RSS, and the server's own peak RSS;
 - ``alaya status --json`` as a whole process against the warm server;
-- recall through the server while a long job runs on it (ingest and distill of
-  generated sessions; then introspect), against the same recalls on the idle server;
+- recall through the server while a long job runs on it, against the same recalls on the idle server: on the
+  largest store, ingest and distill of generated sessions; introspect too in ``--quick`` and when named with
+  ``--only`` (:func:`_jobs`);
 - references: the client path's import time, the query embedding alone, and
   a plain numpy brute-force cosine top-20 over the same card matrix (the
   floor for the vector step).
@@ -87,27 +88,42 @@ def _status_row(home: Path, label: str, runs: int) -> Row:
                f"p95 {p95:.0f} ms over {runs} runs")
 
 
-def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, job_sessions: int) -> list[Row]:
-    """Whole processes against a warm server, then recall latency while the server runs a long job."""
-    from .ingest import generate_sessions
-
+def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, jobs: dict[str, dict]) -> list[Row]:
+    """Whole processes against a warm server, then recall latency while the server runs each of ``jobs`` (a row
+    name: the method and its parameters)."""
     with owner_server(home) as server:
         client = server.client
         rows = _cli_rows(home, label, texts[:cli_runs], server)
         rows.append(_status_row(home, label, cli_runs))
         idle = _client_recalls(client, texts)
-        paths = generate_sessions(home.parent / "job-sessions", job_sessions)
-        ingest = _recalls_during(client, texts[:5], "ingest", {"paths": paths, "distill": True})
-        introspect = _recalls_during(client, texts[:5], "introspect", {})
+        during = {job: _recalls_during(client, texts[:5], method_and_params["method"],
+                                       method_and_params["params"]) for job, method_and_params in jobs.items()}
     idle_p50, idle_p95 = median_p95(idle)
     rows.append(Row(NAME, f"{label}: recall via server, idle", idle_p50, "ms p50", f"p95 {idle_p95:.0f} ms"))
-    for job, (busy, job_seconds, job_error) in (("ingest+distill of %d sessions" % job_sessions, ingest),
-                                                 ("introspect (all four steps)", introspect)):
+    for job, (busy, job_seconds, job_error) in during.items():
         busy_p50, busy_p95 = median_p95(busy or [float("nan")])
         rows.append(Row(NAME, f"{label}: recall via server during {job.split(' ')[0]}", busy_p50, "ms p50",
                         f"p95 {busy_p95:.0f} ms over {len(busy)} recalls while {job} ran on the server "
                         f"({job_seconds:.0f} s){'; job failed: ' + str(job_error) if job_error else ''}"))
     return rows
+
+
+def _jobs(plan: Plan, size: int, home: Path) -> dict[str, dict]:
+    """The long jobs recalls are measured during: on the largest store only (a smaller one says nothing more), an
+    ingest and distill of generated sessions; the whole introspect too when the benchmark is named with ``--only``
+    (:meth:`bench.plan.Plan.thorough`): on the fresh synthetic store it meets a year's forget backlog and runs for
+    ~10 minutes at 100k. The nightly introspect of a store used for a year is :mod:`bench.aged_stores`' row."""
+    from .ingest import generate_sessions
+
+    if size != max(plan.sizes):
+        return {}
+    sessions = plan.pick(5, 100)
+    paths = generate_sessions(home.parent / "job-sessions", sessions)
+    jobs = {f"ingest+distill of {sessions} sessions": {"method": "ingest", "params": {"paths": paths,
+                                                                                       "distill": True}}}
+    if plan.thorough(NAME) or plan.quick:
+        jobs["introspect (all four steps)"] = {"method": "introspect", "params": {}}
+    return jobs
 
 
 def _recalls_during(client, texts: list[str], method: str, params: dict) -> tuple[list[float], float, str | None]:
@@ -188,7 +204,8 @@ def _reference_rows(engine: Engine, label: str, texts: list[str]) -> list[Row]:
 
 def measure_store(plan: Plan, size: int) -> list[Row]:
     label = size_label(size)
-    queries, server_runs, no_server_runs = plan.pick(10, 50), plan.pick(3, 10), plan.pick(1, 10)
+    queries, server_runs = plan.pick(10, 50), plan.pick(3, 10)
+    no_server_runs = plan.pick(1, 5 if size >= 100_000 else 10)  # each opens the whole store: ~4 s at 100k
     texts = free_text_queries(queries + no_server_runs)
     with plan.stores.synthetic(size) as home:
         engine = Engine.open(home)
@@ -199,7 +216,7 @@ def measure_store(plan: Plan, size: int) -> list[Row]:
                     recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries))]
             rows.extend(_reference_rows(engine, label, texts[:queries]))
         rows.extend(_cli_rows(home, label, texts[queries:], server=None))
-        rows.extend(_server_rows(home, label, texts[:queries], server_runs, job_sessions=plan.pick(5, 100)))
+        rows.extend(_server_rows(home, label, texts[:queries], server_runs, _jobs(plan, size, home)))
     return rows
 
 

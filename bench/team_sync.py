@@ -1,10 +1,12 @@
-"""Sharing a memory through a git remote: push and pull of 1,000 new sessions, a push with nothing new, and a fresh
-machine rebuilding from a remote of 10,000 sessions; the secret masker measured on its labelled file.
+"""Sharing a memory through a git remote: push and pull of 200 new sessions, a push with nothing new, and a fresh
+machine rebuilding from a remote of 1,000 sessions; the secret masker measured on its labelled file. Named with
+``--only``, 1,000 and 10,000 sessions (:meth:`bench.plan.Plan.thorough`): the fresh machine's pull then takes most of
+an hour.
 
 Three stores of this run and a bare repository in the scratch folder; each step is one engine call, in-process
-(the command line adds its ~0.2 s start). Sessions are the ``ingest`` benchmark's generated ones. The first 1,000
+(the command line adds its ~0.2 s start). Sessions are the ``ingest`` benchmark's generated ones. The first ones
 are ingested and distilled offline on the first machine, so their push carries records and their pull replays them
-instead of distilling again. The other 9,000 of the large remote are written straight into the first machine's L3
+instead of distilling again. The rest of the large remote are written straight into the first machine's L3
 (what an ingest stores there, without its graph and windows): only L3 travels, and ingesting them there first would
 only double the run's longest step. The fresh machine's pull is the whole rebuild: ingest (L3, graph, the windows
 of raw turns embedded), the records replayed, the graph and vectors converged.
@@ -65,7 +67,9 @@ def _store_directly(engine: Engine, paths: list[str]) -> None:
 
 def run(plan: Plan) -> list[Row]:
     rows = masker_rows()
-    new, large, repeats = plan.pick(4, 1_000), plan.pick(8, 10_000), plan.pick(1, 3)
+    thorough = plan.thorough(NAME)
+    new, large = plan.pick(4, 1_000 if thorough else 200), plan.pick(8, 10_000 if thorough else 1_000)
+    repeats = plan.pick(1, 3)
     scratch = plan.stores.scratch / "team-sync"
     remote = scratch / "memory.git"
     subprocess.run(["git", "init", "-q", "--bare", "-b", "main", str(remote)], check=True, timeout=60)
