@@ -9,6 +9,7 @@ code, or a request to the client — run the command yourself, or send stdin.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING
 
@@ -65,8 +66,20 @@ class ForwardedCommandLine:
         return self._command
 
 
+PLUGINS_SWITCH = "PYDANTIC_DISABLE_PLUGINS"
+"""Typer (0.29) sets this variable while it converts a parameter and deletes it afterwards when it was unset: two
+commands parsed at once in the server's threads deleted it twice, and the second failed with ``KeyError``. Set for
+the server's whole life, Typer puts back the value it found instead of deleting it. Pydantic then loads no plugins
+in the server, which Alaya has none of."""
+
+
+def keep_typer_thread_safe() -> None:
+    os.environ.setdefault(PLUGINS_SWITCH, "1")
+
+
 def extension() -> ForwardedCommandLine:
     """The entry point: from now on ``print`` and Typer's own messages reach the client of the thread's request."""
+    keep_typer_thread_safe()
     if not isinstance(sys.stdout, terminal.ThreadStream):
         sys.stdout = terminal.ThreadStream("stdout", sys.stdout)
         sys.stderr = terminal.ThreadStream("stderr", sys.stderr)

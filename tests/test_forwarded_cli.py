@@ -400,3 +400,34 @@ def test_a_server_that_cannot_start_on_a_full_disk_says_so(template_home, small_
         assert result.returncode == 1 and "disk full at" in one_line_error(result), result.err
     finally:
         kill_owner(home)
+
+
+def test_commands_parsed_at_once_in_the_server_never_trip_over_each_other(monkeypatch):
+    """Typer sets and deletes an environment variable around each parameter it converts; the server parses
+    forwarded commands in several threads at once, where two deletions of one variable raised ``KeyError`` (seen
+    as "unexpected KeyError: 'PYDANTIC_DISABLE_PLUGINS'" from a recall beside another)."""
+    import threading
+
+    from alaya_cli.serving import PLUGINS_SWITCH, keep_typer_thread_safe
+
+    adapters = pytest.importorskip("typer._adapters")
+    if not hasattr(adapters, "disabled_pydantic_plugins"):
+        pytest.skip("this Typer does not switch the variable")
+    monkeypatch.delenv(PLUGINS_SWITCH, raising=False)
+    keep_typer_thread_safe()
+    failures: list[BaseException] = []
+
+    def convert_many() -> None:
+        for _ in range(50_000):
+            try:
+                with adapters.disabled_pydantic_plugins():
+                    pass
+            except KeyError as error:
+                failures.append(error)
+
+    threads = [threading.Thread(target=convert_many) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
