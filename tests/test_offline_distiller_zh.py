@@ -206,3 +206,27 @@ def test_someone_and_i_keep_their_plural_verb():
     assert third_person("big news: Marloes and I are doing Japan in autumn", "The user") == \
         "big news: Marloes and the user are doing Japan in autumn"
     assert third_person("I love it and I need a break", "The user") == "The user loves it and the user needs a break"
+
+
+def test_a_user_writing_chinese_to_an_assistant_answering_in_english_gets_chinese_cards():
+    """The memory is the user's: a user who mixes in English words ("check engine light 亮了") is read in Chinese
+    even when the assistant's long English answers outweigh their words, and every reader labels alike; the user
+    writing one turn in English and another in Chinese is one person, not someone talking to "The user"."""
+    turns = [
+        Turn(role="user", content="Hi, 我的 2019 Subaru Outback check engine light 亮了，OBD 读出来是 P0420。"),
+        Turn(role="assistant", content="P0420 means the catalyst system efficiency is below threshold on bank 1: "
+                                       "the downstream O2 sensor reads almost the same as the upstream one. The "
+                                       "usual causes are an ageing catalytic converter, a failing downstream oxygen "
+                                       "sensor, or an exhaust leak before the sensor."),
+        Turn(role="user", content="Kowalski Auto 说就是三元催化坏了，要换，报价 $1,850。"),
+        Turn(role="assistant", content="That's a big bill for a code that has cheaper possible causes. I'd get a "
+                                       "second opinion that looks at the live data of both oxygen sensors first."),
+        Turn(role="user", content="我去了 Eastside Subaru，师傅看了实时数据，说是后面那个氧传感器的问题，换传感器大概 "
+                                  "$320，催化器本身没事。那我先约他们换传感器。"),
+    ]
+    found = OfflineDistiller().distill(Session(id="mixed", timestamp=1_757_808_000_000, channel="chat",
+                                               turns=turns)).cards
+    assert found
+    labels = {label for card in found for label in re.findall(r"\*\*([^*]{1,24}):\*\*", card.content)}
+    assert labels and all(re.search(r"[\u4e00-\u9fff]", label) for label in labels), labels
+    assert not any(re.search(r"与The (?:user|assistant)", card.content) for card in found)  # one person, one name

@@ -5,7 +5,7 @@ from __future__ import annotations
 from ...foundations.domain import Session, Turn
 from .cues import AI_SPEAKERS
 from .text.chinese import is_chinese
-from .text.markdown import FENCED_BLOCK
+from .text.markdown import FENCED_BLOCK, INLINE_CODE
 
 
 def speaker_of(turn: Turn) -> str | None:
@@ -28,6 +28,19 @@ def is_role_name(name: str) -> bool:
 def chinese_name(name: str) -> str:
     """How a Chinese sentence names someone: a role in Chinese ("The user改到晚上" read wrong), a person as named."""
     return ZH_ROLE_NAMES.get(name, name)
+
+
+def named_in(name: str, chinese: bool) -> str:
+    """``name`` as a card in that language writes it: a role in its words ("The user" / 用户), a person as named."""
+    if chinese:
+        return chinese_name(name)
+    return next((english for english, zh in ZH_ROLE_NAMES.items() if zh == name), name)
+
+
+def other_than(names: list[str], name: str) -> str:
+    """The first of ``names`` who is not ``name``'s person: a role named in either language is one person (a user
+    writing one turn in Chinese and the next in English is 用户 and "The user", talking to neither)."""
+    return next((other for other in names if chinese_name(other) != chinese_name(name)), "")
 
 
 def role_name(turn: Turn, chinese: bool | None = None) -> str:
@@ -59,9 +72,15 @@ def participants(session: Session) -> list[str]:
 
 def speaks_chinese(session: Session) -> bool:
     """Whether the people of the session talk in Chinese: the language its cards are written in. Their code is not
-    what they talk in: a Chinese session pasting a diff had its cards labelled in English."""
-    return is_chinese(" ".join(FENCED_BLOCK.sub(" ", turn.content) for turn in session.turns
-                               if turn.role in ("user", "assistant")))
+    what they talk in: a Chinese session pasting a diff had its cards labelled in English. Nor is the assistant's
+    English what the user talks in: a user writing Chinese with English words ("我的 2019 Subaru Outback check
+    engine light 亮了") to an assistant answering in English is read in Chinese, the language of whom the memory is
+    for."""
+    def talked(roles: tuple[str, ...]) -> str:
+        return INLINE_CODE.sub(" ", " ".join(FENCED_BLOCK.sub(" ", turn.content) for turn in session.turns
+                                            if turn.role in roles))
+
+    return is_chinese(talked(("user", "assistant"))) or is_chinese(talked(("user",)))
 
 
 def asks(text: str) -> bool:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import date
 
 from ....foundations.domain import Session, Turn
 from ..cues import APPROVALS, FIX_CUES, LABEL, NARRATION_CUES, REPORT_CUES
-from ..text.chinese import is_chinese
 from ..text.cue_match import has_cue
-from ..text.markdown import INLINE_CODE, Block, split_blocks, strip_markdown
+from ..text.markdown import Block, split_blocks, strip_markdown
 from ..text.sentences import is_question, join_sentences, split_sentences
 from ..text.titles import title_width
-from ..turns import asks
+from ..turns import asks, speaks_chinese
 from .type_cues import lead_type
 
 
@@ -44,14 +42,8 @@ class Transcript:
     def read(cls, session: Session) -> Transcript:
         units = {index: _units(index, turn.content, bool(turn.tool_calls)) for index, turn in enumerate(session.turns)
                  if turn.role == "assistant" and turn.content.strip()}
-        return cls(session, units, _episode_openers(session.turns), is_chinese(_prose(session)),
+        return cls(session, units, _episode_openers(session.turns), speaks_chinese(session),
                    session.started_at.date())
-
-
-def _prose(session: Session) -> str:
-    """What the people wrote (no tool output, no code), to decide the card language."""
-    texts = [turn.content for turn in session.turns if turn.role in ("user", "assistant")]
-    return INLINE_CODE.sub(" ", re.sub(r"```.*?```", " ", "\n".join(texts), flags=re.DOTALL))
 
 
 def _episode_openers(turns: list[Turn]) -> list[int | None]:

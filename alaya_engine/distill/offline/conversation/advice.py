@@ -29,7 +29,7 @@ from ..text.sentences import is_question, join_sentences, split_sentences
 from ..text.tags import keywords, named_things, noun_phrases
 from ..text.titles import shorten
 from ..text.words import unique
-from ..turns import is_ai, is_role_name, speaker_name
+from ..turns import is_ai, is_role_name, other_than, speaker_name
 from .card import quoted_question, said_when
 from .facts import IMAGE, MIN_WORDS, without_interjection
 from .third_person import said_to
@@ -87,7 +87,7 @@ def _advice_card(session: Session, index: int, kept: list[tuple[float, str]], na
     assistant = speaker_name(turn)
     asker = _person_before(session, index)
     person = speaker_name(session.turns[asker]) if asker is not None else \
-        next((name for name in names if name != assistant), "")
+        other_than(names, assistant)
     text = join_sentences([sentence for _, sentence in kept])
     chinese = is_chinese(text)
     statements = said_to(text, assistant, person)

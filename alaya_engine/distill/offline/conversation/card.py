@@ -16,14 +16,14 @@ from ..text.sentences import join_sentences, split_sentences
 from ..text.tags import keywords
 from ..text.titles import shorten, title_width
 from ..text.words import unique
-from ..turns import ROLE_NAMES, chinese_name, is_role_name, speaker_name
+from ..turns import ROLE_NAMES, chinese_name, is_role_name, named_in, other_than, speaker_name
 from .facts import FACT_THRESHOLD, IMAGE, Fact, fact_score, without_interjection
 from .third_person import third_person
 
 
 def fact_card(thread: list[Fact], names: list[str], session: Session, today: date) -> Candidate:
     speaker = thread[0].speaker
-    listener = next((name for name in names if name != speaker), "")
+    listener = other_than(names, speaker)
     chinese = is_chinese(" ".join(fact.sentence for fact in thread))
     statements = join_sentences([_capitalise(resolve_dates(third_person(fact.sentence, speaker), today)[0])
                                  for fact in thread])
@@ -43,6 +43,7 @@ def fact_card(thread: list[Fact], names: list[str], session: Session, today: dat
 def said_when(speaker: str, listener: str, today: date, chinese: bool) -> str:
     """Who said it, to whom and when: '(Ann, talking with Bob on 7 May 2023.)', '（孙悦，2023年4月27日与AI…）';
     someone known only by role: '(said by the user on 1 December 2025.)'."""
+    speaker, listener = named_in(speaker, chinese), named_in(listener, chinese)
     if chinese:
         return f"（{speaker}，{chinese_long_date(today)}与{listener}聊天时说的。）" if listener else \
             f"（{speaker}，{chinese_long_date(today)}。）"

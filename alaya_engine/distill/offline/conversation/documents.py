@@ -19,7 +19,7 @@ from ..text.sentences import split_sentences
 from ..text.tags import keywords
 from ..text.titles import shorten, title_width
 from ..text.words import unique
-from ..turns import is_ai, speaker_name
+from ..turns import is_ai, other_than, speaker_name
 from .card import said_when
 
 MIN_WIDTH = 400
@@ -36,7 +36,7 @@ def document_candidates(session: Session, names: list[str], today: date) -> list
         if turn.role not in ("user", "assistant") or is_ai(turn) or not is_document(turn.content):
             continue
         sender = speaker_name(turn)
-        listener = next((name for name in names if name != sender), "")
+        listener = other_than(names, sender)
         text = turn.content.strip()
         chinese = is_chinese(text)
         heading = shorten(_first_line(text), TITLE_LIMIT - title_width(sender) - 10)
