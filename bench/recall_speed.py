@@ -88,7 +88,8 @@ def _status_row(home: Path, label: str, runs: int) -> Row:
                f"p95 {p95:.0f} ms over {runs} runs")
 
 
-def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, jobs: dict[str, dict]) -> list[Row]:
+def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int,
+                 jobs: dict[str, tuple[str, dict]]) -> list[Row]:
     """Whole processes against a warm server, then recall latency while the server runs each of ``jobs`` (a row
     name: the method and its parameters)."""
     with owner_server(home) as server:
@@ -96,8 +97,7 @@ def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, jobs: 
         rows = _cli_rows(home, label, texts[:cli_runs], server)
         rows.append(_status_row(home, label, cli_runs))
         idle = _client_recalls(client, texts)
-        during = {job: _recalls_during(client, texts[:5], method_and_params["method"],
-                                       method_and_params["params"]) for job, method_and_params in jobs.items()}
+        during = {job: _recalls_during(client, texts[:5], method, params) for job, (method, params) in jobs.items()}
     idle_p50, idle_p95 = median_p95(idle)
     rows.append(Row(NAME, f"{label}: recall via server, idle", idle_p50, "ms p50", f"p95 {idle_p95:.0f} ms"))
     for job, (busy, job_seconds, job_error) in during.items():
@@ -108,7 +108,7 @@ def _server_rows(home: Path, label: str, texts: list[str], cli_runs: int, jobs: 
     return rows
 
 
-def _jobs(plan: Plan, size: int, home: Path) -> dict[str, dict]:
+def _jobs(plan: Plan, size: int, home: Path) -> dict[str, tuple[str, dict]]:
     """The long jobs recalls are measured during: on the largest store only (a smaller one says nothing more), an
     ingest and distill of generated sessions; the whole introspect too when the benchmark is named with ``--only``
     (:meth:`bench.plan.Plan.thorough`): on the fresh synthetic store it meets a year's forget backlog and runs for
@@ -119,10 +119,9 @@ def _jobs(plan: Plan, size: int, home: Path) -> dict[str, dict]:
         return {}
     sessions = plan.pick(5, 100)
     paths = generate_sessions(home.parent / "job-sessions", sessions)
-    jobs = {f"ingest+distill of {sessions} sessions": {"method": "ingest", "params": {"paths": paths,
-                                                                                       "distill": True}}}
+    jobs = {f"ingest+distill of {sessions} sessions": ("ingest", {"paths": paths, "distill": True})}
     if plan.thorough(NAME) or plan.quick:
-        jobs["introspect (all four steps)"] = {"method": "introspect", "params": {}}
+        jobs["introspect (all four steps)"] = ("introspect", {})
     return jobs
 
 

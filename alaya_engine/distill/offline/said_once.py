@@ -34,20 +34,16 @@ def said_once(content: str) -> str:
             if parsed is not None and (parsed[0] in POINTS) == point_first:
                 for sentence in parsed[1]:
                     owner.setdefault(_key(sentence), index)
-    kept = []
+    kept, changed = [], False
     for index, (paragraph, parsed) in enumerate(zip(paragraphs, read)):
-        if parsed is None:
+        own = None if parsed is None else _own(parsed[1], index, owner)
+        if own is None or own == parsed[1]:
             kept.append(paragraph)
             continue
-        label, sentences = parsed
-        own = _own(sentences, index, owner)
-        if own == sentences:
-            kept.append(paragraph)
-        elif own:
-            kept.append(f"**{label}:** {join_sentences(own)}" if label else join_sentences(own))
-    if len(kept) == len(paragraphs) and all(a is b for a, b in zip(kept, paragraphs)):
-        return content
-    return "\n\n".join(kept + ([closing] if closing else []))
+        changed = True
+        if own:
+            kept.append(f"**{parsed[0]}:** {join_sentences(own)}" if parsed[0] else join_sentences(own))
+    return "\n\n".join(kept + ([closing] if closing else [])) if changed else content
 
 
 def _own(sentences: list[str], index: int, owner: dict[str, int]) -> list[str]:

@@ -16,6 +16,7 @@ def speaker_of(turn: Turn) -> str | None:
 
 ZH_ROLE_NAMES = {"The user": "用户", "The assistant": "助手"}
 """How a card names someone known only by role, in English and in Chinese."""
+EN_ROLE_NAMES = {chinese: english for english, chinese in ZH_ROLE_NAMES.items()}
 ROLE_NAMES = frozenset(ZH_ROLE_NAMES)
 """How an English card names someone known only by role."""
 
@@ -34,7 +35,7 @@ def named_in(name: str, chinese: bool) -> str:
     """``name`` as a card in that language writes it: a role in its words ("The user" / 用户), a person as named."""
     if chinese:
         return chinese_name(name)
-    return next((english for english, zh in ZH_ROLE_NAMES.items() if zh == name), name)
+    return EN_ROLE_NAMES.get(name, name)
 
 
 def other_than(names: list[str], name: str) -> str:
@@ -74,8 +75,8 @@ def speaks_chinese(session: Session) -> bool:
     """Whether the people of the session talk in Chinese: the language its cards are written in. Their code is not
     what they talk in: a Chinese session pasting a diff had its cards labelled in English. Nor is the assistant's
     English what the user talks in: a user writing Chinese with English words ("我的 2019 Subaru Outback check
-    engine light 亮了") to an assistant answering in English is read in Chinese, the language of whom the memory is
-    for."""
+    engine light 亮了") to an assistant answering in English is read in Chinese, the language of the person the
+    memory is for."""
     def talked(roles: tuple[str, ...]) -> str:
         return INLINE_CODE.sub(" ", " ".join(FENCED_BLOCK.sub(" ", turn.content) for turn in session.turns
                                             if turn.role in roles))
