@@ -20,7 +20,7 @@ LABEL = re.compile(r"^\*\*([^*\n]{1,24})[:：]\*\*\s*")
 POINTS = frozenset(label for pair in LABELS.values() for label in pair)
 """The labels of a paragraph that states the card's point (:data:`.stated.kinds.LABELS`)."""
 SHORTEST = 8
-"""Characters of a sentence worth finding twice: "Yes." or "好的。" may well be said twice."""
+"""Characters of a sentence worth finding in another paragraph: "Yes." or "好的。" may well be said in two."""
 
 
 def said_once(content: str) -> str:
