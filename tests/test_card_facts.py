@@ -74,6 +74,25 @@ def test_chinese_changes_keep_their_subject_or_the_speakers_and_their_date():
     assert triples("女儿的钢琴课改到每周五下午四点。") == {("女儿", "钢琴课", "每周五下午四点", SAID)}
 
 
+def test_who_owns_a_thing_said_in_chinese_is_the_same_fact_as_in_english():
+    """"X 由 Y 负责", "X 归 Y 管", "X 现在是 Y 接手", "X 负责人 Y": X's owner, the key "Y owns X" gives, so a later
+    owner replaces an earlier one whichever language each was said in; a pronoun counts with the name after it."""
+    english = stated_facts("Fatima Okafor owns the os-search OpenSearch cluster.", SAID, "The user")
+    chinese = stated_facts("Fatima 调去做推荐系统了，os-search 从这周开始归我（嘉明）管。", SAID, "用户")
+    assert [(fact.key(), fact.value) for fact in english] == [(("os-search", "owner"), "Fatima Okafor")]
+    assert [(fact.key(), fact.value) for fact in chinese] == [(("os-search", "owner"), "嘉明")]
+    assert triples("order-notify 服务由林晓雯负责。") == {("order-notify", "owner", "林晓雯", SAID)}
+    assert triples("order-notify 现在是 Dmitri 接手了。") == {("order-notify", "owner", "Dmitri", SAID)}
+    assert triples("收到：order-notify 负责人林晓雯，迁移目标 10 月底。") == {("order-notify", "owner", "林晓雯", SAID)}
+    assert triples("支付网关是由王峰负责的。") == {("支付网关", "owner", "王峰", SAID)}
+    for text in ("预算是两万管够。", "这件事由我来负责。", "项目负责人是张伟。", "这个项目由小李负责。"):
+        assert triples(text) == set(), text
+
+
+def test_a_chinese_change_of_a_setting_named_by_its_identifier_is_a_fact():
+    assert triples("Xcode 工程里的 IPHONEOS_DEPLOYMENT_TARGET 也改成 14.0。", speaker="用户") == {
+        ("用户", "iphoneos_deployment_target", "14.0", SAID)}
+
 def test_vague_sentences_state_no_fact():
     for text in ("The cause is a race between the two workers.", "ok, go with that", "everyone uses slack here.",
                  "It is fine now.", "The problem is the cache.", "那我们以后改成周末再说吧",

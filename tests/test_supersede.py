@@ -221,12 +221,31 @@ def test_what_a_sentence_replaces_is_the_value_a_cue_names_not_the_subject_that_
     assert replacement("We want to drop shipnote's Redis: jobs go through Postgres.", jobs, False) == (1, "redis")
     assert replacement("shipnote 的后台任务从 Redis 换成 Postgres 了。", jobs, False) == (1, "redis")
     assert replacement("Redis moved to a bigger instance last week.", jobs, False)[0] == 0
+    fixtures = statement(plain("测试", "order-notify 的测试改用 freezegun 冻结到具体时刻。"))
+    assert replacement("他已经把测试里的 freezegun 全换成 time-machine 了。", fixtures, False) == (1, "freezegun")
     assert replacement("The old Redis was replaced by Postgres for the jobs.", jobs, False) == (1, "redis")
     assert replacement("We don't use Redis anymore.", jobs, False) == (1, "redis")
     backup = statement(plain("备份", "cache-sess-1 的备份每天 03:00 跑。"))
     assert replacement("3 月 12 日凌晨 02:00（北京时间），要把 cache-sess-1 迁到新机器上。", backup, False)[0] == 0
     assert replacement("cache-sess-1 的备份从今天起改成每天 04:00 跑。", backup, False) == (2, "04:00")
 
+
+def test_a_change_not_made_an_aside_and_from_now_on_replace_nothing():
+    """A change said not to be made ("Not doing:", "decided not to", "先不") replaces nothing; a number after a dash
+    is in a clause of its own ("raised it — a 300 s request"); "from now on" is when, not a replaced value "from X"."""
+    partitions = statement(plain("Consumer lag", "product-events has 12 partitions, keyed by tenant_id."))
+    assert replacement("product-events 的 partition 从 12 加到 24。", partitions, False)[0] == 3
+    assert replacement("Not doing: 把 product-events 的 partition 从 12 加到 24。", partitions, False)[0] == 0
+    assert replacement("We decided not to raise product-events from 12 to 24 partitions.", partitions, False)[0] == 0
+    assert replacement("先不把 product-events 的 partition 从 12 加到 24。", partitions, False)[0] == 0
+    limit = statement(plain("ALB", "The ALB idle timeout of orders-api is 60 s."))
+    assert replacement("orders-api's ALB idle timeout was raised to 400 s.", limit, False) == (2, "400 s")
+    assert replacement("Someone already raised the orders-api ALB limit — it won't cut a 300 s request.", limit,
+                       False)[0] == 0
+    owners = statement(plain("DAG owners", "Six DAGs have owner=airflow in default_args."))
+    assert replacement("From now on every DAG declares its owner in default_args.", owners, False)[0] == 0
+    retries = statement(plain("Retries", "mailer-worker retries a send 3 times."))
+    assert replacement("From now on mailer-worker retries a send 5 times.", retries, False) == (1, "5 times")
 
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
     runbook = said(plain("runbook", "按 runbook 的说法，重启 search-indexer 是安全的。"))

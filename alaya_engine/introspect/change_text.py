@@ -33,7 +33,7 @@ REPLACES = re.compile(
     r"(?:mov|push|reschedul|shift)(?:ed|es|ing)? (?:\S+ ){1,3}to|"
     r"drop(?:ped|s|ping)?|remov(?:ed|es|ing)|(?:rais|lower|increas|decreas|bump|chang|upgrad|downgrad|scal)"
     r"(?:ed|es|ing)? (?:\S+ ){0,3}(?:from|to)|from \S+(?: \S+)? to|went from|"
-    r"now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
+    r"(?<!from )now (?:on|at|in|uses?|goes|owns?|is|are|runs?)|revert(?:ed|s|ing)?|rolled back|went back to|"
     r"(?:chang|set|turn)(?:ed|s|ing)? (?:\S+ ){0,3}back to)\b"
     r"|改回|换回|调回|改成|改为|改到|改用|换成|换到|换了|搬到|搬去|调到|调去|调成|调整为|调整到|挪到|推到|推迟到|提前到|"
     r"提高到|降低到|缩短到|延长到|扩到|扩容到|缩到|缩容到|迁到|迁移到|不再|不用(?=[^，。；！？,;!?]{1,30}了)|"
@@ -113,7 +113,8 @@ NEAR = 40
 """Characters after a cue that names the replaced value ("moving her from Elmwood", "no more Redis") in which a name
 is read as that value: a name elsewhere in a long sentence is what the sentence is about, not what was replaced."""
 OLD_VALUE = re.compile(
-    r"\b(?:from|off|instead of|no longer|no more|not any more|used to|drop(?:ped|s|ping)?|remov(?:ed|es|ing)?|"
+    r"\b(?:from(?! now on\b)|off|instead of|no longer|no more|not any more|used to|drop(?:ped|s|ping)?|"
+    r"remov(?:ed|es|ing)?|"
     rf"replac(?:ed|es|ing|e)?)\b|(?<=[(（]){WAS}|(?<=[(（] ){WAS}|"
     r"(?<=,) ?not(?= \d)|(?<=，) ?(?:而不是|不是)(?= ?\d)|"
     r"不再|不用(?=[^，。；！？,;!?]{1,30}了)|不需要(?=[^，。；！？,;!?]{1,30}了)|之前是|以前是|原先是|原来是|原定|"
@@ -166,9 +167,18 @@ while too not out off up down over into onto from because since after before unt
 if else than via per each every both either neither
 """.split())
 """Words too common to be a replaced value ("no more than", "instead of the")."""
-CLAUSE = re.compile(r",(?!\d{3}(?!\d))|[;，；（）()]")
+CLAUSE = re.compile(r",(?!\d{3}(?!\d))|[;，；（）()—–]")
 """Within a sentence, the pieces a number and its change cue must share ("3 月 12 日凌晨 02:00，要把 X 迁到新机器上":
-the time is when X moves, not a new time)."""
+the time is when X moves, not a new time; "someone already raised it — the ALB won't cut a 300 s request": 300 s
+is no raised value)."""
+NOT_CHANGED = re.compile(
+    r"\bnot doing\b|\b(?:won't|will not|didn't|did not|don't|do not|not going to|decided not to|never)\s+"
+    r"(?:\w+\s+){0,2}?"
+    r"(?:rais|lower|increas|decreas|bump|chang|mov|switch|migrat|upgrad|downgrad|scal|replac)\w*|"
+    r"不做|先不|没(?:有)?(?:改|换|调|加|升|降|扩|迁|挪)", re.IGNORECASE)
+"""A change said not to be made ("Not doing: 把 partition 从 12 加到 24", "we decided not to move the queue to
+Redis", "先不扩容"): its cue replaces nothing. A value no longer held is said with its own cue ("not on Redis any
+more", "不再"), which this leaves alone."""
 
 
 @dataclass(frozen=True)
@@ -265,7 +275,7 @@ class Reading:
 def reading(sentence: str) -> Reading | None:
     """What ``sentence`` says changed; None when it has no cue of a change at all."""
     strong, weak = REPLACES.search(sentence), NOW.search(sentence)
-    if not (strong or weak):
+    if not (strong or weak) or NOT_CHANGED.search(sentence):
         return None
     changing: set[tuple[str, str]] = set()
     replacing: set[tuple[str, str]] = set()
@@ -339,8 +349,9 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         holding = [other for other in earlier.sentences if ("date", day) in other.quantities]
         if holding:
             return 3 if any(_shared_mentions(mine, other) for other in holding) else 1, day
-    named = sorted(name for name in mine.names & (earlier.whole.names | earlier.whole.words) if name in read.replaced
-                   and name not in _before_cue(sentence))
+    own_names = mine.mentions if mine.chinese else mine.names  # in Chinese text a Latin word is a name
+    named = sorted((name for name in own_names & (earlier.whole.names | earlier.whole.words) if name in read.replaced
+                    and name not in _before_cue(sentence)), key=lambda name: (read.replaced.find(name), name))
     if named and _same_subject(sentence, read, earlier.whole):
         return 1, named[0]
     plain_words = [word for word in read.plain_heads if word in earlier.whole.words]

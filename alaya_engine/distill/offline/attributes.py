@@ -75,7 +75,25 @@ _ZH_VERBS = (r"(?:改为|改成|改到|调到|调整为|调整到|换成|换为|
              r"减到|加到)")
 _ZH_OWNED = re.compile(r"(?P<subject>[\u4e00-\u9fffA-Za-z0-9_.-]{1,12})的(?P<np>[\u4e00-\u9fffA-Za-z]{1,8}?)"
                        r"(?:" + _ZH_VERBS + r"|是|为)" + _ZH_VALUE)
-_ZH_CHANGE = re.compile(r"(?P<np>[\u4e00-\u9fffA-Za-z]{2,6}?)" + _ZH_VERBS + _ZH_VALUE)
+_ZH_CHANGE = re.compile(r"(?P<np>[A-Za-z][\w.-]*[_.-][\w.-]*[A-Za-z0-9]|[\u4e00-\u9fffA-Za-z]{2,6}?)\s*(?:也|都|就)?\s*"
+                        + _ZH_VERBS + _ZH_VALUE)
+"""A Chinese change of an attribute: its Chinese name ("剂量改为…") or a setting's identifier
+("IPHONEOS_DEPLOYMENT_TARGET 也改成 14.0")."""
+_ZH_THING = r"(?P<subject>[A-Za-z][\w.-]*[A-Za-z0-9]|[\u4e00-\u9fff]{2,8}?)\s*(?:服务|集群|系统|项目|模块|仓库)?\s*"
+_ZH_OWNER_NAME = (r"(?P<owner>[A-Z][\w.-]*(?: [A-Z][\w.-]*)?|[\u4e00-\u9fff]{2,4}?|[我你他她](?=（))"
+                  r"(?:（(?P<named>[^）]{2,12})）)?")
+"""Who: a name, or a pronoun with the name in brackets after it ("归我（嘉明）管")."""
+_ZH_OWNER = re.compile(
+    _ZH_THING + r"(?:现在|目前|以后|从[^，。；,;]{1,10}?(?:起|开始))?\s*(?:还|也|都|就|一直)?\s*"
+    r"(?P<by>是\s*由|由|归|是)\s*" + _ZH_OWNER_NAME + r"\s*(?:来)?(?P<verb>负责|管|接手|维护)"
+    r"|" + _ZH_THING.replace("subject", "subject2") + r"的?\s*(?:负责人|[Oo]wner)\s*"
+    r"(?:记为|改为|改成|换成|是|为|[:：])?\s*"
+    + _ZH_OWNER_NAME.replace("owner", "owner2").replace("named", "named2") + r"(?=[，。；,;.\s]|$)")
+"""Who owns a thing, in Chinese: "order-notify 服务由林晓雯负责", "os-search 从这周开始归我（嘉明）管" (the name in
+brackets is the person's), "order-notify 现在是 Dmitri 接手", "order-notify 负责人林晓雯": the thing's ``owner``, as
+"Y owns X" gives it."""
+_ZH_GENERIC_THINGS = frozenset("项目 服务 系统 集群 模块 仓库 团队 工作 事情 部分 方面".split())
+"""A kind of thing, not one thing: "项目负责人是张伟" names no project whose owner a later card may change."""
 _ZH_NOT_IN_ATTRIBUTES = re.compile(r"[要会说想去了在把被让给就再也还都那这从起后前候天所因但而我你他她们]")
 """Characters of verbs, adverbs and times: a phrase holding one is a clause, not the name of an attribute."""
 
@@ -125,10 +143,14 @@ def stated_facts(text: str, said_at: int, speaker: str) -> list[Fact]:
 def _triples(sentence: str) -> list[tuple[str | None, str, str]]:
     """(subject or None, attribute, value) for every shape the sentence matches, most telling first."""
     if CJK.search(sentence):
+        owners = [(subject, "owner", match["named"] or match["named2"] or match["owner"] or match["owner2"])
+                  for match in _ZH_OWNER.finditer(sentence) if (subject := match["subject"] or match["subject2"])
+                  and not re.search(r"[这那它他她]", subject) and subject not in _ZH_GENERIC_THINGS
+                  and (match["by"], match["verb"]) != ("是", "管")]
         found = [(match["subject"], match["np"], match["value"]) for match in _ZH_OWNED.finditer(sentence)]
         found = found or [(None, match["np"], match["value"]) for match in _ZH_CHANGE.finditer(sentence)]
-        return [(subject, attribute, value) for subject, attribute, value in found
-                if not _ZH_NOT_IN_ATTRIBUTES.search(attribute) and len(value) < _ZH_VALUE_LIMIT]
+        return owners + [(subject, attribute, value) for subject, attribute, value in found
+                         if not _ZH_NOT_IN_ATTRIBUTES.search(attribute) and len(value) < _ZH_VALUE_LIMIT]
     found: list[tuple[str | None, str, str]] = []
     for match in _CHANGE.finditer(sentence):
         subject, attribute = _owner_and_attribute(match["np"], _subject_before(sentence, match.start()))
