@@ -39,9 +39,9 @@ DIMENSION = 512
 DOCUMENT_TOKENS = 192
 """The tokens of a stored text (a card, a line of a turn) the model reads: its first. The model's vector is the mean
 of its tokens' features, so it costs its text's length, and a card says its point first (its title, then its first
-paragraph): a card's vector from its first 128 tokens left every quality row of ``python -m bench`` within a
-question while the demo's ingest + distill ran ~18% faster (a quarter of its cards run past 128 tokens,
-docs/benchmarks.md). A recall's question is read whole: its point may come last."""
+paragraph). A third of the demo's cards run past 192 tokens; read to there, every quality row of ``python -m bench``
+stayed within a question and a long card costs no more than a short one (128 tokens lost updates whose point sat
+lower on a long earlier card; docs/benchmarks.md). A recall's question is read whole: its point may come last."""
 
 log = logging.getLogger(__name__)
 
