@@ -93,6 +93,10 @@ def test_a_chinese_change_of_a_setting_named_by_its_identifier_is_a_fact():
     assert triples("Xcode 工程里的 IPHONEOS_DEPLOYMENT_TARGET 也改成 14.0。", speaker="用户") == {
         ("用户", "iphoneos_deployment_target", "14.0", SAID)}
 
+def test_a_title_or_a_day_is_no_stand_in_subject():
+    assert triples("Follow-up with Dr. Okonkwo was Friday. She's raised the donepezil to 10 mg.") == {
+        ("The user", "follow-up with dr. okonkwo", "Friday", SAID), ("The user", "donepezil", "10 mg", SAID)}
+
 def test_vague_sentences_state_no_fact():
     for text in ("The cause is a race between the two workers.", "ok, go with that", "everyone uses slack here.",
                  "It is fine now.", "The problem is the cache.", "那我们以后改成周末再说吧",

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from alaya_engine.engine import Engine
-from alaya_engine.introspect.change_text import conflict_anchor, plain, replacement, said, statement
-from alaya_engine.introspect.supersede import Replacement, _with_siblings
+from alaya_engine.introspect.change_text import card_text, conflict_anchor, plain, replacement, said, statement
+from alaya_engine.introspect.supersede import Replacement, _replaced, _with_siblings
 
 JAN, FEB = 1767312000000, 1769904000000  # 2026-01-02, 2026-02-01
 
@@ -246,6 +246,25 @@ def test_a_change_not_made_an_aside_and_from_now_on_replace_nothing():
     assert replacement("From now on every DAG declares its owner in default_args.", owners, False)[0] == 0
     retries = statement(plain("Retries", "mailer-worker retries a send 3 times."))
     assert replacement("From now on mailer-worker retries a send 5 times.", retries, False) == (1, "5 times")
+
+def test_a_fact_of_the_speaker_replaces_an_earlier_line_giving_its_attribute_another_number():
+    """A fact whose sentence named no subject stands on its speaker ("The user"), whom an earlier card by the same
+    person seldom names: a line of it saying the attribute with another number of the value's unit is replaced
+    (the change said, a cue); the same number, no number, another attribute or a named subject the line does not
+    say are not."""
+    def replaced(facts: dict, earlier: str) -> tuple:
+        card = {"title": "Pills", "content": earlier, "facts": []}
+        line = "She's raised the donepezil to 10 mg and moved it to the morning."
+        return _replaced(facts, [line], card, lambda: statement(card_text(card)), 0.5, {})
+
+    mine = {("the user", "donepezil"): "10 mg"}
+    assert replaced(mine, "here goes: - donepezil 5 mg — he takes it at bedtime - atorvastatin 20 mg") == (
+        1, "the user · donepezil", "donepezil = 10 mg")
+    assert replaced({("用户", "donepezil"): "10 mg"}, "donepezil 5 mg at bedtime")[0] == 1
+    assert replaced(mine, "donepezil 10 mg at bedtime")[0] == 0
+    assert replaced(mine, "donepezil at bedtime, with water")[0] == 0
+    assert replaced(mine, "the atorvastatin is 20 mg")[0] == 0
+    assert replaced({("dad", "donepezil"): "10 mg"}, "donepezil 5 mg — he takes it at bedtime")[0] == 0
 
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
     runbook = said(plain("runbook", "按 runbook 的说法，重启 search-indexer 是安全的。"))

@@ -22,8 +22,8 @@ from ..distill.offline.text.diff import resolve_diffs
 from ..distill.offline.text.names import CALENDAR, plain, proper_names
 from ..distill.offline.text.romanised import cjk_runs, spelled_in
 
-__all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "conflict_overlap", "plain", "reading",
-           "replacement", "said", "sentences", "changed_settings", "settings", "shared_value", "statement"]
+__all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "conflict_overlap", "gives_another", "plain",
+           "reading", "replacement", "said", "sentences", "changed_settings", "settings", "shared_value", "statement"]
 
 WAS = r"(?:was|previously|formerly)\b"
 """What opens a bracket giving the value that was replaced: "30 (was 120)", "(previously 40)"."""
@@ -450,6 +450,18 @@ def changed_settings(given: dict[str, list[tuple[str, frozenset[str]]]], earlier
                   if not {value for value, _ in given[key]} & {value for value, _ in before[key]}
                   and (any(named & other for _, named in given[key] for _, other in before[key])
                        or not any(named for _, named in given[key]) and not any(other for _, other in before[key])))
+
+
+def gives_another(line: str, value: str) -> bool:
+    """Whether ``line`` gives another number than ``value``, in ``value``'s unit when it has one ("donepezil 5 mg —
+    at bedtime" against "10 mg"; "keep the default concurrency at 4" against "8")."""
+    mine = _quantities(value)
+    if mine:
+        units = {unit for unit, _ in mine}
+        theirs = {quantity for quantity in _quantities(line) if quantity[0] in units}
+        return bool(theirs) and not theirs & mine
+    numbers, others = set(value_numbers(value)), set(value_numbers(line))
+    return bool(numbers and others) and not numbers & others
 
 
 def value_numbers(text: str) -> list[str]:

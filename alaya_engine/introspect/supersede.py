@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
 from ..distill.offline.text.chinese import CJK
+from ..distill.offline.turns import ZH_ROLE_NAMES
 from ..foundations.domain import Link
 from ..foundations.relations import directed
 from ..graph.store import facts_from_graph
@@ -30,6 +31,7 @@ from .change_text import (
     changed_settings,
     conflict_anchor,
     conflict_overlap,
+    gives_another,
     reading,
     replacement,
     sentences,
@@ -66,6 +68,10 @@ card (see :func:`.change_text.conflict_anchor`)."""
 SETTING_NAME = re.compile(r"[a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+")
 """A fact's attribute that names one setting (``feige_max_retries``, ``proxy-read-timeout``), not a word
 ("owner", "ttl")."""
+STAND_INS = frozenset(name.casefold() for pair in ZH_ROLE_NAMES.items() for name in pair)
+"""A fact's subject when its sentence named none and a role spoke it ("The user", 用户): the earlier card, by the same
+person, seldom names them, so a sentence of it saying the attribute and another number of the value's kind stands
+for the subject ("donepezil 5 mg — he takes it at bedtime" against the user's "donepezil = 10 mg")."""
 MAX_REPLACED = 3
 """Earlier cards one new card supersedes: the one it replaces and others drawn from that card's turns."""
 CANDIDATES = 8
@@ -363,7 +369,8 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
     if facts and cued:
         for line in sentences(card_text(old)):
             for (subject, attribute), value in facts.items():
-                if _says(line, subject) and _says(line, attribute) and not _says(line, value):
+                if _says(line, attribute) and not _says(line, value) and (
+                        _says(line, subject) or subject in STAND_INS and gives_another(line, value)):
                     return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
     best = (0, "", "")
     for line in cued:
