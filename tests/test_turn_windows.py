@@ -443,3 +443,25 @@ def test_a_span_whose_session_file_is_gone_or_damaged_after_it_was_read_is_left_
     assert read_spans(engine.raw, [("chat-1", 0, 5)]) == {}
     path.write_bytes(kept[: len(kept) // 2])
     assert read_spans(engine.raw, [("chat-1", 0, 5)]) == {}
+
+
+def test_a_session_moved_to_another_month_or_holding_another_id_is_read_where_it_is(home, tmp_path):
+    """Recall reads a span's session from where its file is now: a place kept from an earlier read is dropped when
+    the file moves (a session stored again under another month), and a file named for the id but holding another
+    session (ids ``x`` and ``session-x`` share a name) gives no window."""
+    from alaya_engine.raw.windows import read_spans
+
+    engine = Engine.open(home)
+    first = engine.raw.write(Session("chat-1", DAY, [Turn(role, text) for role, text in CHAT]))
+    assert engine.raw.locate("chat-1") == first
+    assert read_spans(engine.raw, [("chat-1", 0, 2)])[window_id("chat-1", 0, 2)].text.startswith("user: 你好")
+    first.unlink()
+    later = DAY + 40 * 86_400_000
+    moved = engine.raw.write(Session("chat-1", later, [Turn("user", "换了个月份。"), Turn("assistant", "好的。")]))
+    assert moved.parent != first.parent
+    assert engine.raw.locate("chat-1") == moved
+    window = read_spans(engine.raw, [("chat-1", 0, 1)])[window_id("chat-1", 0, 1)]
+    assert window.text == "user: 换了个月份。\nassistant: 好的。"
+    other = moved.parent / "session-other.json"
+    other.write_text(moved.read_text(encoding="utf-8").replace('"chat-1"', '"session-other-x"'), encoding="utf-8")
+    assert read_spans(engine.raw, [("other", 0, 1)]) == {}

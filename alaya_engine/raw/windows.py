@@ -96,8 +96,9 @@ def read_spans(raw: "RawStore", spans: list[tuple[str, int, int]]) -> dict[str, 
     for session_id, first, last in spans:
         if session_id not in sessions:
             try:
-                path = raw.find(session_id)
-                sessions[session_id] = _parsed(raw, path) if path is not None else None
+                path = raw.locate(session_id)
+                session = _parsed(raw, path) if path is not None else None
+                sessions[session_id] = session if session is not None and session.id == session_id else None
             except (AlayaError, OSError):
                 sessions[session_id] = None
         session = sessions[session_id]
