@@ -345,7 +345,8 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
     - 1: a fact of the new card whose subject and attribute one sentence of ``old`` says in words, without its value
       ("page Marco — he owns the databases" against databases · owner = Chen Jing), when the new card says
       something changed (a cue of :mod:`.change_text`): the distiller gives facts for few sentences, so the earlier
-      side is often only text;
+      side is often only text; a subject that only stands in for the speaker (:data:`STAND_INS`) need not be said
+      where the sentence gives another number of the value's unit;
     - else what :func:`.change_text.replacement` finds in the new card's sentences.
     """
     earlier_facts = facts_from_graph(old["facts"])
