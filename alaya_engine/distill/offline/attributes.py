@@ -83,12 +83,12 @@ _ZH_THING = r"(?P<subject>[A-Za-z][\w.-]*[A-Za-z0-9]|[\u4e00-\u9fff]{2,8}?)\s*(?
 _ZH_OWNER_NAME = (r"(?P<owner>[A-Z][\w.-]*(?: [A-Z][\w.-]*)?|[\u4e00-\u9fff]{2,4}?|[我你他她](?=（))"
                   r"(?:（(?P<named>[^）]{2,12})）)?")
 """Who: a name, or a pronoun with the name in brackets after it ("归我（嘉明）管")."""
-_ZH_OWNER = re.compile(
-    _ZH_THING + r"(?:现在|目前|以后|从[^，。；,;]{1,10}?(?:起|开始))?\s*(?:还|也|都|就|一直)?\s*"
-    r"(?P<by>是\s*由|由|归|是)\s*" + _ZH_OWNER_NAME + r"\s*(?:来)?(?P<verb>负责|管|接手|维护)"
-    r"|" + _ZH_THING.replace("subject", "subject2") + r"的?\s*(?:负责人|[Oo]wner)\s*"
-    r"(?:记为|改为|改成|换成|是|为|[:：])?\s*"
-    + _ZH_OWNER_NAME.replace("owner", "owner2").replace("named", "named2") + r"(?=[，。；,;.\s]|$)")
+_ZH_OWNER = (
+    re.compile(_ZH_THING + r"(?:现在|目前|以后|从[^，。；,;]{1,10}?(?:起|开始))?\s*(?:还|也|都|就|一直)?\s*"
+               r"(?P<by>是\s*由|由|归|是)\s*" + _ZH_OWNER_NAME + r"\s*(?:来)?(?P<verb>负责|管|接手|维护)"),
+    re.compile(_ZH_THING + r"的?\s*(?:负责人|[Oo]wner)\s*(?:记为|改为|改成|换成|是|为|[:：])?\s*" + _ZH_OWNER_NAME
+               + r"(?=[，。；,;.\s]|$)"),
+)
 """Who owns a thing, in Chinese: "order-notify 服务由林晓雯负责", "os-search 从这周开始归我（嘉明）管" (the name in
 brackets is the person's), "order-notify 现在是 Dmitri 接手", "order-notify 负责人林晓雯": the thing's ``owner``, as
 "Y owns X" gives it."""
@@ -147,10 +147,8 @@ def stated_facts(text: str, said_at: int, speaker: str) -> list[Fact]:
 def _triples(sentence: str) -> list[tuple[str | None, str, str]]:
     """(subject or None, attribute, value) for every shape the sentence matches, most telling first."""
     if CJK.search(sentence):
-        owners = [(subject, "owner", match["named"] or match["named2"] or match["owner"] or match["owner2"])
-                  for match in _ZH_OWNER.finditer(sentence) if (subject := match["subject"] or match["subject2"])
-                  and not re.search(r"[这那它他她]", subject) and subject not in _ZH_GENERIC_THINGS
-                  and (match["by"], match["verb"]) != ("是", "管")]
+        owners = [(match["subject"], "owner", match["named"] or match["owner"])
+                  for pattern in _ZH_OWNER for match in pattern.finditer(sentence) if _one_owned_thing(match)]
         found = [(match["subject"], match["np"], match["value"]) for match in _ZH_OWNED.finditer(sentence)]
         found = found or [(None, match["np"], match["value"]) for match in _ZH_CHANGE.finditer(sentence)]
         return owners + [(subject, attribute, value) for subject, attribute, value in found
@@ -182,6 +180,14 @@ def _triples(sentence: str) -> list[tuple[str | None, str, str]]:
             if match:
                 found.append((*_owner_and_attribute(match["np"], None), _value(match)))
     return found
+
+
+def _one_owned_thing(match: re.Match) -> bool:
+    """Whether an owner match names one thing and its owner: not a pronoun or a kind of thing ("这个项目",
+    "项目负责人"), nor "是 … 管" ("预算是两万管够": enough, not owned)."""
+    parts = match.groupdict()
+    return (not re.search(r"[这那它他她]", match["subject"]) and match["subject"] not in _ZH_GENERIC_THINGS
+            and (parts.get("by"), parts.get("verb")) != ("是", "管"))
 
 
 def _settings(text: str) -> list[tuple[str | None, str, str]]:
