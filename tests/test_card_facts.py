@@ -13,6 +13,7 @@ import yaml
 
 import alaya
 from alaya_engine.distill.offline.attributes import stated_facts
+from alaya_engine.distill.offline.text.tags import named_things
 from alaya_engine.distill.parse import parse_distillation
 from alaya_engine.engine import Engine
 from alaya_engine.schemas import json_schema
@@ -93,9 +94,14 @@ def test_a_chinese_change_of_a_setting_named_by_its_identifier_is_a_fact():
     assert triples("Xcode 工程里的 IPHONEOS_DEPLOYMENT_TARGET 也改成 14.0。", speaker="用户") == {
         ("用户", "iphoneos_deployment_target", "14.0", SAID)}
 
-def test_a_title_or_a_day_is_no_stand_in_subject():
-    assert triples("Follow-up with Dr. Okonkwo was Friday. She's raised the donepezil to 10 mg.") == {
-        ("The user", "follow-up with dr. okonkwo", "Friday", SAID), ("The user", "donepezil", "10 mg", SAID)}
+def test_a_title_or_a_day_is_no_name_and_no_stand_in_subject():
+    """"Dr. Okonkwo" names Okonkwo (the capital after a title's full stop opens no sentence); neither the title nor
+    a day ("Friday") stands in for a subject the sentence does not name."""
+    text = "Follow-up with Dr. Okonkwo was Friday. She's raised the donepezil to 10 mg."
+    assert named_things(text) == ["Okonkwo", "Friday"]
+    assert not {subject for subject, *_ in triples(text)} & {"Dr", "Friday"}
+    assert {subject for subject, *_ in triples("The follow-up was Friday. She's raised the donepezil to 10 mg.")} == {
+        "The user"}
 
 def test_vague_sentences_state_no_fact():
     for text in ("The cause is a race between the two workers.", "ok, go with that", "everyone uses slack here.",

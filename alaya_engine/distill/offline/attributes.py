@@ -116,9 +116,6 @@ _JOINERS = frozenset("and or but so if then i ll since when while because after 
 _NOT_NAMES = frozenset("from on since until in at by and but so then now today monday tuesday wednesday thursday "
                        "friday saturday sunday january february march april may june july august september october "
                        "november december".split())
-_NOT_SUBJECTS = _NOT_NAMES | frozenset("dr mr mrs ms prof".split())
-"""Words a card's names may hold that are no subject: a day or a month ("Friday"), a title read without its name
-("Dr" of "Dr. Okonkwo", whose name opens a sentence of its own)."""
 _MONTHS = {name: number for number, name in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split(),
                                                       start=1)}
 
@@ -134,7 +131,7 @@ def stated_facts(text: str, said_at: int, speaker: str) -> list[Fact]:
     found = [(sentence, triple) for sentence, triple in found if triple[2].casefold() not in attributes]
     unnamed = any(subject is None for _, (subject, _, _) in found)
     subjects = [name for name in _subjects(plain)
-                if name.casefold() not in attributes and name.casefold() not in _NOT_SUBJECTS] if unnamed else []
+                if name.casefold() not in attributes and name.casefold() not in _NOT_NAMES] if unnamed else []
     facts: dict[tuple, Fact] = {}
     for sentence, (subject, attribute, value) in found:
         fallback = subjects[0] if subjects else speaker

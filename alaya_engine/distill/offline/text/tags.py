@@ -21,7 +21,11 @@ IDENTIFIER = re.compile(
     r"|[A-Z][A-Z0-9]{2,}"                              # CAPS: OOM, SIGKILL
     r")(?![\w/-])"
 )
-CAPITALISED = re.compile(r"(?<![.!?:]\s)(?<!^)\b([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b", re.MULTILINE)
+CAPITALISED = re.compile(r"(?:(?<=\b(?:Dr|Mr|Ms|St)\.\s)|(?<=\bMrs\.\s)|(?<=\bProf\.\s)|(?<![.!?:]\s))(?<!^)\b"
+                         r"([A-Z][a-z]+(?:[A-Z][a-z]+)?)\b", re.MULTILINE)
+"""A capitalised word that does not open a sentence; after a title's full stop ("Dr. Okonkwo") it is the name."""
+TITLES = frozenset("dr mr mrs ms prof st".split())
+"""Titles before a name: no name themselves."""
 COMMAND = re.compile(r"^\s*(?:sudo\s+)?([a-z][\w.-]*)(?:\s+([a-z][a-z-]+))?")
 ZH_NOUN_TAGS = ("n", "nz", "vn", "nr", "ns", "nt", "l", "i", "nrt", "nw", "eng")
 
@@ -76,7 +80,7 @@ def _good_identifier(name: str) -> bool:
 def named_things(sentence: str) -> list[str]:
     """Capitalised words that are not sentence starts, pronouns or common exclamations."""
     return [word for word in CAPITALISED.findall(sentence)
-            if word.lower() not in STOPWORDS and word.lower() not in FILLER_WORDS]
+            if word.lower() not in STOPWORDS and word.lower() not in FILLER_WORDS and word.lower() not in TITLES]
 
 
 def english_keywords(text: str, limit: int) -> list[str]:
