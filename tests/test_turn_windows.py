@@ -465,3 +465,4 @@ def test_a_session_moved_to_another_month_or_holding_another_id_is_read_where_it
     other = moved.parent / "session-other.json"
     other.write_text(moved.read_text(encoding="utf-8").replace('"chat-1"', '"session-other-x"'), encoding="utf-8")
     assert read_spans(engine.raw, [("other", 0, 1)]) == {}
+    assert read_spans(engine.raw, [("chat-*", 0, 1), ("chat-?", 0, 1)]) == {}  # a name's pattern reads no session
