@@ -24,7 +24,7 @@ from pathlib import Path
 
 from .plan import Plan
 from .quality import locomo, memorybank
-from .quality.alaya import UnitMapper
+from .quality.alaya import UnitMapper, served
 from .quality.harness import TOP, Run, build
 from .quality.records import Haystack, MissingData
 from .quality.scoring import Scored
@@ -76,7 +76,7 @@ def _dataset_rows(label: str, haystacks: list[Haystack]) -> list[Row]:
                 tiers = _tiers(engine)
                 cards[state].append(sum(tiers.values()))
                 cold[state].append(tiers.get("COLD", 0))
-                with engine.hold():
+                with served(engine):
                     for mode, request in MODES.items():
                         for number_asked, question in enumerate(haystack.questions):
                             nodes = engine.recall({"text": question.text, "max_results": TOP,

@@ -24,7 +24,7 @@ from alaya_engine.engine import Engine
 from .agentset_store import agentset_store, dataset_for
 from .plan import Plan
 from .quality.agentset import GROUPS, Agentset, Update
-from .quality.alaya import UnitMapper
+from .quality.alaya import UnitMapper, served
 from .quality.harness import TOP, Asked
 from .quality.records import TurnKey
 from .quality.scoring import Scored
@@ -49,7 +49,7 @@ def ask(dataset: Agentset, home: Path) -> tuple[list[Asked], list[float]]:
     mapper = UnitMapper(home, dataset.haystack.turns)
     asked = [Asked(question) for question in dataset.haystack.questions]
     spent = []
-    with engine.hold():
+    with served(engine):
         for mode, request in MODES.items():
             for item in asked:
                 started = time.perf_counter()

