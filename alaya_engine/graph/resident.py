@@ -118,8 +118,11 @@ class ResidentGraph:
 
     def _quiet_generation(self) -> int | None:
         """The write generation once it has stood still for ``QUIET_SECONDS``, or as long as the last build took;
-        None when stopping."""
+        None when stopping. The first read waits for no quiet unless a job runs: the quiet keeps a writer's pauses
+        free of rebuilds, and there is nothing to rebuild yet (a benchmark's store is served 0.5 s sooner)."""
         generation, still = self.graph.generation, 0
+        if self.snapshot is None and not self._busy():
+            return generation
         while not self._stopping.wait(QUIET_SECONDS):
             if self.graph.generation != generation or self._busy():
                 generation, still = self.graph.generation, 0
