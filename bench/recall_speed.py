@@ -204,7 +204,7 @@ def _reference_rows(engine: Engine, label: str, texts: list[str]) -> list[Row]:
 def measure_store(plan: Plan, size: int) -> list[Row]:
     label = size_label(size)
     queries, server_runs = plan.pick(10, 50), plan.pick(3, 10)
-    no_server_runs = plan.pick(1, 5 if size >= 100_000 else 10)  # each opens the whole store: ~4 s at 100k
+    no_server_runs = plan.pick(1, 5)  # each opens the whole store and loads the model: ~2 s at 1k, ~5 s at 100k
     texts = free_text_queries(queries + no_server_runs)
     with plan.stores.synthetic(size) as home:
         engine = Engine.open(home)
