@@ -251,6 +251,18 @@ def test_a_rebuild_waits_for_as_much_quiet_as_the_last_build_took(demo_home, mon
         assert engine.keep_resident(wait_seconds=60) and time.monotonic() - written >= 2.0
 
 
+def test_the_first_read_waits_for_no_quiet(demo_home, monkeypatch):
+    """The quiet keeps rebuilds out of a writer's pauses; the first read has nothing to rebuild, so a store just
+    held (the owner server's start, a benchmark's store) is served from its snapshot at once."""
+    monkeypatch.setattr(resident, "QUIET_SECONDS", 30.0)
+    engine = Engine.open(demo_home)
+    with engine.hold():
+        assert engine.keep_resident(wait_seconds=20)
+        ids = card_ids(engine)
+        engine.link(ids[0], ids[1], "DEPENDS_ON")
+        assert not engine.keep_resident(wait_seconds=1)  # a rebuild still waits for its quiet
+
+
 def test_no_snapshot_is_read_while_a_write_job_runs_and_a_read_under_way_stops(demo_home, monkeypatch):
     """The owner server runs each write request as a job: every write of an ingest leaves a snapshot read in its
     pauses stale, and at 100k cards those reads were two fifths of the interpreter's time during the job. The
