@@ -266,6 +266,24 @@ def test_a_fact_of_the_speaker_replaces_an_earlier_line_giving_its_attribute_ano
     assert replaced(mine, "the atorvastatin is 20 mg")[0] == 0
     assert replaced({("dad", "donepezil"): "10 mg"}, "donepezil 5 mg — he takes it at bedtime")[0] == 0
 
+def test_the_words_around_a_number_say_what_a_sentence_naming_nothing_changes():
+    """A sentence that names nothing ("it's 12.5 mg of metoprolol succinate now"), or whose name only the earlier
+    card says (an answer "对，3 个副本" under a question about imgproxy), tells by the words around its number which
+    earlier value it replaces: the two words before it, the word after "<unit> of", the characters after a Chinese
+    measure word. Fractions are numbers ("1¼ cups"), a plural unit is the singular's."""
+    kibble = statement("1 cup of kibble per day (½ cup morning, ½ cup evening), no cheese.")
+    assert replacement("13.1 kg, and 1¼ cups of kibble a day from now on.", kibble, False) == (1, "1.25 cups")
+    assert replacement("13.1 kg, and 1 cup of kibble a day from now on.", kibble, False)[0] == 0
+    assert replacement("13.1 kg, and 2 cups of water a day from now on.", kibble, False)[0] == 0
+    pills = statement("Walter takes metoprolol succinate 25 mg every morning. Donepezil 5 mg at bedtime.")
+    assert replacement("Updated: metoprolol succinate 12.5 mg each morning.", pills, False) == (1, "12.5 mg")
+    assert replacement("Updated: amlodipine besylate 12.5 mg each morning.", pills, False)[0] == 0
+    replicas = statement("imgproxy 现在几个副本？对，3 个副本，每台 edge-img 一个容器。")
+    assert replacement("imgproxy 已经扩到 5 个副本了。", replicas, False) == (1, "5 个")
+    assert replacement("search-indexer 已经扩到 5 个副本了。", replicas, False)[0] == 0
+    assert replacement("imgproxy 已经扩到 5 台机器了。", replicas, False)[0] == 0
+
+
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
     runbook = said(plain("runbook", "按 runbook 的说法，重启 search-indexer 是安全的。"))
     card = said(plain("reindex", "runbook 那条说的是增量消费。全量 reindex 没有 checkpoint。"))

@@ -199,6 +199,9 @@ class Said:
     """Said in Chinese: its Latin words are names, which the other language may write as plain words."""
     runs: tuple[str, ...] = ()
     """Its runs of Chinese characters, in which a name the other language writes in Latin letters is looked up."""
+    measured: frozenset[tuple[str, str]] = frozenset()
+    """What each quantity measures, as (unit, words) (:func:`_measured`): how a sentence that names nothing says
+    which earlier value it replaces ("metoprolol succinate 12.5 mg" against "metoprolol succinate 25 mg")."""
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,7 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
     return Said(frozenset(names), frozenset(_quantities(text)),
                 frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
                 frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), chinese,
-                cjk_runs(text) if chinese else ())
+                cjk_runs(text) if chinese else (), frozenset(_measured(text)))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -322,7 +325,7 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
         return 0, None
     mine = read.said
     for other in earlier.sentences:
-        shared = _shared_mentions(mine, other)
+        shared = _shared_mentions(mine, other) or _measured_alike(mine, other, read.changing, earlier.whole)
         if not shared:
             continue
         units = {unit for unit, _ in other.quantities}
@@ -379,7 +382,11 @@ def _shown(sentence: str, unit: str, number: str) -> str:
         return next((day.group(0) for day in WEEKDAY.finditer(sentence) if _weekday(day.group(0)) == number), number)
     if unit.startswith("v:"):
         return f"{name_case(unit[2:], sentence)} {number}"
-    return number if unit == "date" else f"{number} {unit.removeprefix('#')}"
+    if unit == "date":
+        return number
+    plural = next((match.group(3).casefold() for match in QUANTITY.finditer(_decimals(sentence))
+                   if match.group(3) and match.group(3).casefold() == f"{unit}s"), None)  # "5 times" as written
+    return f"{number} {plural or unit.removeprefix('#')}"
 
 
 def _shared_mentions(mine: Said, other: Said) -> frozenset[str]:
@@ -392,6 +399,18 @@ def _shared_mentions(mine: Said, other: Said) -> frozenset[str]:
     chinese, english = (mine, other) if mine.chinese else (other, mine)
     shared |= {word for word in chinese.mentions & english.words if word not in STOPWORDS}
     return shared | spelled_in(english.mentions - shared, chinese.runs)
+
+
+def _measured_alike(mine: Said, other: Said, changing: frozenset[tuple[str, str]], card: Said) -> frozenset[str]:
+    """What a changing quantity of ``mine`` and one of ``other`` in its unit both measure, when ``mine`` names
+    nothing or its earlier card (``card``) names what ``mine`` names: the words around a number say which earlier
+    value it replaces where the sentences share no name ("metoprolol succinate 12.5 mg each morning", "1¼ cups of
+    kibble a day from now on"; "imgproxy 已经扩到 5 个副本了" against a card about imgproxy whose answer was "对，3 个
+    副本")."""
+    if mine.mentions and not _shared_mentions(mine, card):
+        return frozenset()
+    units = {unit for unit, _ in changing}
+    return frozenset(words for unit, words in mine.measured & other.measured if unit in units)
 
 
 def name_case(name: str, text: str) -> str:
@@ -660,7 +679,50 @@ def as_written(text: str, time: str) -> str:
     return time
 
 
+MEASURED_BEFORE = re.compile(r"([A-Za-z][a-z-]{2,})\s+([A-Za-z][a-z-]{2,})\s+$")
+"""The two words right before a number, the thing it measures when neither is a common word ("metoprolol
+succinate 12.5 mg")."""
+MEASURED_OF = re.compile(r"^\s*of\s+([a-z][a-z-]{2,})", re.IGNORECASE)
+"""The word after a unit and "of" ("1 cup of kibble")."""
+MEASURED_COUNTED = re.compile(r"^\s*([\u4e00-\u9fff]{2})")
+"""The two characters after a Chinese measure word ("5 个副本")."""
+COUNTING_UNITS = frozenset("个台条家位")
+VULGAR = re.compile(r"(\d*)\s?([¼½¾])")
+FRACTIONS = {"¼": 0.25, "½": 0.5, "¾": 0.75}
+
+
+def _unit(written: str) -> str:
+    """A unit as compared: its usual name ("secs" is s), a Latin one in the singular ("cups" is cup)."""
+    unit = written.casefold()
+    unit = UNITS.get(unit, unit)
+    return unit[:-1] if len(unit) > 3 and unit.isascii() and unit.endswith("s") and not unit.endswith("ss") else unit
+
+
+def _decimals(text: str) -> str:
+    """Vulgar fractions as decimals ("1¼ cups" is 1.25 cups, "½ cup" 0.5)."""
+    return VULGAR.sub(lambda match: f"{int(match.group(1) or 0) + FRACTIONS[match.group(2)]:g}", text)
+
+
+def _measured(text: str) -> set[tuple[str, str]]:
+    """(unit, words) for each quantity of ``text`` whose words say what it measures: the two words before its number
+    when neither is a common word, the word after "of" (English), the characters after a measure word (Chinese)."""
+    text = _decimals(text)
+    found = set()
+    for match in QUANTITY.finditer(text):
+        if match.group(4) or not match.group(3):
+            continue
+        unit = _unit(match.group(3))
+        before = MEASURED_BEFORE.search(text[max(0, match.start() - 40):match.start()])
+        if before and not {word.casefold() for word in before.groups()} & STOPWORDS:
+            found.add((unit, " ".join(before.groups()).casefold()))
+        after = (MEASURED_COUNTED if unit in COUNTING_UNITS else MEASURED_OF).match(text[match.end():])
+        if after:
+            found.add((unit, after.group(1).casefold()))
+    return found
+
+
 def _quantities(text: str) -> set[tuple[str, str]]:
+    text = _decimals(text)
     found = set()
     for match in CLOCK_WORDS.finditer(text):
         hour = match.group("hour") or match.group("zh_hour") or match.group("zh_hour_only")
@@ -673,8 +735,7 @@ def _quantities(text: str) -> set[tuple[str, str]]:
         if match.group(4):
             found.add(_clock(int(match.group(4)), int(match.group(5))))
         elif match.group(3).casefold() not in DATE_UNITS and not _month(match.group(3)):
-            unit = match.group(3).casefold()
-            found.add((UNITS.get(unit, unit), _magnitude(match.group(1).replace(",", ""), None, match.group(2) or "")))
+            found.add((_unit(match.group(3)), _magnitude(match.group(1).replace(",", ""), None, match.group(2) or "")))
     for match in COUNTED.finditer(text):
         word = match.group(2).casefold()
         word = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
