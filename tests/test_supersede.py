@@ -284,6 +284,16 @@ def test_the_words_around_a_number_say_what_a_sentence_naming_nothing_changes():
     assert replacement("imgproxy 已经扩到 5 台机器了。", replicas, False)[0] == 0
 
 
+def test_a_sum_after_a_currency_sign_is_in_that_currency():
+    """"£2,100" is 2,100 pounds, as "2,100 GBP" is: it replaces "£1,850" of the same booking, not a sum in euros;
+    "$300 now" was read as 300 of a unit named "now"."""
+    booked = statement("Rachel booked Hartley Removals at £1,850 including packing.")
+    assert replacement("The Hartley Removals quote was raised to £2,100 for the piano.", booked, False) == (
+        1, "2100 gbp")
+    assert replacement("The Hartley Removals quote was raised to 2,100 euros for the piano.", booked, False)[0] == 0
+    assert said("it costs $300 now, US$ 1,200 a year").quantities == {("usd", "300"), ("usd", "1200")}
+
+
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():
     runbook = said(plain("runbook", "按 runbook 的说法，重启 search-indexer 是安全的。"))
     card = said(plain("reindex", "runbook 那条说的是增量消费。全量 reindex 没有 checkpoint。"))

@@ -384,7 +384,7 @@ def _shown(sentence: str, unit: str, number: str) -> str:
         return f"{name_case(unit[2:], sentence)} {number}"
     if unit == "date":
         return number
-    plural = next((match.group(3).casefold() for match in QUANTITY.finditer(_decimals(sentence))
+    plural = next((match.group(3).casefold() for match in QUANTITY.finditer(_numbers_written_out(sentence))
                    if match.group(3) and match.group(3).casefold() == f"{unit}s"), None)  # "5 times" as written
     return f"{number} {plural or unit.removeprefix('#')}"
 
@@ -689,6 +689,8 @@ MEASURED_COUNTED = re.compile(r"^\s*([\u4e00-\u9fff]{2})")
 COUNTING_UNITS = frozenset("个台条家位")
 VULGAR = re.compile(r"(\d*)\s?([¼½¾])")
 FRACTIONS = {"¼": 0.25, "½": 0.5, "¾": 0.75}
+MONEY = re.compile(r"(?:US)?([$£€¥￥])\s?(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d,]*\.?\d)")
+CURRENCY_SIGNS = {"$": "usd", "£": "gbp", "€": "eur", "¥": "cny", "￥": "cny"}
 
 
 def _unit(written: str) -> str:
@@ -698,15 +700,17 @@ def _unit(written: str) -> str:
     return unit[:-1] if len(unit) > 3 and unit.isascii() and unit.endswith("s") and not unit.endswith("ss") else unit
 
 
-def _decimals(text: str) -> str:
-    """Vulgar fractions as decimals ("1¼ cups" is 1.25 cups, "½ cup" 0.5)."""
-    return VULGAR.sub(lambda match: f"{int(match.group(1) or 0) + FRACTIONS[match.group(2)]:g}", text)
+def _numbers_written_out(text: str) -> str:
+    """Vulgar fractions as decimals ("1¼ cups" is 1.25 cups, "½ cup" 0.5) and sums after a currency sign with their
+    unit after them ("£2,100" is 2,100 gbp, "$300" 300 usd): how :data:`QUANTITY` reads a quantity."""
+    text = VULGAR.sub(lambda match: f"{int(match.group(1) or 0) + FRACTIONS[match.group(2)]:g}", text)
+    return MONEY.sub(lambda match: f"{match.group(2)} {CURRENCY_SIGNS[match.group(1)]}", text)
 
 
 def _measured(text: str) -> set[tuple[str, str]]:
     """(unit, words) for each quantity of ``text`` whose words say what it measures: the two words before its number
     when neither is a common word, the word after "of" (English), the characters after a measure word (Chinese)."""
-    text = _decimals(text)
+    text = _numbers_written_out(text)
     found = set()
     for match in QUANTITY.finditer(text):
         if match.group(4) or not match.group(3):
@@ -722,7 +726,7 @@ def _measured(text: str) -> set[tuple[str, str]]:
 
 
 def _quantities(text: str) -> set[tuple[str, str]]:
-    text = _decimals(text)
+    text = _numbers_written_out(text)
     found = set()
     for match in CLOCK_WORDS.finditer(text):
         hour = match.group("hour") or match.group("zh_hour") or match.group("zh_hour_only")
