@@ -292,6 +292,7 @@ def test_a_sum_after_a_currency_sign_is_in_that_currency():
         1, "2100 gbp")
     assert replacement("The Hartley Removals quote was raised to 2,100 euros for the piano.", booked, False)[0] == 0
     assert said("it costs $300 now, US$ 1,200 a year").quantities == {("usd", "300"), ("usd", "1200")}
+    assert said("a 10 Gbps link, 2 cups").quantities == {("gbps", "10"), ("cup", "2")}
 
 
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():

@@ -691,13 +691,17 @@ VULGAR = re.compile(r"(\d*)\s?([¼½¾])")
 FRACTIONS = {"¼": 0.25, "½": 0.5, "¾": 0.75}
 MONEY = re.compile(r"(?:US)?([$£€¥￥])\s?(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d,]*\.?\d)")
 CURRENCY_SIGNS = {"$": "usd", "£": "gbp", "€": "eur", "¥": "cny", "￥": "cny"}
+PER_SECOND = ("bps", "qps", "rps", "ops", "fps")
+"""Rates whose final s is "per second", not a plural ("Gbps", "iops")."""
 
 
 def _unit(written: str) -> str:
-    """A unit as compared: its usual name ("secs" is s), a Latin one in the singular ("cups" is cup)."""
+    """A unit as compared: its usual name ("secs" is s), a Latin one in the singular ("cups" is cup; not a rate per
+    second: "Gbps" is no pound sterling)."""
     unit = written.casefold()
     unit = UNITS.get(unit, unit)
-    return unit[:-1] if len(unit) > 3 and unit.isascii() and unit.endswith("s") and not unit.endswith("ss") else unit
+    plural = len(unit) > 3 and unit.isascii() and unit.endswith("s") and not unit.endswith(("ss", *PER_SECOND))
+    return unit[:-1] if plural else unit
 
 
 def _numbers_written_out(text: str) -> str:
