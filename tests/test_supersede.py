@@ -274,6 +274,7 @@ def test_the_words_around_a_number_say_what_a_sentence_naming_nothing_changes():
     kibble = statement("1 cup of kibble per day (½ cup morning, ½ cup evening), no cheese.")
     assert replacement("13.1 kg, and 1¼ cups of kibble a day from now on.", kibble, False) == (1, "1.25 cups")
     assert replacement("13.1 kg, and 1 cup of kibble a day from now on.", kibble, False)[0] == 0
+    assert said("13.1 kg, and 1¼ cups of kibble").quantities == {("kg", "13.1"), ("cup", "1.25")}  # no version "and"
     assert replacement("13.1 kg, and 2 cups of water a day from now on.", kibble, False)[0] == 0
     pills = statement("Walter takes metoprolol succinate 25 mg every morning. Donepezil 5 mg at bedtime.")
     assert replacement("Updated: metoprolol succinate 12.5 mg each morning.", pills, False) == (1, "12.5 mg")

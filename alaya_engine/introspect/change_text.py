@@ -652,9 +652,9 @@ WEEKDAYS = {"mon": "1", "tue": "2", "wed": "3", "thu": "4", "fri": "5", "sat": "
 def _product_version(name: str, number: str) -> bool:
     """Whether ``name number`` is a product's version: a dotted number after any name not in :data:`NOT_VERSIONED`
     ("Go 1.22"), a plain one only after a name written like a product's ("iOS 14", "JDK 21", "macOS 15"), never
-    after a month ("May 12") or a weekday."""
+    after a month ("May 12"), a weekday or a common word ("and 1.25 cups")."""
     folded = name.casefold()
-    if folded in NOT_VERSIONED or _month(name) or WEEKDAY.fullmatch(name) or folded in UNITS:
+    if folded in NOT_VERSIONED or folded in STOPWORDS or _month(name) or WEEKDAY.fullmatch(name) or folded in UNITS:
         return False
     return "." in number or sum(char.isupper() for char in name) >= 2
 
