@@ -285,6 +285,18 @@ def test_the_words_around_a_number_say_what_a_sentence_naming_nothing_changes():
     assert replacement("imgproxy 已经扩到 5 台机器了。", replicas, False)[0] == 0
 
 
+def test_a_number_without_a_unit_is_named_by_the_two_words_before_it():
+    """"bump the default concurrency to 8" against "keep the default concurrency at 4": a number with no unit after
+    two words and a small word (to, at, is, of, =) is a quantity whose unit is those words; other words, a common
+    word among them, or a unit after the number are not."""
+    kept = statement("keep the default concurrency at 4 for now though, people run it on tiny CI runners.")
+    assert replacement("bump the default concurrency to 8", kept, False) == (1, "default concurrency 8")
+    assert replacement("bump the upload concurrency to 8", kept, False)[0] == 0
+    assert replacement("bump the default concurrency to 4", kept, False)[0] == 0
+    assert ("@default concurrency", "8") in said("bump the default concurrency to 8").quantities
+    assert not any(unit.startswith("@") for unit, _ in said("the chunk size is 16 MiB, and set it to 8").quantities)
+
+
 def test_a_sum_after_a_currency_sign_is_in_that_currency():
     """"£2,100" is 2,100 pounds, as "2,100 GBP" is: it replaces "£1,850" of the same booking, not a sum in euros;
     "$300 now" was read as 300 of a unit named "now"."""

@@ -384,6 +384,8 @@ def _shown(sentence: str, unit: str, number: str) -> str:
         return f"{name_case(unit[2:], sentence)} {number}"
     if unit == "date":
         return number
+    if unit.startswith("@"):  # a number named by the words before it
+        return f"{unit[1:]} {number}"
     plural = next((match.group(3).casefold() for match in QUANTITY.finditer(_numbers_written_out(sentence))
                    if match.group(3) and match.group(3).casefold() == f"{unit}s"), None)  # "5 times" as written
     return f"{number} {plural or unit.removeprefix('#')}"
@@ -410,7 +412,8 @@ def _measured_alike(mine: Said, other: Said, changing: frozenset[tuple[str, str]
     if mine.mentions and not _shared_mentions(mine, card):
         return frozenset()
     units = {unit for unit, _ in changing}
-    return frozenset(words for unit, words in mine.measured & other.measured if unit in units)
+    named = {unit for unit in units if unit.startswith("@")} & {unit for unit, _ in other.quantities}
+    return frozenset(words for unit, words in mine.measured & other.measured if unit in units) | named
 
 
 def name_case(name: str, text: str) -> str:
@@ -631,6 +634,10 @@ CLOCK_WORDS = re.compile(
 """A time of day said in words: "10am", "8 pm", "下午 2 点", "晚上 8 点半", "7 点钟"."""
 
 
+NAMED_NUMBER = re.compile(r"\b([A-Za-z][a-z_-]{2,})\s+([A-Za-z][a-z_-]{2,})\s+(?:to|at|is|of|=|:)\s*(\d{1,6})"
+                          r"(?![\d.,:%]|\s?[\u4e00-\u9fff])(?:\s?([A-Za-z]+))?")
+"""A number with no unit after two words that name it and a small word ("the default concurrency to 8", "keep the
+default concurrency at 4"): its unit is the two words."""
 COUNTED = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d+(?:,\d{3})*)\s+(?:(?:parallel|concurrent|more|extra|total|max)\s+)?"
                      r"([A-Za-z]{4,12})\b")
 """A count of things ("12 attempts", "8 parallel parts"): its word is its unit, another count of the same word a new
@@ -749,6 +756,11 @@ def _quantities(text: str) -> set[tuple[str, str]]:
         word = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
         if match.start() not in measured and word not in NOT_COUNTED and not _month(word) and word not in UNITS:
             found.add((f"#{word}", match.group(1).replace(",", "")))
+    for match in NAMED_NUMBER.finditer(text):
+        words = (match.group(1).casefold(), match.group(2).casefold())
+        unit = (match.group(4) or "").casefold()  # a number with a unit is read above
+        if not set(words) & STOPWORDS and (not unit or unit in STOPWORDS):
+            found.add((f"@{' '.join(words)}", match.group(3)))
     for match in VERSIONED.finditer(text):
         if _product_version(*match.groups()):
             found.add((f"v:{match.group(1).casefold()}", match.group(2)))
