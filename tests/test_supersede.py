@@ -306,6 +306,7 @@ def test_a_sum_after_a_currency_sign_is_in_that_currency():
     assert replacement("The Hartley Removals quote was raised to 2,100 euros for the piano.", booked, False)[0] == 0
     assert said("it costs $300 now, US$ 1,200 a year").quantities == {("usd", "300"), ("usd", "1200")}
     assert said("a 10 Gbps link, 2 cups").quantities == {("gbps", "10"), ("cup", "2")}
+    assert said("4 drops, then 1 drop").quantities == {("drop", "4"), ("drop", "1")}  # a plural, not a rate
 
 
 def test_a_conflict_sentence_that_points_back_shares_its_name_through_its_card():

@@ -200,7 +200,7 @@ class Said:
     runs: tuple[str, ...] = ()
     """Its runs of Chinese characters, in which a name the other language writes in Latin letters is looked up."""
     measured: frozenset[tuple[str, str]] = frozenset()
-    """What each quantity measures, as (unit, words) (:func:`_measured`): how a sentence that names nothing says
+    """What each quantity measures, as (unit, words) (:func:`_measured_by`): how a sentence that names nothing says
     which earlier value it replaces ("metoprolol succinate 12.5 mg" against "metoprolol succinate 25 mg")."""
 
 
@@ -220,10 +220,11 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
     chinese = CJK.search(text) is not None
     if chinese:
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
-    return Said(frozenset(names), frozenset(_quantities(text)),
+    measured: set[tuple[str, str]] = set()
+    return Said(frozenset(names), frozenset(_quantities(text, measured)),
                 frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
                 frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), chinese,
-                cjk_runs(text) if chinese else (), frozenset(_measured(text)))
+                cjk_runs(text) if chinese else (), frozenset(measured))
 
 
 @functools.lru_cache(maxsize=4096)
@@ -698,17 +699,21 @@ VULGAR = re.compile(r"(\d*)\s?([¼½¾])")
 FRACTIONS = {"¼": 0.25, "½": 0.5, "¾": 0.75}
 MONEY = re.compile(r"(?:US)?([$£€¥￥])\s?(\d+(?:,\d{3})*(?:\.\d+)?)(?![\d,]*\.?\d)")
 CURRENCY_SIGNS = {"$": "usd", "£": "gbp", "€": "eur", "¥": "cny", "￥": "cny"}
-PER_SECOND = ("bps", "qps", "rps", "ops", "fps")
-"""Rates whose final s is "per second", not a plural ("Gbps", "iops")."""
+PER_SECOND = re.compile(r"[kmgt]?i?bps|[kmgt]?[qr]ps|k?i?ops|fps")
+"""Rates whose final s is "per second", not a plural ("Gbps", "iops"; "drops" is a plural)."""
 
 
 def _unit(written: str) -> str:
     """A unit as compared: its usual name ("secs" is s), a Latin one in the singular ("cups" is cup; not a rate per
     second: "Gbps" is no pound sterling)."""
     unit = written.casefold()
-    unit = UNITS.get(unit, unit)
-    plural = len(unit) > 3 and unit.isascii() and unit.endswith("s") and not unit.endswith(("ss", *PER_SECOND))
-    return unit[:-1] if plural else unit
+    return _singular(UNITS.get(unit, unit))
+
+
+def _singular(word: str) -> str:
+    """A Latin word of four letters or more in the singular ("cups", "attempts"), not one in "ss" or a rate."""
+    plural = len(word) > 3 and word.isascii() and word.endswith("s") and not word.endswith("ss")
+    return word[:-1] if plural and not PER_SECOND.fullmatch(word) else word
 
 
 def _numbers_written_out(text: str) -> str:
@@ -718,25 +723,23 @@ def _numbers_written_out(text: str) -> str:
     return MONEY.sub(lambda match: f"{match.group(2)} {CURRENCY_SIGNS[match.group(1)]}", text)
 
 
-def _measured(text: str) -> set[tuple[str, str]]:
-    """(unit, words) for each quantity of ``text`` whose words say what it measures: the two words before its number
-    when neither is a common word, the word after "of" (English), the characters after a measure word (Chinese)."""
-    text = _numbers_written_out(text)
+def _measured_by(text: str, match: re.Match, unit: str) -> set[tuple[str, str]]:
+    """(unit, words) for a quantity of ``text`` (``match``, in ``unit``) whose words say what it measures: the two
+    words before its number when neither is a common word, the word after "of" (English), the characters after a
+    measure word (Chinese)."""
     found = set()
-    for match in QUANTITY.finditer(text):
-        if match.group(4) or not match.group(3):
-            continue
-        unit = _unit(match.group(3))
-        before = MEASURED_BEFORE.search(text[max(0, match.start() - 40):match.start()])
-        if before and not {word.casefold() for word in before.groups()} & STOPWORDS:
-            found.add((unit, " ".join(before.groups()).casefold()))
-        after = (MEASURED_COUNTED if unit in COUNTING_UNITS else MEASURED_OF).match(text[match.end():])
-        if after:
-            found.add((unit, after.group(1).casefold()))
+    before = MEASURED_BEFORE.search(text[max(0, match.start() - 40):match.start()])
+    if before and not {word.casefold() for word in before.groups()} & STOPWORDS:
+        found.add((unit, " ".join(before.groups()).casefold()))
+    after = (MEASURED_COUNTED if unit in COUNTING_UNITS else MEASURED_OF).match(text[match.end():])
+    if after:
+        found.add((unit, after.group(1).casefold()))
     return found
 
 
-def _quantities(text: str) -> set[tuple[str, str]]:
+def _quantities(text: str, measured_words: set[tuple[str, str]] | None = None) -> set[tuple[str, str]]:
+    """The quantities of ``text`` as (unit, number); with ``measured_words``, what each measures is added to it in
+    the same pass (:func:`_measured_by`)."""
     text = _numbers_written_out(text)
     found = set()
     for match in CLOCK_WORDS.finditer(text):
@@ -750,10 +753,12 @@ def _quantities(text: str) -> set[tuple[str, str]]:
         if match.group(4):
             found.add(_clock(int(match.group(4)), int(match.group(5))))
         elif match.group(3).casefold() not in DATE_UNITS and not _month(match.group(3)):
-            found.add((_unit(match.group(3)), _magnitude(match.group(1).replace(",", ""), None, match.group(2) or "")))
+            unit = _unit(match.group(3))
+            found.add((unit, _magnitude(match.group(1).replace(",", ""), None, match.group(2) or "")))
+            if measured_words is not None:
+                measured_words |= _measured_by(text, match, unit)
     for match in COUNTED.finditer(text):
-        word = match.group(2).casefold()
-        word = word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+        word = _singular(match.group(2).casefold())
         if match.start() not in measured and word not in NOT_COUNTED and not _month(word) and word not in UNITS:
             found.add((f"#{word}", match.group(1).replace(",", "")))
     for match in NAMED_NUMBER.finditer(text):
