@@ -35,6 +35,7 @@ from alaya_engine.recall.query import build_query
 
 from .plan import Plan, size_label
 from .processes import ALAYA, OwnerServer, child_env, measure, owner_server
+from .quality.alaya import served
 from .recall_speed import recall_rows
 from .report import Row, skipped
 from .synthetic import SPAN, START, free_text_queries
@@ -74,8 +75,7 @@ def aged_rows(home: Path, size: int, queries: int, paired_runs: int, introspect:
                 100 * report["by_tier"]["COLD"] / max(1, report["cards"]), "% COLD",
                 " / ".join(f"{report['by_tier'][tier]:,}" for tier in ("HOT", "WARM", "COLD"))
                 + f"; cool-down {time.perf_counter() - started:.1f} s")]
-    with engine.hold():
-        engine.keep_resident(wait_seconds=600)
+    with served(engine, wait_seconds=600):  # a million cards' snapshot takes ~40 s to read
         engine.recall({"text": "warm-up: docker container OOM kill"})
         counted = _EmbeddedTexts(engine)
         rows.append(recall_rows(engine, label, "free text", [{"text": text} for text in texts], NAME))

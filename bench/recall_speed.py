@@ -34,6 +34,7 @@ from alaya_engine.recall.query import build_query
 
 from .plan import Plan, size_label
 from .processes import ALAYA, OwnerServer, child_env, measure, measure_many, owner_server
+from .quality.alaya import served
 from .report import Row, median_p95
 from .synthetic import free_text_queries, structured_queries
 
@@ -208,8 +209,7 @@ def measure_store(plan: Plan, size: int) -> list[Row]:
     texts = free_text_queries(queries + no_server_runs)
     with plan.stores.synthetic(size) as home:
         engine = Engine.open(home)
-        with engine.hold():
-            engine.keep_resident(wait_seconds=300)  # first, as the owner server does
+        with served(engine):  # the graph resident first, as the owner server holds it
             engine.recall({"text": "warm-up: docker container OOM kill"})
             rows = [recall_rows(engine, label, "free text", [{"text": text} for text in texts[:queries]]),
                     recall_rows(engine, label, "structured depth 2, CAUSED_BY", structured_queries(queries))]

@@ -60,14 +60,13 @@ def create_store(home: Path, config_overrides: dict | None, model_cache: Path | 
 
 
 @contextmanager
-def served(engine: Engine) -> Iterator[None]:
+def served(engine: Engine, wait_seconds: float = SNAPSHOT_WAIT_SECONDS) -> Iterator[None]:
     """The store held as the owner server holds it: recall reads the graph from its resident snapshot, not with a
     database query per card (the same units in the same order; LoCoMo's recall per question 24 -> 9 ms).
     Waits for the snapshot of the store as it is now; a store changed meanwhile is read again when next served."""
     with engine.hold():
-        if not engine.keep_resident(wait_seconds=SNAPSHOT_WAIT_SECONDS):
-            raise RuntimeError(f"the graph snapshot of {engine.layout.home} was not read within "
-                               f"{SNAPSHOT_WAIT_SECONDS} s")
+        if not engine.keep_resident(wait_seconds=wait_seconds):
+            raise RuntimeError(f"the graph snapshot of {engine.layout.home} was not read within {wait_seconds:g} s")
         yield
 
 
