@@ -12,6 +12,8 @@ import pytest
 from alaya_engine.engine import Engine
 from alaya_engine.introspect.change_text import card_text, conflict_anchor, plain, replacement, said, statement
 from alaya_engine.introspect.supersede import Replacement, _replaced, _with_siblings
+from alaya_engine.recall.currency import _reorder
+from alaya_engine.recall.result import RecallNode
 
 JAN, FEB = 1767312000000, 1769904000000  # 2026-01-02, 2026-02-01
 
@@ -134,6 +136,30 @@ def test_a_replacement_ranked_far_below_the_cut_is_not_brought_in_ahead_of_what_
     assert [node["superseded_by"] for node in nodes] == [[new], [new]]
     first = introspected.recall({"text": "report-export proxy-read-timeout", "max_results": 1}).to_json()["nodes"]
     assert [node["card_id"] for node in first] == [new]
+
+
+def test_a_stale_unit_stays_where_it_ranked_and_its_replacement_moves_up_to_just_before_it():
+    """A card of several points that one update replaced still answers questions about its other points: it keeps
+    its place, with the card that replaced it put just before it, instead of falling below everything between."""
+    def node(name: str, replaced_by: list[str] | None = None) -> RecallNode:
+        return RecallNode(card_id=name, title=name, content=name, score=0.5, h_distance=0.5, matched_rel=None,
+                          rel_similarity=None, type="concept", tags=[], tier="HOT", depth=0, via=None,
+                          source="search", concept_distance=0.5, relation_distance=0.0, time=None,
+                          superseded_by=replaced_by or [])
+
+    def names(nodes: list[RecallNode]) -> list[str]:
+        return [n.card_id for n in nodes]
+
+    nodes = [node("stale", ["new"]), node("a"), node("b"), node("new")]
+    assert names(_reorder(nodes, 3, lambda _card: None)) == ["new", "stale", "a"]
+    chain = [node("oldest", ["older"]), node("a"), node("older", ["new"]), node("new")]
+    assert names(_reorder(chain, 4, lambda _card: None)) == ["new", "older", "oldest", "a"]
+    placed = [node("new"), node("a"), node("stale", ["new"])]
+    assert names(_reorder(placed, 3, lambda _card: None)) == ["new", "a", "stale"]  # its replacement came first
+    brought = node("new")
+    assert names(_reorder([node("stale", ["new"]), node("a")], 2,
+                          lambda card: brought if card == "new" else None)) == ["new", "stale"]
+    assert names(_reorder([node("stale", ["new"]), node("a")], 2, lambda _card: None)) == ["stale", "a"]
 
 
 def test_as_of_answers_as_the_memory_stood_then(introspected: Engine):

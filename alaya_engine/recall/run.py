@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..foundations.errors import AlayaError
 from ..graph.store import facts_from_graph
 from ..raw.windows import parse_window_id, window_id
-from .currency import first_said, newer_first, put_current_first
+from .currency import first_said, put_current_first
 from .lexical import LexicalFusion
 from .navigate import Reach, expand, h_distance
 from .query import RecallQuery, whole_text
@@ -120,11 +120,10 @@ def run_recall(query: RecallQuery, queries: "np.ndarray", *, graph: "GraphReader
     nodes = _merge(ranked, window_distances, settings, query.max_results, graph, turns)
     found = {item.reach.card_id: item for item in ranked}
     cut = max((node.h_distance for node in nodes), default=0.0)
-    nodes = put_current_first(nodes, graph, limit=query.max_results, as_of=query.as_of, context_turns=context_turns,
+    nodes = put_current_first(nodes, graph, limit=query.max_results, as_of=query.as_of, question=query.text,
+                              context_turns=context_turns,
                               current_node=lambda card_id: next(iter(_nodes([found[card_id]], graph)), None)
                               if card_id in found and found[card_id].h <= cut + BROUGHT_WITHIN else None)
-    if query.as_of is None:
-        nodes = newer_first(nodes, query.text)
     explorable = _explorable(graph, [node for node in nodes if node.kind == "card"], query, space, queries)
     clock.lap("rank")
     reason = None if nodes else "no card is close enough to the concepts; try other words or a deeper search"
