@@ -89,7 +89,7 @@ def candidate(turns: list[int], content: str) -> Candidate:
 def test_a_turn_further_than_the_gap_from_every_card_joins_none():
     lines = [("user", f"Host web-{index:02d} has {index + 10} GB of disk left.") for index in range(ATTACH_GAP + 3)]
     card = candidate([0], "Host web-00 has 10 GB of disk left.")
-    keep_details([card], session(lines), chinese=False)
+    keep_details([card], session(lines))
     assert card.turns == list(range(ATTACH_GAP + 1))
     assert "web-03" in card.content and "web-04" not in card.content
 
@@ -99,7 +99,7 @@ def test_details_stop_at_their_limit_and_never_repeat_a_figure():
         [("assistant", " ".join(f"Volume vol-{turn}{index} holds {turn}{index}00 files." for index in range(9)))
          for turn in range(1, 4)]
     first, second = candidate([0, 1], "Host web-00 has 10 GB of disk left."), candidate([2, 3], "Disks.")
-    keep_details([first, second], session(lines), chinese=False)
+    keep_details([first, second], session(lines))
     for card in (first, second):
         details = card.content.split("**Details:** ", 1)[1]
         assert 0 < len(details) <= DETAIL_CHARS + 20  # the third person may lengthen a sentence slightly
@@ -141,7 +141,7 @@ def test_a_card_keeps_one_sentence_of_figures_another_card_states_but_details_ne
              ("assistant", "The limit on pg-replica-03 is 300s now and the export takes 95 seconds.")]
     cause = candidate([0], "The export runs 95 seconds on pg-replica-03 and the limit is 30s.")
     decision = candidate([1, 2, 3], "Raise the limit to 300s.")
-    keep_details([cause, decision], session(lines), chinese=False)
+    keep_details([cause, decision], session(lines))
     details = decision.content.split("**Details:** ", 1)[1]
     assert "95 seconds" in details and "97 seconds" in details  # one repeat of the cause's figures, one new figure
     assert details.count("95 seconds") == 1  # the second sentence repeating only figures said is left out

@@ -34,7 +34,7 @@ FIX = "The fix is to add tenant_id to the key in reports/cache.py. Then flush th
 
 
 def test_a_fix_its_cause_card_says_folds_into_it_keeping_the_sentence_the_cause_lacked():
-    kept = _fold_contained([CAUSE, card("pattern", "Fix", FIX, [2, 3])], chinese=False)
+    kept = _fold_contained([CAUSE, card("pattern", "Fix", FIX, [2, 3])])
     assert len(kept) == 1 and kept[0].type == "gotcha", [(c.type, c.title) for c in kept]
     assert kept[0].turns == [1, 2, 3]
     assert "**Details:** Then flush the reports cache once." in kept[0].content
@@ -42,7 +42,7 @@ def test_a_fix_its_cause_card_says_folds_into_it_keeping_the_sentence_the_cause_
 
 
 def test_a_decision_a_cause_card_quotes_stays_a_card_of_its_own():
-    kept = _fold_contained([CAUSE, card("decision", "Decision", FIX, [2, 3])], chinese=False)
+    kept = _fold_contained([CAUSE, card("decision", "Decision", FIX, [2, 3])])
     assert sorted(c.type for c in kept) == ["decision", "gotcha"]
 
 
@@ -128,8 +128,8 @@ EXPLAINED = card("pattern", "How", f"{NDOTS}. That makes 10 DNS queries per mess
 
 def test_two_readers_quoting_one_sentence_make_one_card_that_keeps_what_each_added():
     cause = card("gotcha", "Cause", f"{NDOTS}. The latency sits at exactly 5 s and 10 s.", [0, 5])
-    assert len(_fold_contained([copy(cause), copy(EXPLAINED)], chinese=False)) == 2, "the first pass leaves them"
-    kept = _fold_contained([cause, EXPLAINED], chinese=False, same_point=True)
+    assert len(_fold_contained([copy(cause), copy(EXPLAINED)])) == 2, "the first pass leaves them"
+    kept = _fold_contained([cause, EXPLAINED], same_point=True)
     assert len(kept) == 1 and kept[0].type == "gotcha", [(c.type, c.title) for c in kept]
     assert "8 of them NXDOMAIN" in kept[0].content and "5 s and 10 s" in kept[0].content
     assert kept[0].turns == [0, 4, 5]
@@ -143,7 +143,7 @@ def test_a_list_whose_lead_another_card_quotes_stays_a_card_of_its_own():
                           words=content_words(steps), body=steps)
     rule = card("pattern", "Rule", "Upgrade the plugins first. Before every restart of the gateway, in this order: "
                                    "the checklist, then a test message.", [10, 11])
-    kept = _fold_contained([checklist, rule], chinese=False, same_point=True)
+    kept = _fold_contained([checklist, rule], same_point=True)
     assert len(kept) == 2, [(c.type, c.title) for c in kept]
 
 
@@ -153,7 +153,7 @@ def test_a_card_named_by_a_list_item_takes_the_title_of_the_point_it_holds():
     listed = card("pattern", "Rule", "- nginx: mem_limit: 128m - postgres: mem_limit: 2g. Rule recorded: always set a "
                                      "memory limit on every compose service. api: mem_limit: 1g, redis: 256m, "
                                      "worker: 1.5g, and CI fails when a service has none.", [19])
-    kept = _fold_contained([rule, listed], chinese=False, same_point=True)
+    kept = _fold_contained([rule, listed], same_point=True)
     assert [c.title for c in kept] == ["Always set a memory limit on every compose service"]
     assert "mem_limit: 128m" in kept[0].content and "OOM killer" in kept[0].content
 

@@ -230,3 +230,28 @@ def test_a_user_writing_chinese_to_an_assistant_answering_in_english_gets_chines
     labels = {label for card in found for label in re.findall(r"\*\*([^*]{1,24}):\*\*", card.content)}
     assert labels and all(re.search(r"[\u4e00-\u9fff]", label) for label in labels), labels
     assert not any(re.search(r"与The (?:user|assistant)", card.content) for card in found)  # one person, one name
+
+
+def test_a_chinese_answer_in_a_session_the_user_began_in_english_is_labelled_in_chinese():
+    """The session is read as English (its user writes mostly English), but a card whose words are all Chinese
+    reads in Chinese: "**Cause:** 那条规矩是针对 gateway restart 的…" was the demo's. English cards keep English
+    labels."""
+    turns = [
+        Turn(role="user", content="Uptime Kuma says the cert for grafana.acme.dev expires in 6 days, although "
+                                  "certbot.timer is running. Can you check what nginx is actually serving?"),
+        Turn(role="assistant", content="Root cause: the cert was issued with certbot certonly --webroot and no "
+                                       "installer, so certbot renewed the files on disk but nothing reloaded nginx, "
+                                       "which still serves the old cert from memory."),
+        Turn(role="user", content="先 reload 吧。按之前 gateway 那次定的规矩，reload 前要不要先在群里发个通知？"),
+        Turn(role="assistant", content="那条规矩是针对 gateway restart 的，restart 会断开所有通道。原因是 nginx reload "
+                                       "是平滑的：master 重新读配置和证书，启动新 worker，老 worker 处理完手上的连接再"
+                                       "退出，不会断开任何请求。所以严格来说不需要通知。"),
+    ]
+    found = OfflineDistiller().distill(Session(id="mixed-en", timestamp=1_764_124_200_000, channel="telegram",
+                                               turns=turns)).cards
+    labelled = {card.title: re.findall(r"\*\*([^*]{1,30}):\*\*", card.content) for card in found}
+    chinese = [labels for title, labels in labelled.items() if text.is_chinese(title) and labels]
+    english = [labels for title, labels in labelled.items() if not text.is_chinese(title) and labels]
+    assert chinese and english, labelled
+    assert all(re.search(r"[\u4e00-\u9fff]", label) for labels in chinese for label in labels), labelled
+    assert all(not re.search(r"[\u4e00-\u9fff]", label) for labels in english for label in labels), labelled

@@ -33,6 +33,8 @@ class Candidate:
     body: str
     """What the card itself says, without borrowed context (the problem asked, the error seen)."""
     facts: list[Fact] = field(default_factory=list)
+    chinese: bool = False
+    """Whether its labels (and what the distiller adds later: details, the problem it answers) are Chinese."""
 
     def draft(self) -> CardDraft:
         return CardDraft(title=self.title, content=self.content, type=self.type, tags=self.tags,

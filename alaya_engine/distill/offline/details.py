@@ -45,7 +45,7 @@ SETTING = re.compile(r"^\s*(?!(?:def|class|import|from|return|if|for)\b)([\w./\-
 """A line of code that sets something: a name, then ``=`` or ``:``, then a value."""
 
 
-def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> None:
+def keep_details(cards: list[Candidate], session: Session) -> None:
     """Attach the loose turns of ``session`` to ``cards`` and add each card's details, in place."""
     if not cards:
         return
@@ -80,12 +80,13 @@ def keep_details(cards: list[Candidate], session: Session, chinese: bool) -> Non
                 room -= len(sentence)
             details.extend(part for part in (voice.say(index, prose), "; ".join(lines)) if part)
         if details:
-            add_details(card, " ".join(details), chinese)
+            add_details(card, " ".join(details))
 
 
-def add_details(card: Candidate, text: str, chinese: bool) -> None:
-    """``text`` as a details paragraph of ``card``, before its attribution: searchable, out of the card's vector."""
-    label = DETAILS_LABELS[1 if chinese else 0]
+def add_details(card: Candidate, text: str) -> None:
+    """``text`` as a details paragraph of ``card``, before its attribution: searchable, out of the card's vector;
+    labelled in the card's language."""
+    label = DETAILS_LABELS[1 if card.chinese else 0]
     card.content = _before_attribution(card.content, f"**{label}:** {text}")
     card.body = f"{card.body} {text}"
     card.words |= content_words(text)

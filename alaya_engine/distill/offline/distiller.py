@@ -80,15 +80,15 @@ class OfflineDistiller:
         kept = _cut(candidates, self.max_cards_per_session)
         if not kept:
             return Distillation([], [], skipped_reason=self._why_nothing(session))
-        kept = fold_opener(kept, session, chinese)
+        kept = fold_opener(kept, session)
         for candidate in kept:
             candidate.title = without_segue(candidate.title)
         for candidate in kept:  # tags name the card's point, before its details are added
             candidate.tags = candidate.tags or tags_for(candidate.body)
-        keep_details(kept, session, chinese)
-        kept = _fold_contained(kept, chinese)
+        keep_details(kept, session)
+        kept = _fold_contained(kept)
         kept = merge_episodes(kept, None if _between_people(session) else opening_turn(session))
-        kept = _fold_contained(kept, chinese, same_point=True)  # a joined card may now say all of another card
+        kept = _fold_contained(kept, same_point=True)  # a joined card may now say all of another card
         _make_titles_unique(kept)  # once folded: a card that took its twin in needs no "(2)"
         for candidate in kept:
             candidate.content = said_once(candidate.content)
@@ -166,7 +166,7 @@ def _without_repeats(candidates: list[Candidate]) -> list[Candidate]:
     return sorted(kept, key=lambda c: c.order)
 
 
-def _fold_contained(cards: list[Candidate], chinese: bool, same_point: bool = False) -> list[Candidate]:
+def _fold_contained(cards: list[Candidate], same_point: bool = False) -> list[Candidate]:
     """Once details are added, a card another card of the session now says nearly in full (its words and every
     name and number, quoted as that card's detail or answer) is a second telling of one point: it folds into that
     card, smallest first, its turns kept there and the few sentences the host did not say added to the host's
@@ -196,7 +196,7 @@ def _fold_contained(cards: list[Candidate], chinese: bool, same_point: bool = Fa
                 if not repeated and LISTED_TITLE.search(host.title):  # the point's words name it, not a list's item
                     titles[id(host)] = candidate.title
                 if unsaid:
-                    add_details(host, " ".join(unsaid), chinese)
+                    add_details(host, " ".join(unsaid))
                     said[id(host)] = _says(host)
                 break
     for card in kept:

@@ -22,7 +22,7 @@ session remains a near-duplicate to merge (with the symptom on it, the demo's lo
 SHARED_WORDS = 2
 
 
-def fold_opener(cards: list[Candidate], session: Session, chinese: bool) -> list[Candidate]:
+def fold_opener(cards: list[Candidate], session: Session) -> list[Candidate]:
     """``cards`` without the opening report, folded into the card that answers it (when one does)."""
     ordered = sorted(cards, key=lambda card: card.order)
     opening = opening_turn(session)
@@ -34,8 +34,7 @@ def fold_opener(cards: list[Candidate], session: Session, chinese: bool) -> list
     if answer is None:
         return cards
     if opening not in answer.turns:
-        answer.content = _with_problem(answer, _statement(report.content), _additions(report.content, answer),
-                                       chinese)
+        answer.content = _with_problem(answer, _statement(report.content), _additions(report.content, answer))
     answer.turns = sorted(set(answer.turns) | set(report.turns))
     answer.importance = max(answer.importance, report.importance)
     answer.words |= report.words
@@ -62,7 +61,7 @@ def _additions(content: str, answer: Candidate) -> list[str]:
             if paragraph.startswith("**") and paragraph not in answer.content]
 
 
-def _with_problem(answer: Candidate, report: str, additions: list[str], chinese: bool) -> str:
+def _with_problem(answer: Candidate, report: str, additions: list[str]) -> str:
     """The answer's content opening with the report (inside its problem paragraph if it has one) and what was
     added to the report."""
     for label in ("问题", "Problem"):
@@ -70,4 +69,4 @@ def _with_problem(answer: Candidate, report: str, additions: list[str], chinese:
         if answer.content.startswith(heading):
             problem, _, rest = answer.content[len(heading):].partition("\n\n")
             return "\n\n".join([f"{heading}{report} {problem}", *additions, *([rest] if rest else [])])
-    return "\n\n".join([f"**{'问题' if chinese else 'Problem'}:** {report}", *additions, answer.content])
+    return "\n\n".join([f"**{'问题' if answer.chinese else 'Problem'}:** {report}", *additions, answer.content])

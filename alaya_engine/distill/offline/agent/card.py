@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..candidate import Candidate
 from ..cues import FIX_CUES, LABEL, OPTION_LEADS, REASON_CUES
+from ..text.chinese import written_in_chinese
 from ..text.cue_match import has_cue
 from ..text.dates import resolve_dates
 from ..text.markdown import LIST_MARK, strip_markdown
@@ -25,8 +26,9 @@ def agent_card(transcript: Transcript, units: list[Unit], card_type: str, told: 
     first = units[0]
     opener = transcript.openers[first.turn]
     body = _body(units)
-    sections = _sections(transcript, units, card_type, opener, told)
-    content, _ = resolve_dates(_render(sections, body, card_type, transcript.chinese), transcript.today)
+    chinese = written_in_chinese(transcript.chinese, body)
+    sections = _sections(transcript, units, card_type, opener, told, chinese)
+    content, _ = resolve_dates(_render(sections, body, card_type, chinese), transcript.today)
     tags = keywords(body, 6)
     title = agent_title(units, card_type, tags)
     if not title:
@@ -34,7 +36,7 @@ def agent_card(transcript: Transcript, units: list[Unit], card_type: str, told: 
     turns = [first.turn] + ([opener] if opener is not None else []) + evidence_turns(transcript, units, opener)
     return Candidate(type=card_type, title=title, content=content[:CONTENT_LIMIT].rstrip(), tags=tags,
                      importance=_agent_importance(units, card_type, content), turns=turns,
-                     order=(first.turn, first.position), words=content_words(body), body=body)
+                     order=(first.turn, first.position), words=content_words(body), body=body, chinese=chinese)
 
 
 def _body(units: list[Unit]) -> str:
@@ -53,13 +55,12 @@ def _body(units: list[Unit]) -> str:
 
 
 def _sections(transcript: Transcript, units: list[Unit], card_type: str, opener: int | None,
-              told: set[str]) -> list[tuple[str, str]]:
+              told: set[str], chinese: bool) -> list[tuple[str, str]]:
     """Context a card needs to stand alone: the problem asked, the error seen, the fix, reason or options.
 
     The problem goes on the first card that needs it only: copied onto every card of an incident, it made
     them all open with the same paragraph (and match the same searches); the cards are linked in order.
     """
-    chinese = transcript.chinese
     sections = []
     problem = problem_asked(transcript.session, opener)
     if problem and card_type in ("gotcha", "decision") and problem not in told:

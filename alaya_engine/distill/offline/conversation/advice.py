@@ -101,7 +101,7 @@ def _advice_card(session: Session, index: int, kept: list[tuple[float, str]], na
         content=f"{question}{statements}\n\n{said_when(assistant, person, today, chinese)}",
         tags=unique([*([] if is_role_name(assistant) else [assistant]), *keywords(text, 6)])[:6],
         importance=min(0.8, 0.3 + 0.1 * score * len(kept) ** 0.5),
-        turns=turns, order=(index, 0), words=content_words(text), body=statements,
+        turns=turns, order=(index, 0), words=content_words(text), body=statements, chinese=chinese,
     )
 
 

@@ -36,7 +36,7 @@ def fact_card(thread: list[Fact], names: list[str], session: Session, today: dat
                 f"{said_when(speaker, listener, today, chinese)}",
         tags=_fact_tags(speaker, thread), importance=min(0.9, 0.3 + 0.1 * sum(fact.score for fact in thread)),
         turns=turns, order=(thread[0].turn, 0), words=content_words(" ".join(f.sentence for f in thread)),
-        body=statements,
+        body=statements, chinese=chinese,
     )
 
 

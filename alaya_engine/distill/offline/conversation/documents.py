@@ -45,7 +45,7 @@ def document_candidates(session: Session, names: list[str], today: date) -> list
             type="concept", title=title,
             content=f"{text[:CONTENT_LIMIT].rstrip()}\n\n{said_when(sender, listener, today, chinese)}",
             tags=unique([sender, *keywords(text, 6)])[:6], importance=0.6, turns=[index], order=(index, 0),
-            words=content_words(text), body=text))
+            words=content_words(text), body=text, chinese=chinese))
     return candidates
 
 

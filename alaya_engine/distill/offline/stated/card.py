@@ -7,7 +7,7 @@ from datetime import date
 
 from ....foundations.domain import Session
 from ..candidate import TITLE_LIMIT, Candidate
-from ..text.chinese import is_chinese
+from ..text.chinese import is_chinese, written_in_chinese
 from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.titles import shorten, title_width
@@ -24,6 +24,7 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     proposed, and who said it when. Its tags are left to the distiller, for the cards it keeps: most statements
     are dropped as said already, and tags (jieba for Chinese) cost more than the rest of the card."""
     turns = session.turns
+    chinese = written_in_chinese(chinese, " ".join(statement.sentences))
     voice = Voice(session, today)
     label = LABELS[statement.kind][1 if chinese else 0]
     said = voice.say(statement.turn, statement.sentences)
@@ -54,7 +55,8 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
                                                        statement.asked_turn) if turn is not None]
     return Candidate(type=CARD_TYPE[statement.kind], title=title, content="\n\n".join(line for line in lines if line),
                      tags=[], importance=IMPORTANCE[statement.kind] + (0.05 if statement.accepted else 0.0),
-                     turns=card_turns, order=(min(card_turns), 50), words=content_words(body), body=body)
+                     turns=card_turns, order=(min(card_turns), 50), words=content_words(body), body=body,
+                     chinese=chinese)
 
 
 def approval_only(sentence: str) -> bool:

@@ -29,6 +29,13 @@ def is_chinese(text: str, share: float = 0.3) -> bool:
     return letters > 0 and len(CJK.findall(text)) / letters > share
 
 
+def written_in_chinese(session_chinese: bool, said: str) -> bool:
+    """Whether a card's labels are Chinese: when its session's people talk Chinese (:func:`..turns.speaks_chinese`),
+    or when what the card says is Chinese: a Chinese answer in a session whose user wrote mostly in English read
+    "**Cause:** 那条规矩是针对 gateway restart 的…"."""
+    return session_chinese or is_chinese(said)
+
+
 @lru_cache(maxsize=1)
 def quiet_jieba() -> None:
     """Load jieba's dictionary once (the first Chinese text pays for it), without its start-up log."""
