@@ -16,7 +16,7 @@ from conftest import cli_for
 from alaya_engine.engine import Engine
 from alaya_engine.foundations.domain import Session, Turn
 from alaya_engine.foundations.terms import term_list
-from alaya_engine.raw.windows import parse_window_id, session_windows, window_id
+from alaya_engine.raw.windows import parse_window_id, session_windows, window_heading, window_id
 from alaya_engine.recall.access import AccessLog
 from alaya_engine.schemas import json_schema
 
@@ -61,6 +61,13 @@ def test_windows_span_three_spoken_turns_every_two_and_keep_the_tail():
     assert parse_window_id(windows[1].id) == ("s", 3, 5) and windows[1].id == window_id("s", 3, 5)
     assert parse_window_id("card-3ef7d74365696dbe") is None
     assert session_windows(Session("t", DAY, [Turn("tool", "x")])) == []
+
+
+def test_a_window_is_headed_by_its_first_line_without_markdown_marks():
+    turns = [Turn("assistant", "- **On disk**: `notAfter` Jun 12."), Turn("user", "ok")]
+    window = session_windows(Session("s", DAY, turns))[0]
+    assert window_heading(window).partition(" · ")[0] == "assistant: - On disk: notAfter Jun 12."
+    assert "**" in window.text  # the text itself stays as said
 
 
 def test_chinese_terms_are_character_pairs_and_words_are_lower_case():

@@ -141,13 +141,15 @@ def embedded_lines(text: str) -> list[str]:
 
 
 HEADING_CHARS = 60
+MARKUP = re.compile(r"\*\*|__|`")
+"""Markdown's emphasis and code marks, which a heading shows as written ("- **On disk**: certbot…")."""
 
 
 def window_heading(window: TurnWindow) -> str:
-    """What a window is called where a card shows its title: its first line and when it was said. A session id
-    told a person nothing; the id (session and turn range) stays the window's ``card_id``."""
+    """What a window is called where a card shows its title: its first line, without Markdown's marks, and when it
+    was said. A session id told a person nothing; the id (session and turn range) stays the window's ``card_id``."""
     day = datetime.fromtimestamp(window.time / 1000, tz=timezone.utc).strftime("%Y-%m-%d %H:%M")
-    first = " ".join(window.text.split("\n", 1)[0].split())
+    first = " ".join(MARKUP.sub("", window.text.split("\n", 1)[0]).split())
     if len(first) > HEADING_CHARS:
         first = first[:HEADING_CHARS - 1].rstrip() + "…"
     return f"{first} · {day}" if first else f"{window.session_id} · {day}"
