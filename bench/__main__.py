@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 import tempfile
 import time
+import traceback
 from pathlib import Path
 
 from .plan import Plan
-from .report import RESULTS, load_average, print_table, save
+from .report import RESULTS, load_average, print_table, save, skipped
 from .stores import Stores
 
 BENCHMARKS = ("ingest", "cli_startup", "forwarded_commands", "sync_speed", "distill_speed", "embedding_speed",
@@ -36,14 +38,22 @@ def main() -> None:
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="alaya-bench-") as scratch:
         plan = Plan(arguments.quick, frozenset(arguments.only or ()), Stores(Path(scratch)), arguments.million)
+        failed = []
         for name in arguments.only or BENCHMARKS:
             began = time.perf_counter()
-            rows.extend(importlib.import_module(f"bench.{name}").run(plan))
+            try:
+                rows.extend(importlib.import_module(f"bench.{name}").run(plan))
+            except Exception as error:  # one benchmark's failure is its row: the others' rows are kept and saved
+                traceback.print_exc()
+                rows.append(skipped(name, "failed", f"{type(error).__name__}: {error}"))
+                failed.append(name)
             seconds[name] = round(time.perf_counter() - began, 1)
     print_table(rows)
     spent = ", ".join(f"{name} {value:g}" for name, value in seconds.items())
     print(f"\n{time.perf_counter() - started:.0f} s in all: {spent}")
     print(f"saved to {save(rows, seconds, arguments.quick, load_before, arguments.results)}")
+    if failed:
+        sys.exit(f"failed: {', '.join(failed)} (their errors are above and in their rows)")
 
 
 if __name__ == "__main__":
