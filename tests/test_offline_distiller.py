@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from alaya_engine.distill.offline import OfflineDistiller, text
-from alaya_engine.distill.offline.text.titles import without_segue
+from alaya_engine.distill.offline.text.titles import without_markup, without_segue
 from alaya_engine.foundations.domain import CARD_TYPES, Session, Turn
 from alaya_engine.raw.formats import parse_session_bytes
 
@@ -494,6 +494,17 @@ def test_a_title_starts_at_its_point_not_at_the_chat_around_it():
     assert without_segue("Right, those two numbers disagree") == "Those two numbers disagree"
     assert without_segue("好，helm values 里改成这样") == "Helm values 里改成这样"
     assert without_segue("Right now the queue is empty") == "Right now the queue is empty"
+
+
+def test_a_title_shows_no_code_fence_or_list_mark():
+    """A title taken from a message's lead keeps its words, not how the message was laid out: the demo had
+    "Root cause: - This cert was issued …" and "方案： ```python SOFT_TTL = 300 …"."""
+    distiller = OfflineDistiller()
+    titles = [card.title for path in sorted(DEMO_SESSIONS.iterdir())
+              for card in distiller.distill(parse_session_bytes(path.read_bytes(), 10**8)).cards]
+    assert len(titles) > 80 and not [title for title in titles if re.search(r"```|[:：] - ", title)]
+    assert without_markup("方案： ```python SOFT_TTL = 300") == "方案： SOFT_TTL = 300"
+    assert without_markup("Canary - then the rest") == "Canary - then the rest"  # a dash between words stays
 
 
 def test_that_joining_a_clause_is_no_determiner_in_a_title():

@@ -31,7 +31,7 @@ from .text.names import plain
 from .text.overlap import content_words, overlap, overlap_of
 from .text.sentences import split_sentences
 from .text.tags import tags_for
-from .text.titles import shorten, title_width, without_segue
+from .text.titles import shorten, title_width, without_markup, without_segue
 from .turns import speaker_name, speaker_of, speaks_chinese
 
 REPEAT_SHARE = 0.8
@@ -89,6 +89,8 @@ class OfflineDistiller:
         kept = _fold_contained(kept)
         kept = merge_episodes(kept, None if _between_people(session) else opening_turn(session))
         kept = _fold_contained(kept, same_point=True)  # a joined card may now say all of another card
+        for candidate in kept:  # once folded: a title's list mark told the folds it names a list's first item
+            candidate.title = without_markup(candidate.title)
         _make_titles_unique(kept)  # once folded: a card that took its twin in needs no "(2)"
         for candidate in kept:
             candidate.content = said_once(candidate.content)

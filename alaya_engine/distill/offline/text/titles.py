@@ -167,6 +167,16 @@ title. A bare capitalised "And …" or "But …" stays: dropping it changed LoCo
 gain (recall@10 0.835 → 0.834); a lower-case one is a chat message's informal start."""
 
 
+TITLE_MARKUP = re.compile(r"```\w*|(?<=[:：])\s*[-*•]\s+(?=\S)")
+"""What a title that took a message's lead with its list or code shows as written: a code fence ("方案： ```python
+SOFT_TTL = 300"), a list's mark after the lead's colon ("Root cause: - This cert was issued …")."""
+
+
+def without_markup(title: str) -> str:
+    """The title without Markdown's code fences and list marks: they say how a message was laid out."""
+    return " ".join(TITLE_MARKUP.sub(" ", title).split()) or title
+
+
 def without_segue(title: str) -> str:
     """The title without the words that only lead into it, capitalised again; one a chat message opened in lower
     case with a plain word ("the hotel is …", "i always …") is capitalised too (an identifier keeps its case)."""
