@@ -208,6 +208,22 @@ def test_someone_and_i_keep_their_plural_verb():
     assert third_person("I love it and I need a break", "The user") == "The user loves it and the user needs a break"
 
 
+def test_you_as_a_subject_agrees_with_the_name_that_replaces_it():
+    """"If you select them" read "If the user select them" on a demo card's title."""
+    from alaya_engine.distill.offline.conversation.third_person import said_to
+
+    def told(sentence: str) -> str:
+        return said_to(sentence, "The assistant", "The user")
+
+    assert told("If you select them, ruff prints a warning") == "If the user selects them, ruff prints a warning"
+    assert told("You need to restart it, then you really have two options") == \
+        "The user needs to restart it, then the user really has two options"
+    assert told("When you are on 3.11, you can drop it") == "When the user is on 3.11, the user can drop it"
+    assert told("I will let you know and help you find it") == \
+        "The assistant will let the user know and help the user find it"  # an object: no verb of its own
+    assert told("I suggest you do them at night") == "The assistant suggests the user do them at night"
+
+
 def test_a_user_writing_chinese_to_an_assistant_answering_in_english_gets_chinese_cards():
     """The memory is the user's: a user who mixes in English words ("check engine light 亮了") is read in Chinese
     even when the assistant's long English answers outweigh their words, and every reader labels alike; the user

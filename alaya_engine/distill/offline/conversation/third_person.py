@@ -132,6 +132,13 @@ def _conjugate(verb: str) -> str:
 ASKED_YOU = re.compile(r"(?<![\w'’])(do|are|have|were) you\b", re.IGNORECASE)
 """A question to the listener ("Do you want me to …?"): its verb agrees with the name that replaces "you"."""
 ASKED_VERBS = {"do": "does", "are": "is", "have": "has", "were": "was"}
+SUBJECT_YOU = re.compile(r"((?:^|[.;:!?,—–]\s+|\b(?:if|when|whenever|once|unless|until|before|after|because|so|then|"
+                         r"and|but|or|since|while|where)\s+))you((?:\s+(?:" + "|".join(ADVERBS) + r"))*)\s+"
+                         r"(?!(?:all|both|guys|two|too|again|there|here|know|see)\b)([a-z']+)\b", re.IGNORECASE)
+""""you" as the subject of the verb after it, at a sentence's or clause's start ("If you select them, …"): the verb
+agrees with the name that replaces it ("If the user selects them"). After a verb, "you" is its object ("let you
+know") and stays as the plain replacement leaves it."""
+YOU_VERBS = {"are": "is", "were": "was", "aren't": "isn't", "weren't": "wasn't"}
 SECOND_PERSON_FORMS = ((re.compile(r"\byou're\b|\byou’re\b|\byou are\b", re.IGNORECASE), "{name} is"),
                        (re.compile(r"\byou've\b|\byou’ve\b", re.IGNORECASE), "{name} has"),
                        (re.compile(r"\byourself\b", re.IGNORECASE), "themself"),
@@ -146,6 +153,8 @@ def said_to(sentence: str, speaker: str, listener: str) -> str:
         third_person(sentence, speaker)
     text = ASKED_YOU.sub(lambda match: f"{_same_case(match.group(1), ASKED_VERBS[match.group(1).lower()])} "
                                        f"{listener}", text)
+    text = SUBJECT_YOU.sub(lambda match: f"{match.group(1)}{listener}{match.group(2)} "
+                                         f"{YOU_VERBS.get(match.group(3), _conjugate(match.group(3)))}", text)
     for pattern, replacement in SECOND_PERSON_FORMS:
         text = pattern.sub(replacement.format(name=listener), text)
     for pattern, replacement in ZH_SECOND_PERSON_FORMS:
