@@ -332,6 +332,15 @@ def test_titles_are_cut_at_clause_breaks():
     assert not short.endswith((" in", " the", " of", " for"))
 
 
+def test_a_title_keeps_a_number_with_its_unit_or_drops_both():
+    """The README's cause card was titled "…the upstream restarts slower than 60": 60 of nothing."""
+    assert text.shorten("The cause is proxy_read_timeout: the upstream restarts slower than 60 s.", 70) == \
+        "The cause is proxy_read_timeout: the upstream restarts slower than 60 s"
+    sentence = "The export of the quarterly report now takes about 3.5 minutes and the default is 60 s"
+    assert text.shorten(sentence, 58) == "The export of the quarterly report now takes about 3.5 minutes"
+    assert text.shorten(sentence, 54) == "The export of the quarterly report now takes"  # the unit runs too far
+
+
 # ---------------------------------------------------------------- conversations between people
 
 

@@ -129,9 +129,20 @@ def _cut_words(text: str, limit: float) -> tuple[str, bool]:
     at_phrase = next_token.strip().lower() in PHRASE_STARTS or bool(phrase_end)
     if at_phrase and next_token.strip().lower() not in PHRASE_STARTS:
         kept = kept[:phrase_end]
+    if len(kept) > 1 and NUMBER.fullmatch(kept[-1].strip()) and UNIT.fullmatch(tokens[len(kept)].strip()):
+        unit = tokens[len(kept)]  # "slower than 60 | s." said 60 of nothing: the unit comes along, or the number goes
+        kept = kept + [unit] if title_width("".join(kept) + unit.rstrip()) <= limit + UNIT_OVERRUN else kept[:-1]
     while len(kept) > 1 and _dangles(kept[-1]):
         kept.pop()
     return "".join(kept).rstrip().rstrip("。.！!？?:：;；，,、(（"), at_phrase
+
+
+NUMBER = re.compile(r"[~≈<>]?\d+(?:[.,]\d+)*")
+UNIT = re.compile(r"(?:[kKMGT]i?B|[mµu]?s|min|mins|h|hrs?|d|ms|%|px|x|rps|qps|[kKMG]|seconds?|minutes?|hours?|days?|"
+                  r"weeks?|months?|years?|percent|times)[.,;:)]?")
+"""A unit after a number: a title cut between the two keeps both or neither."""
+UNIT_OVERRUN = 6
+"""How far past its limit a title may run to keep a number's unit (a title's limit is 70, the most is 80)."""
 
 
 def _dangles(token: str) -> bool:
