@@ -129,7 +129,8 @@ def _cut_words(text: str, limit: float) -> tuple[str, bool]:
     at_phrase = next_token.strip().lower() in PHRASE_STARTS or bool(phrase_end)
     if at_phrase and next_token.strip().lower() not in PHRASE_STARTS:
         kept = kept[:phrase_end]
-    if len(kept) > 1 and NUMBER.fullmatch(kept[-1].strip()) and UNIT.fullmatch(tokens[len(kept)].strip()):
+    if 1 < len(kept) < len(tokens) and NUMBER.fullmatch(kept[-1].strip()) and \
+            UNIT.fullmatch(tokens[len(kept)].strip()):
         unit = tokens[len(kept)]  # "slower than 60 | s." said 60 of nothing: the unit comes along, or the number goes
         kept = kept + [unit] if title_width("".join(kept) + unit.rstrip()) <= limit + UNIT_OVERRUN else kept[:-1]
     while len(kept) > 1 and _dangles(kept[-1]):
