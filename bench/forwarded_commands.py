@@ -4,7 +4,9 @@
 ``docs/architecture.md``): each command below should cost about what starting Python costs. Runs are paired —
 ``python -c pass`` and the command alternate — and the row is the ratio of their medians (target ≤ 2.5×), on the
 demo memory (alone with ``--quick``, as CI's smoke run) and on a synthetic store of 10k cards, with an empty
-OpenClaw state folder for ``sync``. Output goes to a file, as an agent's pipe takes it (one line of JSON). A last
+OpenClaw state folder for ``sync``. ``recall --json`` asks one question every run (the server remembers a question's
+vector, as it does for an agent asking again) and, in a row of its own, a question it has not seen each run (the
+query's embedding paid every time). Output goes to a file, as an agent's pipe takes it (one line of JSON). A last
 row per store is a recall as a connected client sees it (the server's whole answer, no process to start): target
 8 ms on the demo.
 """
@@ -20,6 +22,7 @@ from statistics import median
 from .plan import Plan, size_label
 from .processes import ALAYA, child_env, measure, owner_server
 from .report import Row
+from .synthetic import free_text_queries
 
 NAME = "forwarded_commands"
 TARGET_RATIO = 2.5
@@ -46,22 +49,24 @@ def _store_rows(plan: Plan, label: str, home: Path, questions: tuple[str, ...], 
                 ) -> list[Row]:
     """The commands on the store at ``home``, recall asking the first of ``questions``; the connected client all."""
     question, runs, rows = questions[0], plan.pick(3, 21), []
+    new_questions = free_text_queries(runs, seed=11)
     with owner_server(home) as server, tempfile.TemporaryDirectory(prefix="alaya-bench-openclaw-") as state:
         (Path(state) / "agents" / "main" / "sessions").mkdir(parents=True)
         card = server.client.call("recall", {"request": {"text": question}})["nodes"][0]["card_id"]
         commands = {
-            "recall --json": ["recall", question, "--json"],
-            "trace --json": ["trace", card, "--json"],
-            "schema --json": ["schema", "--relations", "--json"],
-            "status": ["status"],
-            "sync openclaw (nothing new)": ["sync", "openclaw", "--state-dir", state],
+            "recall --json": lambda _run: ["recall", question, "--json"],
+            "recall --json, a new question each run": lambda run: ["recall", new_questions[run], "--json"],
+            "trace --json": lambda _run: ["trace", card, "--json"],
+            "schema --json": lambda _run: ["schema", "--relations", "--json"],
+            "status": lambda _run: ["status"],
+            "sync openclaw (nothing new)": lambda _run: ["sync", "openclaw", "--state-dir", state],
         }
         env = child_env(server=True)
         for name, args in commands.items():
             floor, command = [], []
-            for _ in range(runs):
+            for run in range(runs):
                 floor.append(measure([sys.executable, "-c", "pass"], env).ms)
-                command.append(measure(ALAYA + ["--home", str(home), *args], env).ms)
+                command.append(measure(ALAYA + ["--home", str(home), *args(run)], env).ms)
             ratio = median(command) / median(floor)
             rows.append(Row(NAME, f"{label}: alaya {name} ÷ python -c pass", ratio, f"× (≤ {TARGET_RATIO})",
                             f"{median(command):.0f} ms vs {median(floor):.0f} ms p50, {runs} paired runs, "
