@@ -38,6 +38,7 @@ from .processes import ALAYA, OwnerServer, child_env, measure, owner_server
 from .quality.alaya import served
 from .recall_speed import recall_rows
 from .report import Row, skipped
+from .stores import update_config
 from .synthetic import SPAN, START, free_text_queries
 
 NAME = "aged_stores"
@@ -121,10 +122,7 @@ def _introspect_rows(home: Path, label: str, size: int) -> list[Row]:
     import json
 
     if size >= 1_000_000:
-        config_path = home / "config.json"
-        config = json.loads(config_path.read_text(encoding="utf-8"))
-        config["graph"]["buffer_pool_mb"] = max(config["graph"].get("buffer_pool_mb", 0), MILLION_POOL_MB)
-        config_path.write_text(json.dumps(config, indent=2), encoding="utf-8")
+        update_config(home, "graph", {"buffer_pool_mb": MILLION_POOL_MB})
     night = AGED_AT + 86_400_000
     try:
         run = measure([sys.executable, "-c", INTROSPECT, str(home), str(night)], child_env(server=False))

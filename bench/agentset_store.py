@@ -11,7 +11,6 @@ order, the order the memory grows in; the distiller is the configured default (o
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,6 +26,7 @@ from .quality.agentset import Agentset
 from .quality.alaya import UnitMapper
 from .quality.records import MissingData
 from .report import Row, skipped
+from .stores import update_config
 
 QUICK_SESSIONS = 6
 
@@ -48,9 +48,7 @@ def build(home: Path, dataset: Agentset, distill: dict | None = None) -> dict:
     config.json's, e.g. an LLM distiller's); what it took."""
     started = time.perf_counter()
     if distill:
-        config = json.loads((home / "config.json").read_text(encoding="utf-8"))
-        config["distill"].update(distill)
-        (home / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        update_config(home, "distill", distill)
     engine = Engine.open(home)
     engine.ingest([str(path) for path in dataset.haystack.sessions])
     report = engine.distill().to_json()

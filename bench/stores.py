@@ -9,6 +9,7 @@ recalls write access counters, introspect cools cards down and forgets some.
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 import time
@@ -77,3 +78,11 @@ class Stores:
             home = Path(folder) / "home"
             shutil.copytree(source, home)
             yield home
+
+
+def update_config(home: Path, section: str, values: dict) -> None:
+    """Set ``values`` in ``section`` of the store's config.json, as a user editing it would."""
+    path = home / "config.json"
+    config = json.loads(path.read_text(encoding="utf-8"))
+    config[section].update(values)
+    path.write_text(json.dumps(config, indent=2), encoding="utf-8")

@@ -20,14 +20,12 @@ from .text.chinese import CJK, chinese_names
 from .text.markdown import strip_markdown
 from .text.sentences import split_sentences
 from .text.tags import IDENTIFIER, named_things
-from .text.words import STOPWORDS
+from .text.words import STOPWORDS, UNIT_WORDS
 
 MAX_FACTS = 4
 """Per card: a card states one point; more matches than this are mostly the same point said again."""
 
-_UNITS = ("ms|s|sec|secs|seconds?|min|mins|minutes?|h|hours?|days?|weeks?|months?|years?|[kKMGT]i?B|MB|GB|KB|"
-          "IU|mg|g|kg|ml|l|rows|connections|requests|workers|threads|cores|items|times|pm|am|x")
-_NUMBER = (r"\d{1,2}:\d{2}(?:\s?[ap]m\b)?|\d+(?:[.,_]\d+)*(?:%|[A-Za-z]{1,5}\b|\s(?:" + _UNITS
+_NUMBER = (r"\d{1,2}:\d{2}(?:\s?[ap]m\b)?|\d+(?:[.,_]\d+)*(?:%|[A-Za-z]{1,5}\b|\s(?:" + UNIT_WORDS
            + r")\b|\s?[\u4e00-\u9fff]{1,2})?")
 _NAME = r"[A-Z][\w.+-]*(?:\s+(?:[A-Z][\w.+-]*|v?\d[\w.]*))*"
 _CODE = r"[A-Za-z_][\w.+/-]*(?:[-_./][\w.+/-]+|\d[\w.]*)"

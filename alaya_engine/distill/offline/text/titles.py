@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from .chinese import BOOK_TITLE, CJK, is_chinese, quiet_jieba
+from .words import UNIT_WORDS
 
 CJK_WEIGHT = 7 / 3
 """A CJK character counts as 7/3 Latin ones, so 30 Chinese characters fill a 70-column title."""
@@ -139,8 +140,7 @@ def _cut_words(text: str, limit: float) -> tuple[str, bool]:
 
 
 NUMBER = re.compile(r"[~≈<>]?\d+(?:[.,]\d+)*")
-UNIT = re.compile(r"(?:[kKMGT]i?B|[mµu]?s|min|mins|h|hrs?|d|ms|%|px|x|rps|qps|[kKMG]|seconds?|minutes?|hours?|days?|"
-                  r"weeks?|months?|years?|percent|times)[.,;:)]?")
+UNIT = re.compile(rf"(?:{UNIT_WORDS}|[µu]s|hrs?|d|%|px|rps|qps|[kKMG]|percent)[.,;:)]?")
 """A unit after a number: a title cut between the two keeps both or neither."""
 UNIT_OVERRUN = 6
 """How far past its limit a title may run to keep a number's unit (a title's limit is 70, the most is 80)."""

@@ -61,3 +61,9 @@ def unique(items) -> list[str]:
             seen.add(key)
             result.append(item)
     return result
+
+
+UNIT_WORDS = ("ms|s|sec|secs|seconds?|min|mins|minutes?|h|hours?|days?|weeks?|months?|years?|[kKMGT]i?B|MB|GB|KB|"
+              "IU|mg|g|kg|ml|l|rows|connections|requests|workers|threads|cores|items|times|pm|am|x")
+"""Units a number is said in, as a regular expression's alternatives: what a value of a fact ends with
+(:mod:`..attributes`), and what a title keeps with its number (:mod:`.titles`)."""
