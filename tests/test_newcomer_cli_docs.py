@@ -166,3 +166,5 @@ def test_your_own_memory_in_three_commands_from_the_readme(tmp_path):
     first = outputs[2].split("[2] ")[0]  # as the README says: the cause card first, the problem on it
     assert "#gotcha" in first and "proxy_read_timeout" in first and "502" in first, outputs[2]
     assert "300s" in outputs[2] and "CAUSED_BY" in outputs[1], outputs
+    last = outputs[2].strip().splitlines()[-1]  # as the README says: three results, nothing further to read
+    assert "nothing further down" in last and "Next step" not in outputs[2], outputs[2]
