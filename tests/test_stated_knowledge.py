@@ -269,6 +269,18 @@ def test_a_cause_pieced_together_over_turns_keeps_the_numbers_it_rests_on():
     assert cause is not None and cause.type == "gotcha", [(c.type, c.content) for c in found]
 
 
+def test_a_number_ending_a_sentence_stays_and_a_list_written_on_one_line_loses_its_numbers():
+    found = cards(session(
+        ("user", "Rachel is my physio. Sessions are £48 each and she thinks I'll need about 5."),
+        ("assistant", "Noted: about 5 sessions at £48 each, roughly £240."),
+        ("user", "Plan for the node from now on: 1. drain ops-03 first 2. patch the kernel to 6.8 3. reboot it.")))
+    assert card_saying(found, "£48", "about 5"), [(c.title, c.content) for c in found]
+    assert not any(c.title.endswith(("about", " 2.", " 3.")) for c in found), [c.title for c in found]
+    from alaya_engine.distill.offline.stated.sentences import sentences_of
+    listed = sentences_of(Turn(role="user", content="Steps: 1. drain ops-03 2. patch the kernel 3. reboot it."))
+    assert listed[-3:] == ["drain ops-03", "patch the kernel", "reboot it."], listed
+
+
 def test_a_plan_carries_the_assistants_recap_with_its_exact_dates():
     found = cards(session(
         ("user", "We land in Porto on Friday. The Livraria Lello visit goes on Saturday morning, for sure."),

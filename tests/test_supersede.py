@@ -89,7 +89,7 @@ def test_a_sentence_that_replaces_a_value_is_told_from_one_that_does_not():
     reverted = "二是 feed 缓存又改回 5 分钟了：2 分钟那一周 CPU 一直在 90% 上下。"  # a Latin word is a plain one there
     assert replacement(reverted, english, False) == (3, "5 min")
     transfer = statement(plain("Wise", "每月 5 日通过 Wise 给妈妈的招商银行卡转 3000 元人民币。"))
-    assert replacement("From November it's 5,000 yuan instead of 3,000.", transfer, False) == (3, "3000")
+    assert replacement("From November it's 5,000 yuan instead of 3,000.", transfer, False) == (1, "3000")
     assert replacement("Updated: 5,000 RMB on the 5th via Wise, from November.", transfer, False) == (1, "5000 cny")
     mortgage = statement(plain("Mortgage", "We chose Lothian Mutual's 5-year fix at 4.19%."))
     assert replacement("Updated: Lothian Mutual 的 2 年固定 3.99%，offer 已签。", mortgage, False) == (1, "3.99 %")
@@ -539,7 +539,7 @@ def test_a_number_a_cue_names_as_replaced_is_found_on_the_earlier_card():
     assert replacement("The standup is at 10:45 instead of 11:00 from next week.", standup, False) == (3, "11:00")
     dose = statement(plain("剂量", "医生让他每晚吃 45 毫克。"))
     assert replacement("从 5 月 15 日起改成每晚 90 毫克。", dose, False)[0] == 0  # the day it starts, not the dose
-    assert replacement("剂量从 45 改成 90 了。", dose, False) == (3, "45")
+    assert replacement("剂量从 45 改成 90 了。", dose, False) == (1, "45")  # bare: only a card close in meaning
     cleanup = statement(plain("Restore indices", "Any restore index is deleted within 48 hours of its drill."))
     assert replacement("Cache Get went from 48 ns to 3 ns.", cleanup, False)[0] == 0  # another unit, another thing
     assert replacement("Restore indices now go after 24 hours instead of 48 hours.", cleanup, False) == (3, "48")
@@ -726,6 +726,20 @@ def test_a_value_replaced_in_brackets_in_ten_thousands_or_after_not_is_read_as_t
     launch = statement(plain("Launch", "Milo says the app store launch of Pebble 2.0 is on 14 March."))
     assert replacement("Milo: the Pebble 2.0 launch is on 21 March, not 14 March.", launch, False) == (3, "3-14")
     assert replacement("Pebble 2.0 now launches from 14 March onwards in every store.", launch, False)[0] == 0
+
+
+def test_a_bare_number_named_as_replaced_is_plain_only_with_a_unit_or_a_shared_name_and_a_full_stop_is_no_decimal():
+    """", not 60" names a replaced 60 plainly only of something the earlier card names too, or in a unit: a
+    clock drift of "~35 s …, not 60" replaces no relay that "retries every 60 s" it is not close to. A number
+    ending a sentence keeps the words that name it ("to 8." is the default concurrency's 8, as "to 8" is)."""
+    relay = statement(plain("Outbox", "The outbox relay retries the enqueue every 60 s until the dispatcher "
+                                      "accepts it."))
+    drift = "by the graphs the drift was only ~35 s when the 401s started on 28 April 2026 at 18:40, not 60."
+    assert replacement(drift, relay, False) == (1, "60")  # read as replaced only by a card close in meaning
+    assert replacement("The outbox relay now retries every 30 s, not 60 s.", relay, False) == (3, "60")
+    concurrency = statement(plain("Uploads", "keep the default concurrency at 4 for now though, people run it on CI."))
+    assert replacement("bump the default concurrency to 8.", concurrency, False) == \
+        replacement("bump the default concurrency to 8", concurrency, False) != (0, None)
 
 
 def test_a_sum_in_ten_thousands_is_one_quantity_however_it_is_written():

@@ -314,7 +314,9 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     - another day of a month, the same way, when what both sentences mention is an acronym or an identifier
       ("Exam now Tuesday 12 May (PSI)" against "CKA 考试约在 4 月 28 日，PSI 线上监考"): 1;
     - a number ``earlier`` says, where a cue names the replaced value ("TTL 从 900 降到 300", "3:15 instead of
-      3:30"): 3;
+      3:30"): 3 when the sentence gives it a unit or mentions something ``earlier`` mentions, else 1 (a bare
+      "…, not 60" also ends "the drift was only ~35 s when the 401s started, not 60", which replaces no relay that
+      "retries every 60 s": only a card close in meaning is read as replaced by it);
     - a day ``earlier`` says, where a cue names it as the replaced day ("8 June instead of 1 June"): 3 when the
       sentence of ``earlier`` that says it mentions something ``sentence`` mentions, else 1;
     - a name ``earlier`` says, where a cue names the replaced value ("moving her from Elmwood", "drop Redis", "从
@@ -348,7 +350,8 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     numbers = [number for number in read.replaced_numbers
                if number in earlier.whole.numbers and _in_its_unit(number, read, earlier.whole)]
     if numbers:
-        return 3, numbers[0]
+        plain = _measured(numbers[0], sentence) or _shared_mentions(mine, earlier.whole)
+        return 3 if plain else 1, numbers[0]
     for day in read.replaced_days:
         holding = [other for other in earlier.sentences if ("date", day) in other.quantities]
         if holding:
@@ -371,6 +374,11 @@ def _in_its_unit(number: str, read: Reading, earlier: Said) -> bool:
     mine = {unit for unit, value in read.changing if value == number and unit in MEASURES}
     theirs = {unit for unit, value in earlier.quantities if value == number and unit in MEASURES}
     return not (mine and theirs) or bool(mine & theirs)
+
+
+def _measured(number: str, sentence: str) -> bool:
+    """Whether the sentence gives ``number`` a unit ("not 60 s"), not only the number ("…, not 60")."""
+    return any(value == number for _, value in _quantities(sentence))
 
 
 def _shown(sentence: str, unit: str, number: str) -> str:
@@ -636,9 +644,10 @@ CLOCK_WORDS = re.compile(
 
 
 NAMED_NUMBER = re.compile(r"\b([A-Za-z][a-z_-]{2,})\s+([A-Za-z][a-z_-]{2,})\s+(?:to|at|is|of|=|:)\s*(\d{1,6})"
-                          r"(?![\d.,:%]|\s?[\u4e00-\u9fff])(?:\s?([A-Za-z]+))?")
+                          r"(?!\d|[.,:]\d|%|\s?[\u4e00-\u9fff])(?:\s?([A-Za-z]+))?")
 """A number with no unit after two words that name it and a small word ("the default concurrency to 8", "keep the
-default concurrency at 4"): its unit is the two words."""
+default concurrency at 4"): its unit is the two words. Not a decimal, a thousand or a time ("8.5", "1,000",
+"8:30"); a sentence's full stop after it is no decimal point."""
 COUNTED = re.compile(r"(?<![A-Za-z0-9_.:/-])(\d+(?:,\d{3})*)\s+(?:(?:parallel|concurrent|more|extra|total|max)\s+)?"
                      r"([A-Za-z]{4,12})\b")
 """A count of things ("12 attempts", "8 parallel parts"): its word is its unit, another count of the same word a new

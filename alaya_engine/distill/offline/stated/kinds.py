@@ -78,7 +78,10 @@ IMPORTANCE = {"cause": 0.66, "fix": 0.64, "decision": 0.64, "rule": 0.64, "plan"
 NUMBER = re.compile(r"\d")
 POINTS_BACK = re.compile(r"这个|这样|这些|那个|\b(?:this|that|these|it)\b", re.IGNORECASE)
 """A sentence that leans on the one before it."""
-LIST_NUMBER = re.compile(r"\s+\d{1,2}[.)]$")
+LIST_NUMBER = re.compile(r"\s+(\d{1,2})[.)]$")
+"""A list item's number ending the sentence before it, when a list is written on one line."""
+LIST_NUMBERS = re.compile(r"(?<!\S)(\d{1,2})[.)](?=\s|$)")
+"""A list item's number, wherever it stands."""
 NAME = re.compile(r"(?<![.!?]\s)\b[A-Z][a-z]+")
 SPECIFIC = re.compile(r"[\w./:-]*\d[\w./:-]*|\b[A-Z][\w-]*[A-Z0-9_-][\w-]*|\b\w+_\w+|\b[A-Z][a-z]+")
 ZH_APPROVALS = ("好", "行", "可以", "同意", "就这么办", "就这样", "没问题", "按你说的", "听你的", "有道理", "那就",

@@ -24,6 +24,7 @@ from .kinds import (
     KINDS,
     LETS_ACT,
     LIST_NUMBER,
+    LIST_NUMBERS,
     NAME,
     NOT_KNOWLEDGE,
     NUMBER,
@@ -51,7 +52,29 @@ def sentences_of(turn: Turn) -> list[str]:
     lead of a recap ("Done: Sunday 15 Feb = Oceanário", "好的，记下：4 月 2 日–12 日…"): what follows it is what was
     agreed, where "Done" alone would only narrate."""
     text = QUOTED_LINE.sub("", turn.content) if turn.role == "assistant" else turn.content
-    return [_without_recap_lead(LIST_NUMBER.sub("", sentence)) for sentence in split_sentences(strip_markdown(text))]
+    counted = list_numbers(text)
+    return [_without_recap_lead(_without_next_number(sentence, counted))
+            for sentence in split_sentences(strip_markdown(text))]
+
+
+def list_numbers(text: str) -> set[int]:
+    """The numbers of the items of a list in ``text``: 1., 2., 3. … in order, on one line or on many; none when
+    nothing follows a 1. (a number ending a sentence is a list's only when the list counts on)."""
+    counted, expected = set(), 1
+    for match in LIST_NUMBERS.finditer(text):
+        number = int(match.group(1))
+        if number == expected or number == 1:
+            expected = number + 1
+            counted.add(number)
+    return counted if 2 in counted else set()
+
+
+def _without_next_number(sentence: str, counted: set[int]) -> str:
+    """A list written on one line ("1. Drain the node 2. Patch it") splits as "Drain the node 2.", "Patch it": the
+    number ending a sentence is the next item's when the text counts its items that far. Any other number ends the
+    sentence it is in: "she thinks I'll need about 5." keeps its 5."""
+    ending = LIST_NUMBER.search(sentence)
+    return sentence[:ending.start()] if ending and int(ending.group(1)) in counted else sentence
 
 
 RULE_CLAUSE = re.compile(r"\s*[—–;,，；：]\s*(?=" + "|".join(re.escape(cue) + (r"\b" if cue.isascii() else "")
