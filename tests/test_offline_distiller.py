@@ -341,6 +341,16 @@ def test_a_title_keeps_a_number_with_its_unit_or_drops_both():
     assert text.shorten(sentence, 54) == "The export of the quarterly report now takes"  # the unit runs too far
 
 
+def test_a_title_cut_does_not_end_on_the_one_word_after_a_comma():
+    """"…16 worker processes, each" ended on the first word of the phrase the cut left out; a comma inside code is
+    not a clause's."""
+    cause = ("Reconciliation fans out into 16 worker processes, each with SQLAlchemy pool_size=10 + max_overflow=5 — "
+             "up to 240 client connections")
+    assert text.shorten(cause, 70) == "Reconciliation fans out into 16 worker processes"
+    code = "The monthly rollup job does pd.read_sql(query, engine) on the whole table every night at 02:00"
+    assert text.shorten(code, 58).startswith("The monthly rollup job does pd.read_sql(query, engine)")
+
+
 # ---------------------------------------------------------------- conversations between people
 
 

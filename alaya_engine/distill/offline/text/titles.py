@@ -136,12 +136,19 @@ def _cut_words(text: str, limit: float) -> tuple[str, bool]:
         kept = kept + [unit] if title_width("".join(kept) + unit.rstrip()) <= limit + UNIT_OVERRUN else kept[:-1]
     while len(kept) > 1 and _dangles(kept[-1]):
         kept.pop()
-    return "".join(kept).rstrip().rstrip("。.！!？?:：;；，,、(（"), at_phrase
+    cut = "".join(kept).rstrip()
+    fragment = LONE_LAST_WORD.search(cut)
+    if fragment and not _bracket_depths(cut)[fragment.start()] and title_width(cut[:fragment.start()]) >= limit * 0.5:
+        cut = cut[:fragment.start()]
+    return cut.rstrip("。.！!？?:：;；，,、(（"), at_phrase
 
 
 NUMBER = re.compile(r"[~≈<>]?\d+(?:[.,]\d+)*")
 UNIT = re.compile(rf"(?:{UNIT_WORDS}|[µu]s|hrs?|d|%|px|rps|qps|[kKMG]|percent)[.,;:)]?")
 """A unit after a number: a title cut between the two keeps both or neither."""
+LONE_LAST_WORD = re.compile(r"(?:[,;:]|\s[—–])\s+\S+$")
+"""One word after a cut clause's last comma ("…fans out into 16 worker processes, each | with …"): the start of
+what the cut left out, dropped with its comma."""
 UNIT_OVERRUN = 6
 """How far past its limit a title may run to keep a number's unit (a title's limit is 70, the most is 80)."""
 
