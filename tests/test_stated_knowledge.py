@@ -336,6 +336,19 @@ def test_the_readme_example_gives_a_cause_card_and_a_decision_linked_to_it():
     assert cause is not None and cause.type == "gotcha" and decision is not None and decision.type == "decision"
     assert any(link.relation == "CAUSED_BY" and link.from_title == decision.title and link.to_title == cause.title
                for link in result.links), result.links
+    assert "**Cause:** proxy_read_timeout: the upstream" in cause.content, cause.content  # not "Cause: The cause is"
+
+
+def test_a_labelled_line_does_not_repeat_its_label():
+    from alaya_engine.distill.offline.text.label_echo import without_echo
+
+    assert without_echo("Cause", "So the cause is a leftover restore index, not a failed node.") == \
+        "A leftover restore index, not a failed node."
+    assert without_echo("Fix", "The fix is to raise proxy_read_timeout to 300 s.") == \
+        "Raise proxy_read_timeout to 300 s."
+    assert without_echo("原因", "根本原因是：一张 6100 万像素的图解码要 244 MB") == "一张 6100 万像素的图解码要 244 MB"
+    assert without_echo("Cause", "The cause is this.") == "The cause is this."  # nothing left to say it
+    assert without_echo("Decision", "The cause is X, so we keep 300 s.") == "The cause is X, so we keep 300 s."
 
 
 def test_small_talk_still_gives_nothing():

@@ -7,6 +7,7 @@ from ..cues import FIX_CUES, LABEL, OPTION_LEADS, REASON_CUES
 from ..text.chinese import written_in_chinese
 from ..text.cue_match import has_cue
 from ..text.dates import resolve_dates
+from ..text.label_echo import without_echo
 from ..text.markdown import LIST_MARK, strip_markdown
 from ..text.overlap import content_words
 from ..text.sentences import join_sentences, split_sentences
@@ -108,7 +109,7 @@ def _render(sections: list[tuple[str, str]], body: str, card_type: str, chinese:
     head = [section for section in sections if section[0] in ("问题", "Problem", "报错", "Error")]
     tail = [section for section in sections if section not in head]
     lines = [f"**{name}:** {text}" for name, text in head]
-    lines.append(f"**{label}:** {body}" if "\n" not in body else f"**{label}:**\n{body}")
+    lines.append(f"**{label}:** {without_echo(label, body)}" if "\n" not in body else f"**{label}:**\n{body}")
     lines.extend(f"**{name}:** {text}" for name, text in tail)
     return "\n\n".join(lines)
 

@@ -8,6 +8,7 @@ from datetime import date
 from ....foundations.domain import Session
 from ..candidate import TITLE_LIMIT, Candidate
 from ..text.chinese import is_chinese, written_in_chinese
+from ..text.label_echo import without_echo
 from ..text.overlap import content_words
 from ..text.sentences import split_sentences
 from ..text.titles import shorten, title_width
@@ -37,7 +38,7 @@ def statement_card(statement: Statement, session: Session, today: date, chinese:
     found = voice.say(statement.found_turn, statement.found)
     if found:
         lines.append(f"**{'助手发现' if chinese else 'The assistant found'}:** {found}")
-    lines.append(f"**{label}:** {said}" if said else "")
+    lines.append(f"**{label}:** {without_echo(label, said)}" if said else "")
     if statement.reply:
         added = voice.say(statement.reply_turn, statement.reply)
         lines.append(f"**{'助手补充' if chinese else 'The assistant added'}:** {added}")
