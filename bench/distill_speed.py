@@ -1,6 +1,6 @@
 """Offline distill throughput: the distiller alone, and the whole pipeline into a store.
 
-The distiller always runs over the 16 demo sessions shipped with Alaya (English and Chinese, 262 turns), so
+The distiller always runs over the 18 demo sessions shipped with Alaya (English and Chinese, 292 turns), so
 every run, CI's included, has its rows; ``--quick`` stops there. The full run adds the pipeline over the demo
 sessions (distill alone, and ingest + distill: what a memory pays before it answers), and both over LoCoMo
 (272 sessions; the pipeline over conversation 26's 19). LoCoMo (CC BY-NC) is read from ``../shared/data/locomo/``
