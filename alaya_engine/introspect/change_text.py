@@ -350,7 +350,7 @@ def replacement(sentence: str, earlier: Statement, close: bool) -> tuple[int, st
     numbers = [number for number in read.replaced_numbers
                if number in earlier.whole.numbers and _in_its_unit(number, read, earlier.whole)]
     if numbers:
-        plain = _measured(numbers[0], sentence) or _shared_mentions(mine, earlier.whole)
+        plain = any(value == numbers[0] for _, value in mine.quantities) or _shared_mentions(mine, earlier.whole)
         return 3 if plain else 1, numbers[0]
     for day in read.replaced_days:
         holding = [other for other in earlier.sentences if ("date", day) in other.quantities]
@@ -374,11 +374,6 @@ def _in_its_unit(number: str, read: Reading, earlier: Said) -> bool:
     mine = {unit for unit, value in read.changing if value == number and unit in MEASURES}
     theirs = {unit for unit, value in earlier.quantities if value == number and unit in MEASURES}
     return not (mine and theirs) or bool(mine & theirs)
-
-
-def _measured(number: str, sentence: str) -> bool:
-    """Whether the sentence gives ``number`` a unit ("not 60 s"), not only the number ("…, not 60")."""
-    return any(value == number for _, value in _quantities(sentence))
 
 
 def _shown(sentence: str, unit: str, number: str) -> str:
