@@ -351,6 +351,16 @@ def test_a_labelled_line_does_not_repeat_its_label():
     assert without_echo("Decision", "The cause is X, so we keep 300 s.") == "The cause is X, so we keep 300 s."
 
 
+def test_every_labelled_line_of_an_agent_card_says_its_label_once():
+    found = cards(session(
+        ("user", "The nightly export job failed again with a timeout. Why?"),
+        ("assistant", "**Root cause:** the statement_timeout of 30s on pg-replica-03 is shorter than the export "
+                      "query, which now takes about 95 seconds.\n\n**Fix:** The fix is to raise statement_timeout to "
+                      "300s for the export_job role only."), tools=True))
+    cause = card_saying(found, "statement_timeout of 30s")
+    assert cause is not None and "**Fix:** Raise statement_timeout to 300s" in cause.content, cause and cause.content
+
+
 def test_small_talk_still_gives_nothing():
     result = OfflineDistiller().distill(session(
         ("user", "Hi! How are you today?"), ("assistant", "I'm doing well, thanks for asking. How about you?"),

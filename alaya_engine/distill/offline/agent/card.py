@@ -108,9 +108,9 @@ def _render(sections: list[tuple[str, str]], body: str, card_type: str, chinese:
     label = labels[card_type][0 if chinese else 1]
     head = [section for section in sections if section[0] in ("问题", "Problem", "报错", "Error")]
     tail = [section for section in sections if section not in head]
-    lines = [f"**{name}:** {text}" for name, text in head]
+    lines = [f"**{name}:** {without_echo(name, text)}" for name, text in head]
     lines.append(f"**{label}:** {without_echo(label, body)}" if "\n" not in body else f"**{label}:**\n{body}")
-    lines.extend(f"**{name}:** {text}" for name, text in tail)
+    lines.extend(f"**{name}:** {without_echo(name, text)}" for name, text in tail)
     return "\n\n".join(lines)
 
 
