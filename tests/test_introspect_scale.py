@@ -98,18 +98,21 @@ def test_linked_pairs_know_edges_either_way_among_the_given_cards(home):
     assert ("k0", "k2") not in linked and ("k0", "gone") not in linked
 
 
-def test_cooldown_rewrites_only_changed_rows_and_introspect_leaves_them_indexed(home):
-    """A rewritten ``card_meta`` row drops out of the full-text index: introspect refreshes it, and a run that
-    changes nothing rewrites nothing."""
+def test_cooldown_rewrites_only_changed_heat_and_never_the_searched_text(home):
+    """Cool-down writes ``card_heat`` alone (``card_meta``'s rows, their text and its full-text index, stay as they
+    were), and a run that changes nothing rewrites nothing."""
     engine = small_store(home)
-    later = millis_now() + 400 * DAY_MS
-    engine.introspect(["cooldown"], now=later)
     meta = engine.vectors()._db.open_table("card_meta")
+    later = millis_now() + 400 * DAY_MS
+    report = engine.introspect(["cooldown"], now=later)["steps"]["cooldown"]
+    assert report["by_tier"]["COLD"] == 6 and {row["tier"] for row in engine.vectors().heat_rows()} == {"COLD"}
+    assert engine.vectors()._db.open_table("card_meta").version == meta.version
     assert meta.index_stats("text_idx").num_unindexed_rows == 0
     assert meta.index_stats("id_idx").num_unindexed_rows == 0, "merges on id find their rows through an index"
+    heat = engine.vectors()._db.open_table("card_heat").version
     report = engine.introspect(["cooldown"], now=later)["steps"]["cooldown"]
     assert report["cards"] == 6 and report["by_tier"]["COLD"] == 6
-    assert engine.vectors()._db.open_table("card_meta").version == meta.version
+    assert engine.vectors()._db.open_table("card_heat").version == heat
 
 
 def test_the_graph_buffer_pool_is_configured_and_a_full_one_names_the_key(home, tmp_path):
@@ -127,44 +130,21 @@ def test_the_graph_buffer_pool_is_configured_and_a_full_one_names_the_key(home, 
     assert caught.value.code == "graph_memory_full" and "graph.buffer_pool_mb" in caught.value.message
 
 
-def test_after_a_bulk_heat_rewrite_full_text_uses_the_index_alone_until_it_is_refreshed(home, monkeypatch):
-    """Scanning the rows a first cool-down rewrites took seconds per recall at 100k cards: until introspect
-    refreshes the index, those rows are left out of full-text search rather than scanned."""
+def test_a_process_after_one_killed_before_its_index_refresh_uses_the_index_alone(home, monkeypatch):
+    """Rows written and never taken into the full-text index (a job killed before its refresh) left every later
+    process scanning them (25 s a recall at a million cards): past ``UNINDEXED_SEARCHABLE_ROWS`` the index's own
+    count makes searches use the index alone until a refresh."""
     from alaya_engine.vectors import store as vector_store
 
     engine = small_store(home)
-    vectors = engine.vectors()
-    assert set(vectors.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
     monkeypatch.setattr(vector_store, "UNINDEXED_SEARCHABLE_ROWS", 1)
-    vectors.update_meta_heat({"id": ["k1"], "last_accessed": [0], "access_count": [0], "relevance": [0.0],
-                              "temperature": [0.2], "tier": ["COLD"]})
-    assert not vectors.full_text_behind
-    vectors.update_meta_heat({"id": ["k1", "k2"], "last_accessed": [0, 0], "access_count": [0, 0],
-                              "relevance": [0.0, 0.0], "temperature": [0.2, 0.2], "tier": ["COLD", "COLD"]})
-    assert vectors.full_text_behind
-    assert set(vectors.full_text_search("content topic", 10)) == {"k0", "k3", "k4", "k5"}
-    vectors.refresh_full_text_index()
-    assert not vectors.full_text_behind
-    assert set(vectors.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
-
-
-def test_a_process_after_one_killed_before_its_index_refresh_also_uses_the_index_alone(home, monkeypatch):
-    """An introspect killed between its cool-down's rewrite and the index's refresh left every later process
-    scanning the unindexed rows (25 s a recall at a million cards): the index's own count says so."""
-    from alaya_engine.vectors import store as vector_store
-
-    small_store(home)
-    monkeypatch.setattr(vector_store, "UNINDEXED_SEARCHABLE_ROWS", 1)
-    killed = Engine.open(home).vectors()  # rewrites two rows, then never refreshes the index
-    killed._db.open_table("card_meta").drop_index("id_idx")  # a store from before ids were indexed: a merge
-    # on id rewrites the rows it updates, out of the full-text index (with the ids indexed they stay in it)
-    killed.update_meta_heat({"id": ["k1", "k2"], "last_accessed": [0, 0], "access_count": [0, 0],
-                             "relevance": [0.0, 0.0], "temperature": [0.2, 0.2], "tier": ["COLD", "COLD"]})
+    killed = Engine.open(home).vectors()  # writes two cards, then never refreshes the index
+    new = [Card(id=f"n{n}", title=f"card n{n}", content="content about topic n", type="concept", tags=[],
+                importance=0.5, source_sessions=[], created_at=millis_now(), updated_at=0) for n in range(2)]
+    killed.upsert_cards(new, np.eye(2, 512, k=10, dtype=np.float32))
     later = Engine.open(home).vectors()
-    assert not later.full_text_behind
-    assert set(later.full_text_search("content topic", 10)) == {"k0", "k3", "k4", "k5"}
-    later.refresh_full_text_index()
     assert set(later.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
-    later.update_meta_heat({"id": ["k1", "k2"], "last_accessed": [1, 1], "access_count": [1, 1],
-                            "relevance": [0.5, 0.5], "temperature": [0.1, 0.1], "tier": ["COLD", "COLD"]})
-    assert set(Engine.open(home).vectors().full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)}
+    later.refresh_full_text_index()
+    assert set(later.full_text_search("content topic", 10)) == {f"k{n}" for n in range(6)} | {"n0", "n1"}
+    assert set(engine.vectors().full_text_search("content topic", 10)) == set(
+        later.full_text_search("content topic", 10))

@@ -39,8 +39,8 @@ for card in cards:
     card.title = "again " + card.title
 try:
     vectors.upsert_cards(cards, matrix)  # known ids: merged
-    vectors.update_meta_heat({"id": ids, "last_accessed": [7] * count, "access_count": [3] * count,
-                              "relevance": [0.25] * count, "temperature": [0.1] * count, "tier": ["COLD"] * count})
+    vectors.update_heat_columns({"id": ids, "last_accessed": [7] * count, "access_count": [3] * count,
+                                 "relevance": [0.25] * count, "temperature": [0.1] * count, "tier": ["COLD"] * count})
     vectors.archive_vectors(ids[: count // 2])
     vectors.set_vector_tiers({card_id: "WARM" for card_id in ids[count // 2:]})
 except RuntimeError as error:

@@ -1,6 +1,6 @@
 """Reads of L1 that stay cheap while other handles write: a table's version is asked of LanceDB only when its
 ``_versions`` folder may have changed, yet a commit by another handle (another process, in production) is always
-seen; a bulk rewrite never leaves full-text search scanning every row."""
+seen; a heat rewrite leaves the searched text alone."""
 
 from __future__ import annotations
 
@@ -69,27 +69,25 @@ def test_a_commit_in_the_same_clock_tick_is_seen(tmp_path):
     assert store.version(RELATIONS) > before
 
 
-def test_a_bulk_heat_rewrite_leaves_full_text_to_the_index_before_it_commits(tmp_path, monkeypatch):
-    """Rows a rewrite commits drop out of the full-text index; a search scanning them all took seconds at 100k
-    cards. The owner server's recalls read ``full_text_behind`` while a job writes, so it is set before the
-    commit, never after."""
-    from alaya_engine.vectors import store as vector_store
+def test_a_heat_rewrite_leaves_the_searched_text_and_its_index_alone(tmp_path):
+    """LanceDB rewrites a whole row to update one column, and a rewritten row drops out of the full-text index:
+    heat lives in ``card_heat``, so the nightly cool-down's rewrite of most cards leaves ``card_meta`` as it was."""
+    from alaya_engine.foundations.domain import Card
+    from alaya_engine.vectors.store import CARD_HEAT, CARD_META
 
     store = _store(tmp_path)
-    monkeypatch.setattr(vector_store, "UNINDEXED_SEARCHABLE_ROWS", 2)
-    table_class = type(store.table(vector_store.CARD_META))
-    merge_insert = table_class.merge_insert
-    seen = []
-
-    def observed(table, *arguments, **options):
-        seen.append(store.full_text_behind)
-        return merge_insert(table, *arguments, **options)
-
-    monkeypatch.setattr(table_class, "merge_insert", observed)
-    ids = ["card-a", "card-b", "card-c"]
-    store.update_meta_heat({"id": ids, "last_accessed": [0] * 3, "access_count": [0] * 3, "relevance": [0.0] * 3,
-                            "temperature": [0.1] * 3, "tier": ["COLD"] * 3})
-    assert seen == [True] and store.full_text_behind
+    cards = [Card(id=f"c{n}", title=f"quokka {n}", content="text", type="concept", tags=[], importance=0.5,
+                  source_sessions=["s"], created_at=1, updated_at=1) for n in range(3)]
+    store.upsert_cards(cards, np.eye(3, 8, dtype=np.float32))
+    store.refresh_full_text_index()
+    meta, heat = store.version(CARD_META), store.version(CARD_HEAT)
+    store.update_heat_columns({"id": ["c0", "c1"], "last_accessed": [7, 7], "access_count": [2, 3],
+                               "relevance": [0.5, 0.5], "temperature": [0.1, 0.2], "tier": ["COLD", "WARM"]})
+    assert store.version(CARD_META) == meta and store.version(CARD_HEAT) > heat
+    assert store.table(CARD_META).index_stats("text_idx").num_unindexed_rows == 0
+    assert sorted(store.full_text_search("quokka", 5)) == ["c0", "c1", "c2"]
+    assert {row["id"]: (row["access_count"], row["tier"]) for row in store.heat_rows()} == {
+        "c0": (2, "COLD"), "c1": (3, "WARM"), "c2": (0, "HOT")}
 
 
 def test_lancedb_is_imported_without_leaving_the_stand_in_for_overrides():
@@ -121,13 +119,14 @@ def test_new_cards_are_appended_and_cards_written_again_keep_their_counters(tmp_
     store = _store(tmp_path)
     first = [card(f"c{n}", f"card {n}") for n in range(3)]
     store.upsert_cards(first, np.eye(3, 8, dtype=np.float32))
-    store.update_meta_heat({"id": ["c0"], "last_accessed": [7], "access_count": [5], "relevance": [0.5],
+    store.update_heat_columns({"id": ["c0"], "last_accessed": [7], "access_count": [5], "relevance": [0.5],
                             "temperature": [0.9], "tier": ["HOT"]})
     again = [card("c0", "card zero, renamed"), card("c3", "card 3")]
     store.upsert_cards(again, np.full((2, 8), 0.5, np.float32))
     meta = {row["id"]: row for row in store.table(CARD_META).to_arrow().to_pylist()}
     vectors = {row["id"]: row["vector"] for row in store.table(CARD_VECTORS).to_arrow().to_pylist()}
-    assert sorted(meta) == sorted(vectors) == ["c0", "c1", "c2", "c3"]
+    heat = {row["id"]: row for row in store.heat_rows()}
+    assert sorted(meta) == sorted(vectors) == sorted(heat) == ["c0", "c1", "c2", "c3"]
     assert store.table(CARD_META).count_rows() == store.table(CARD_VECTORS).count_rows() == 4
-    assert meta["c0"]["title"] == "card zero, renamed" and meta["c0"]["access_count"] == 5
+    assert meta["c0"]["title"] == "card zero, renamed" and heat["c0"]["access_count"] == 5
     assert vectors["c0"] == [0.5] * 8 and vectors["c1"][1] == 1.0

@@ -5,7 +5,7 @@
 - ``graph.graphml`` — cards and sessions as nodes, every relation as an edge (see :mod:`.graphml`);
 - ``index.md`` — every card, grouped by type.
 
-Only the graph and ``card_meta``'s counters are read: ``config.json`` is never exported and no exported
+Only the graph and ``card_heat``'s counters are read: ``config.json`` is never exported and no exported
 field holds a setting, so API keys (which Alaya never stores anyway) cannot end up in an export.
 """
 

@@ -1,4 +1,4 @@
-"""Everything an export shows, read from the graph (cards, sessions, every edge) and ``card_meta`` (counters).
+"""Everything an export shows, read from the graph (cards, sessions, every edge) and ``card_heat`` (counters).
 
 Times become ISO 8601 UTC strings (``2026-03-31T06:29:00Z``) here, once, so the
 Markdown files and the GraphML file agree to the character.

@@ -50,9 +50,9 @@ RANK = {"COLD": 0, "WARM": 1, "HOT": 2}
 
 def cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedder", access_log: AccessLog,
               settings: dict, now: int, dry_run: bool, step: Callable[[], AbstractContextManager]) -> CooldownReport:
-    """Works on columns, not a dict per card, and writes to L1 only the rows that changed: a rewritten
-    ``card_meta`` row drops out of the full-text index, and at 100k cards most rows are long cold and stay as
-    they were. All in one step (~3 s at 100k cards; recalls do not wait for steps)."""
+    """Works on columns, not a dict per card, and writes to L1 only the rows that changed (``card_heat``, apart
+    from the searched text: LanceDB rewrites whole rows): at 100k cards most rows are long cold and stay as they
+    were. All in one step (~3 s at 100k cards; recalls do not wait for steps)."""
     with step():
         return _cool_down(vectors=vectors, graph=graph, embedder=embedder, access_log=access_log,
                           settings=settings, now=now, dry_run=dry_run)
@@ -92,7 +92,7 @@ def _cool_down(*, vectors: "VectorStore", graph: "GraphStore", embedder: "Embedd
     computed = [name for name in vectors.HEAT_UPDATE_COLUMNS if name != "id"]
     changed = [index for index, values in enumerate(zip(*(after[name] for name in computed)))
                if values != tuple(before[name][index] for name in computed)]
-    vectors.update_meta_heat({"id": [ids[index] for index in changed],
+    vectors.update_heat_columns({"id": [ids[index] for index in changed],
                               **{name: [after[name][index] for index in changed] for name in computed}})
     _embed_into(vectors, graph, embedder, unkept)
     vectors.archive_vectors(archive + [row["id"] for row in unkept])
@@ -113,9 +113,9 @@ def _embed_into(vectors: "VectorStore", graph: "GraphStore", embedder: "Embedder
 
 
 def _fold(access_log: AccessLog, offset: int, known: set[str], graph: "GraphStore") -> tuple[dict, int]:
-    """The log from ``offset``, up to the first line naming a card the graph has but ``card_meta`` not yet (distill
+    """The log from ``offset``, up to the first line naming a card the graph has but ``card_heat`` not yet (distill
     writes L1 at its next flush; a recall can reach the card through the graph before that): folded now, its
-    count would be lost, since only rows of ``card_meta`` are written. Cards in neither (forgotten, merged away)
+    count would be lost, since only rows of ``card_heat`` are written. Cards in neither (forgotten, merged away)
     are left out, as before."""
     folded, end = access_log.fold(offset)
     unknown = [card_id for card_id in folded if card_id not in known]

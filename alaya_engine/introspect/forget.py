@@ -35,8 +35,8 @@ if TYPE_CHECKING:
 MAX_ACCESSES = 3
 BATCH = 2000
 """Cards forgotten per step: one journal write, one L1 delete; recalls get in between steps. Each step costs
-a fixed part (two L1 deletes scanning ``card_meta``, a graph commit, ``stats.json``): measured at 100k cards,
-forgetting 49k took 42 s in steps of 500, 29 s in steps of 2000 (~1 s each), 24 s in steps of 5000."""
+a fixed part (L1 deletes scanning ``card_meta`` and ``card_heat``, a graph commit, ``stats.json``): measured at
+100k cards, forgetting 49k took 42 s in steps of 500, 29 s in steps of 2000 (~1 s each), 24 s in steps of 5000."""
 
 
 @dataclass

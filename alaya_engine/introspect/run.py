@@ -65,9 +65,8 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
                 release_freed_memory()  # a step's freed pages are not the next one's: 1,588 -> 966 MB after cool-down
                 report["step_seconds"][name] = round(time.perf_counter() - step_started, 2)
         if "cooldown" in chosen and not dry_run:
-            # Rows cool-down rewrote are out of the full-text index until it is refreshed; meanwhile recalls
-            # search the index alone (VectorStore.full_text_behind). After forget, which only deletes rows:
-            # at 100k cards the refresh took 7.5 s there, 11.5 s before forget.
+            # Cards distilled since the last run are scanned by full-text search until the index takes them in
+            # (VectorStore._index_behind). After forget, which only deletes rows.
             step_started = time.perf_counter()
             with store.step():
                 store.vectors().refresh_full_text_index()

@@ -42,7 +42,7 @@ def bulk_load(engine: "StoreParts", cards: list[Card], links: list[Link], vector
 
     ``sessions``: ``Session`` nodes to create first (dicts keyed by :data:`SESSION_COLUMNS`; missing keys are
     null), so ``EXTRACTED_FROM`` links can point at them; ids already in the graph are refused.
-    ``access``: card id → (access_count, last_accessed ms) for ``card_meta`` (default 0, 0).
+    ``access``: card id → (access_count, last_accessed ms) for ``card_heat`` (default 0, 0).
     ``promoted``: relation names that have a rel table of their own (checked like a promotion, refused if not).
     ``reader``: reads a card's entities instead of the store's reader, for a caller that knows them already (the
     synthetic benchmark store, whose cards are made of a few thousand sentences, reads each sentence once).
@@ -296,7 +296,7 @@ def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[s
     import numpy as np
     import pyarrow as pa
 
-    from ..vectors.store import CARD_META, CARD_VECTORS, COLD_VECTORS, quantise_rows
+    from ..vectors.store import CARD_HEAT, CARD_META, CARD_VECTORS, COLD_VECTORS, quantise_rows
 
     vectors_table = store.table(CARD_VECTORS)
     active = [position for position, card in enumerate(cards) if card.tier != "COLD"]
@@ -315,7 +315,8 @@ def _load_vectors(store, cards: list[Card], matrix: "np.ndarray", access: dict[s
             "id": _strings([cards[p].id for p in cold]),
             "code": pa.FixedSizeListArray.from_arrays(pa.array(codes.reshape(-1), pa.int8()), store.dimension),
             "scale": scales}, schema=cold_table.schema))
-    store.table(CARD_META).add(store.meta_rows(cards, access))
+    store.table(CARD_META).add(store.meta_rows(cards))
+    store.table(CARD_HEAT).add(store.new_heat_rows(cards, access))
 
 
 class _Steps:

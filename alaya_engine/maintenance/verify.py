@@ -23,7 +23,7 @@ repairs it. Kinds:
   (NaN, infinity: a damaged data file) or all zero; no search can use it;
 - ``stale_vector`` — the embedded text's hash differs from the card's content;
 - ``orphan_vector`` — an L1 row whose card is not in L2;
-- ``missing_metadata`` — a card without its ``card_meta`` row;
+- ``missing_metadata`` — a card without its ``card_meta`` or ``card_heat`` row;
 - ``promotion_missing_from_l2`` — a relation the journal promoted that has no
   table of its own in the graph (a crash between the journal and the graph);
 - ``missing_context`` / ``orphan_context`` — a distilled card without its
@@ -146,7 +146,7 @@ def _compare(report: VerifyReport, noun: str, in_l2: set[str], in_l3: set[str]) 
 
 
 def _check_vectors(report: VerifyReport, engine: "StoreParts", cards: dict, vector_ids: list[str], width: int,
-                   meta: dict[str, tuple[str, str]]) -> None:
+                   meta: dict[str, tuple[str, str | None]]) -> None:
     dimension = engine.manifest["embedding"]["dimension"]
     if width != dimension:
         report.add("wrong_dimension", [], f"L1 vectors have {width} dimensions; the store's model has {dimension}")
@@ -157,10 +157,11 @@ def _check_vectors(report: VerifyReport, engine: "StoreParts", cards: dict, vect
     for card_id in sorted((set(counted) | set(meta)) - set(cards)):
         report.add("orphan_vector", [card_id], f"L1 holds card {card_id}, which is not in the graph")
     for card_id, card in sorted(cards.items()):
-        if card_id not in meta:
-            report.add("missing_metadata", [card_id], f"card {card_id} has no card_meta row in L1")
+        content_hash, tier = meta.get(card_id, (None, None))
+        if content_hash is None or tier is None:
+            table = "card_heat" if content_hash else "card_meta"
+            report.add("missing_metadata", [card_id], f"card {card_id} has no {table} row in L1")
             continue
-        content_hash, tier = meta[card_id]
         if card_id not in counted:
             report.add("missing_cold_vector" if tier == "COLD" else "missing_vector", [card_id],
                        f"{tier} card {card_id} has no embedding")

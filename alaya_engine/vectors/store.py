@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 CARD_VECTORS = "card_vectors"
 CARD_META = "card_meta"
+CARD_HEAT = "card_heat"
 COLD_VECTORS = "cold_vectors"
 RELATIONS = "relations"
 STATS_FILE = "stats.json"
@@ -55,10 +56,13 @@ def _schemas(dimension: int) -> dict[str, Any]:
         ]),
         CARD_META: pa.schema([
             ("id", pa.string()), ("card_id", pa.string()), ("content_hash", pa.string()),
-            ("temperature", pa.float64()), ("tier", pa.string()), ("last_accessed", pa.int64()),
-            ("access_count", pa.int64()), ("created_at", pa.int64()), ("title", pa.string()),
-            ("tags", pa.list_(pa.string())), ("type", pa.string()), ("text", pa.string()),
-            ("relevance", pa.float64()),
+            ("created_at", pa.int64()), ("title", pa.string()), ("tags", pa.list_(pa.string())),
+            ("type", pa.string()), ("text", pa.string()),
+        ]),
+        CARD_HEAT: pa.schema([
+            ("id", pa.string()), ("created_at", pa.int64()), ("type", pa.string()), ("last_accessed", pa.int64()),
+            ("access_count", pa.int64()), ("relevance", pa.float64()), ("temperature", pa.float64()),
+            ("tier", pa.string()),
         ]),
         COLD_VECTORS: pa.schema([
             ("id", pa.string()), ("code", pa.list_(pa.int8(), dimension)), ("scale", pa.float32()),
@@ -78,8 +82,10 @@ def read_stats(folder: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+HEAT_MOVED = ("temperature", "tier", "last_accessed", "access_count", "relevance")
+"""The columns a store made before ``card_heat`` kept in ``card_meta`` (see :meth:`VectorStore._split_heat`)."""
 UNINDEXED_SEARCHABLE_ROWS = 1000
-"""A heat rewrite of more rows than this sets ``full_text_behind`` (a few rows are scanned in no time)."""
+"""Rows written since the full-text index was refreshed that a search still scans (a few are scanned in no time)."""
 
 MERGE_BYTES = 64 << 20
 """The most input one LanceDB ``merge_insert`` is given; a larger write is merged slice by slice. A merge holds
@@ -113,9 +119,7 @@ class VectorStore:
         resident index asks: :meth:`keep_written`) until it has loaded that version (:meth:`written_vector`).
         A distill step writes them while a background reload lets them go: both under ``_written_lock``."""
         self._written_lock = threading.Lock()
-        self.full_text_behind = False
-        """True after a bulk rewrite of ``card_meta`` until the full-text index is refreshed: searches then use
-        the index alone (see :meth:`full_text_search`)."""
+        self._heat_split = False
         self._behind_at: tuple[int, bool] | None = None
         """(``card_meta`` version, whether its index then missed too many rows), read by :meth:`_index_behind`."""
 
@@ -125,12 +129,36 @@ class VectorStore:
         every read sees every committed write, this process's or another's)."""
         table = self._tables.get(name)
         if table is None:
-            if name == COLD_VECTORS:  # stores made before COLD vectors were kept get the table on first use
+            if name in (CARD_META, CARD_HEAT) and not self._heat_split:
+                self._split_heat()
+            if name in (COLD_VECTORS, CARD_HEAT):  # a store made before the table was kept gets it on first use
                 table = self._db.create_table(name, schema=_schemas(self.dimension)[name], exist_ok=True)
             else:
                 table = self._db.open_table(name)
             self._tables[name] = table
         return table
+
+    def _split_heat(self) -> None:
+        """A store made before ``card_heat`` kept its counters, temperature and tier in ``card_meta``, beside the
+        searched text: the nightly cool-down rewrote most of its rows, and LanceDB rewrites a whole row to update
+        one column (at a million cards, 5 s and +1.5 GB for the 394k rows one night changes, and the full-text
+        index to refresh after; 0.9 s and +0.1 GB for the same rows of the narrow table). Moved here, once: the
+        table made from those columns in one commit (two processes moving at once: one makes it), then the columns
+        dropped, so a move cut short is finished by the next opener."""
+        names = set(self._db.list_tables().tables)
+        if CARD_META in names:
+            meta = self._db.open_table(CARD_META)
+            moved = [name for name in HEAT_MOVED if name in meta.schema.names]
+            if moved and CARD_HEAT not in names:
+                schema = _schemas(self.dimension)[CARD_HEAT]
+                rows = meta.search().select(schema.names).limit(None).to_arrow().select(schema.names).cast(schema)
+                try:
+                    self._db.create_table(CARD_HEAT, data=rows, schema=schema)
+                except ValueError:  # "already exists": made meanwhile by another process
+                    self._db.open_table(CARD_HEAT)
+            if moved:
+                meta.drop_columns(moved)
+        self._heat_split = True
 
     def create_tables(self) -> None:
         for name, schema in _schemas(self.dimension).items():
@@ -209,13 +237,16 @@ class VectorStore:
         else:
             merge_in_slices(self.table(CARD_VECTORS), "id", rows, insert=True)
         self._delete_where(COLD_VECTORS, ids)  # a card has one vector: the one just written
-        meta = self.meta_rows(cards)
-        table = self.table(CARD_META)
+        meta, heat = self.meta_rows(cards), self.new_heat_rows(cards)
         if self._all_new(CARD_META, ids):
-            table.add(meta)
+            self.table(CARD_META).add(meta)
+            self.table(CARD_HEAT).add(heat)
         else:
-            merge_in_slices(table, "id", meta, update=False, insert=True)
-            merge_in_slices(table, "id", meta.select(["id", "content_hash", "title", "tags", "type", "text"]))
+            merge_in_slices(self.table(CARD_META), "id", meta, update=False, insert=True)
+            merge_in_slices(self.table(CARD_META), "id", meta.select(["id", "content_hash", "title", "tags", "type",
+                                                                      "text"]))
+            merge_in_slices(self.table(CARD_HEAT), "id", heat, update=False, insert=True)
+            merge_in_slices(self.table(CARD_HEAT), "id", heat.select(["id", "type"]))
         if self._written is not None:
             version = self.table(CARD_VECTORS).version
             with self._written_lock:
@@ -252,35 +283,44 @@ class VectorStore:
         of LoCoMo conversation 26's distillation)."""
         return len(set(card_ids)) == len(card_ids) and not self.table(name).count_rows(_id_predicate(card_ids))
 
-    def meta_rows(self, cards: list["Card"], access: dict[str, tuple[int, int]] | None = None):
-        """``card_meta`` rows for ``cards``; ``access`` gives (access_count, last_accessed) where known."""
+    def meta_rows(self, cards: list["Card"]):
+        """``card_meta`` rows for ``cards``: what full-text search reads and a card's text changes."""
         import pyarrow as pa
 
         ids = [card.id for card in cards]
-        counters = [(access or {}).get(card_id, (0, 0)) for card_id in ids]
         return pa.table({
             "id": ids, "card_id": ids, "content_hash": [card.content_hash() for card in cards],
-            "temperature": [float(card.temperature) for card in cards], "tier": [card.tier for card in cards],
-            "last_accessed": [int(last) for _, last in counters], "access_count": [int(count) for count, _ in counters],
             "created_at": [card.created_at for card in cards], "title": [card.title for card in cards],
             "tags": [list(card.tags) for card in cards], "type": [card.type for card in cards],
-            "text": [card.search_text() for card in cards], "relevance": [0.0] * len(cards),
+            "text": [card.search_text() for card in cards],
         }, schema=_schemas(self.dimension)[CARD_META])
+
+    def new_heat_rows(self, cards: list["Card"], access: dict[str, tuple[int, int]] | None = None):
+        """``card_heat`` rows for cards new to L1; ``access`` gives (access_count, last_accessed) where known."""
+        import pyarrow as pa
+
+        counters = [(access or {}).get(card.id, (0, 0)) for card in cards]
+        return pa.table({
+            "id": [card.id for card in cards], "created_at": [card.created_at for card in cards],
+            "type": [card.type for card in cards], "last_accessed": [int(last) for _, last in counters],
+            "access_count": [int(count) for count, _ in counters], "relevance": [0.0] * len(cards),
+            "temperature": [float(card.temperature) for card in cards], "tier": [card.tier for card in cards],
+        }, schema=_schemas(self.dimension)[CARD_HEAT])
 
     HEAT_COLUMNS = ["id", "created_at", "last_accessed", "access_count", "relevance", "tier", "temperature", "type"]
 
     def heat_rows(self) -> list[dict]:
-        """Every card's counters and tier from ``card_meta`` (COLD cards included)."""
-        return self._scan(CARD_META, self.HEAT_COLUMNS).to_pylist()
+        """Every card's counters and tier from ``card_heat`` (COLD cards included)."""
+        return self._scan(CARD_HEAT, self.HEAT_COLUMNS).to_pylist()
 
     def heat_columns(self) -> dict[str, list]:
         """:meth:`heat_rows` column by column: at 100k cards a quarter of the memory of 100k dicts."""
-        table = self._scan(CARD_META, self.HEAT_COLUMNS)
+        table = self._scan(CARD_HEAT, self.HEAT_COLUMNS)
         return {name: table.column(name).to_pylist() for name in self.HEAT_COLUMNS}
 
     def heat_row(self, card_id: str) -> dict | None:
         """One card's counters: a filtered read (17 ms at 100k cards, where reading them all took 1 s)."""
-        rows = self.table(CARD_META).search().where(_id_predicate([card_id])) \
+        rows = self.table(CARD_HEAT).search().where(_id_predicate([card_id])) \
             .select(self.HEAT_COLUMNS).limit(1).to_list()
         return rows[0] if rows else None
 
@@ -289,25 +329,20 @@ class VectorStore:
     def update_heat(self, rows: list[dict]) -> None:
         """Write counters, temperature and tier for these cards (a partial merge: text and vectors untouched)."""
         if rows:
-            self.update_meta_heat({name: [row[name] for row in rows] for name in self.HEAT_UPDATE_COLUMNS})
+            self.update_heat_columns({name: [row[name] for row in rows] for name in self.HEAT_UPDATE_COLUMNS})
             self.set_vector_tiers({row["id"]: row["tier"] for row in rows})
 
-    def update_meta_heat(self, columns: dict[str, list]) -> None:
-        """The ``card_meta`` half of :meth:`update_heat`, for the cards in ``columns`` (``HEAT_UPDATE_COLUMNS``).
-
-        LanceDB rewrites every row it updates, and a rewritten row drops out of the full-text index until
-        the next :meth:`refresh_full_text_index`: callers pass only the rows that changed.
-        """
+    def update_heat_columns(self, columns: dict[str, list]) -> None:
+        """The ``card_heat`` half of :meth:`update_heat`, for the cards in ``columns`` (``HEAT_UPDATE_COLUMNS``).
+        LanceDB rewrites every row it updates: callers pass only the rows that changed."""
         import pyarrow as pa
 
         if not columns["id"]:
             return
-        schema = _schemas(self.dimension)[CARD_META]
+        schema = _schemas(self.dimension)[CARD_HEAT]
         update = pa.table({name: columns[name] for name in self.HEAT_UPDATE_COLUMNS},
                           schema=pa.schema([schema.field(name) for name in self.HEAT_UPDATE_COLUMNS]))
-        if len(columns["id"]) > UNINDEXED_SEARCHABLE_ROWS:
-            self.full_text_behind = True  # before the commit: a recall between the two would scan every row
-        merge_in_slices(self.table(CARD_META), "id", update)
+        merge_in_slices(self.table(CARD_HEAT), "id", update)
         self.write_stats()
 
     def set_vector_tiers(self, tiers: dict[str, str]) -> None:
@@ -436,10 +471,14 @@ class VectorStore:
                                             table.schema.field("vector").type.list_size),
                 RELATIONS: [name for name, bad in zip(names, unusable_mask(relations)) if bad]}
 
-    def meta_index(self) -> dict[str, tuple[str, str]]:
-        """Card id → (content_hash, tier) of every ``card_meta`` row."""
-        rows = self.table(CARD_META).to_arrow().select(["id", "content_hash", "tier"]).to_pylist()
-        return {row["id"]: (row["content_hash"], row["tier"]) for row in rows}
+    def meta_index(self) -> dict[str, tuple[str, str | None]]:
+        """Card id → (content_hash, tier) of every ``card_meta`` row; the tier is None for a card without a
+        ``card_heat`` row."""
+        meta = self._scan(CARD_META, ["id", "content_hash"])
+        heat = self._scan(CARD_HEAT, ["id", "tier"])
+        tiers = dict(zip(heat.column("id").to_pylist(), heat.column("tier").to_pylist()))
+        return {card_id: (content_hash, tiers.get(card_id)) for card_id, content_hash in
+                zip(meta.column("id").to_pylist(), meta.column("content_hash").to_pylist())}
 
     def vector_ids(self) -> set[str]:
         return set(self.vector_tiers())
@@ -455,6 +494,7 @@ class VectorStore:
         self._delete_where(CARD_VECTORS, card_ids)
         self._delete_where(COLD_VECTORS, card_ids)
         self.table(CARD_META).delete(_id_predicate(card_ids))
+        self.table(CARD_HEAT).delete(_id_predicate(card_ids))
         self.write_stats()
 
     def vectors_version(self) -> int:
@@ -475,20 +515,20 @@ class VectorStore:
     def start_full_text_search(self, text: str, limit: int) -> "Future[dict[str, float]]":
         """The search of :meth:`full_text_search`, running on its own thread (recall embeds meanwhile).
 
-        Rows written since the index was refreshed are searched too, by scanning them — unless a bulk rewrite
-        left too many (``full_text_behind``): scanning the ~90k rows a first cool-down rewrites at 100k cards
-        took seconds per recall, so until introspect refreshes the index, those rows are left out.
+        Rows written since the index was refreshed are searched too, by scanning them — unless there are too many
+        (:meth:`_index_behind`): scanning ~90k rows took seconds per recall at 100k cards, so until introspect
+        refreshes the index, those rows are left out.
         """
         if not self._has_full_text_index():
             done: Future[dict[str, float]] = Future()
             done.set_result({})
             return done
-        return self._async.search(text, limit, index_only=self.full_text_behind or self._index_behind())
+        return self._async.search(text, limit, index_only=self._index_behind())
 
     def _index_behind(self) -> bool:
         """Whether the full-text index misses more than ``UNINDEXED_SEARCHABLE_ROWS`` rows, as the table stands:
-        a bulk rewrite by another process leaves it so too, and one killed before it refreshed the index left it so
-        for every later process (a million cards' interrupted introspect: every recall scanned 532k rows, 25 s).
+        a bulk write by any process leaves it so, and one killed before it refreshed the index left it so for every
+        later process (a million cards' interrupted introspect: every recall scanned 532k rows, 25 s).
         Asked again only when the table's version moves (0.4-3 ms)."""
         version = self.version(CARD_META)
         if self._behind_at is None or self._behind_at[0] != version:
@@ -500,9 +540,9 @@ class VectorStore:
     def refresh_full_text_index(self) -> None:
         """Build the FTS index once; later, fold new rows into it (they are searchable before that too).
 
-        The ids get an index too, folded in by the same ``optimize``: a merge on ``id`` (cool-down rewriting a
-        million cards' heat) then finds its rows through it instead of holding the whole table while it joins
-        (measured at 766k rows: a 2.1 GB peak and 12.5 s without, 0.4 GB and 6.5 s with)."""
+        The ids get an index too, folded in by the same ``optimize``: a merge on ``id`` (cards distilled again)
+        then finds its rows through it instead of holding the whole table, its text too, while it joins (measured
+        at 766k rows: a 2.1 GB peak and 12.5 s without, 0.4 GB and 6.5 s with)."""
         table = self.table(CARD_META)
         if not table.count_rows():
             return
@@ -516,7 +556,6 @@ class VectorStore:
             from lancedb.index import FTS
 
             table.create_index("text", config=FTS(base_tokenizer="icu"))
-        self.full_text_behind = False
 
     def _has_full_text_index(self) -> bool:
         return self._full_text_index_name() is not None
@@ -557,10 +596,10 @@ class VectorStore:
 
     def write_stats(self) -> None:
         """Row counts for ``alaya status``; filtered counts, because reading the tier column took 0.8 s at 100k."""
-        meta = self.table(CARD_META)
+        heat = self.table(CARD_HEAT)
         atomic_write_json(self.folder / STATS_FILE, {
             "cards": self.table(CARD_VECTORS).count_rows(),
-            "by_tier": {tier: meta.count_rows(f"tier = '{tier}'") for tier in TIERS},
+            "by_tier": {tier: heat.count_rows(f"tier = '{tier}'") for tier in TIERS},
             "relations": self.table(RELATIONS).count_rows(),
             "cold_vectors": self.table(COLD_VECTORS).count_rows(),
         })
