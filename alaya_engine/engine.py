@@ -231,6 +231,17 @@ class Engine:
                     self._graph_store = None
                     self.lock.release()
 
+    def fresh_graph(self) -> GraphStore:
+        """The graph closed and opened again, between the steps of a job that holds the store alone (one hold, the
+        lock kept): the database keeps every page a query read in its buffer pool until it closes, so one step's
+        pages stayed the next one's memory (a million cards' nightly introspect: 583 MB of the pool after
+        consolidate, 1,127 MB after forget). Where others hold the store too (the owner server), the same graph."""
+        with self._holding:
+            if self._holders == 1 and self._resident is None and not self._readers:
+                self._graph_store.close()
+                self._graph_store = self._open_graph()
+            return self._graph_store
+
     def _open_graph(self) -> GraphStore:
         """The graph, with the columns an older Alaya did not have added (see ``add_missing_columns``)."""
         from .entities.read import read_card

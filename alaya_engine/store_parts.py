@@ -38,6 +38,9 @@ class StoreParts(Protocol):
     def step(self) -> AbstractContextManager[GraphStore]:
         """One step of work on the graph: held, and this process's other threads kept out meanwhile."""
 
+    def fresh_graph(self) -> GraphStore:
+        """Inside a hold: the graph reopened, its page cache given back, when no one else holds the store."""
+
     def vectors(self) -> VectorStore: ...
 
     def turn_windows(self) -> TurnWindowStore: ...

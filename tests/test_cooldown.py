@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from alaya_engine.demo import sample_sessions_dir
@@ -163,13 +164,14 @@ GONE = {"id": "x", "tier": "COLD", "temperature": 0.05, "created_at": NOW - 200 
 def test_forget_criteria_each_on_its_own(change, forgotten):
     from alaya_engine.introspect.forget import forgettable
 
-    assert forgettable([{**GONE, **change}], NOW, FORGET, set()) == (["x"] if forgotten else [])
+    assert forgettable(pa.Table.from_pylist([{**GONE, **change}]), NOW, FORGET, set()) == (["x"] if forgotten else [])
 
 
 def test_a_card_others_depend_on_is_never_forgotten():
     from alaya_engine.introspect.forget import forgettable
 
-    assert forgettable([GONE], NOW, FORGET, depended_on={"x"}) == []
+    assert forgettable(pa.Table.from_pylist([GONE]), NOW, FORGET, depended_on={"x"}) == []
+    assert forgettable(pa.Table.from_pylist([GONE, {**GONE, "id": "y"}]), NOW, FORGET, depended_on={"x"}) == ["y"]
 
 
 def test_the_most_forgettable_cards_come_first():
@@ -177,7 +179,8 @@ def test_the_most_forgettable_cards_come_first():
 
     rows = [{**GONE, "id": "warmer", "temperature": 0.09}, {**GONE, "id": "touched later"},
             {**GONE, "id": "coldest", "temperature": 0.01}, {**GONE, "id": "oldest", "last_accessed": 0}]
-    assert forgettable(rows, NOW, FORGET, set()) == ["coldest", "oldest", "touched later", "warmer"]
+    assert forgettable(pa.Table.from_pylist(rows), NOW, FORGET, set()) == ["coldest", "oldest", "touched later",
+                                                                           "warmer"]
 
 
 def test_a_run_out_of_minutes_leaves_the_rest_to_the_next(home, monkeypatch):

@@ -38,36 +38,37 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
     previous = _previous_run(store)
     compared_at = millis_now()
     report: dict = {"dry_run": dry_run, "steps": {}, "step_seconds": {}}
-    with store.hold() as graph:
+    with store.hold():
         runs = {
-            "distill": distill,
-            "consolidate": lambda: consolidate(
+            "distill": lambda graph: distill(),
+            "consolidate": lambda graph: consolidate(
                 vectors=store.vectors(), graph=graph, store=SuggestionStore(store.layout.review),
                 settings=store.config["introspect"], now=now, dry_run=dry_run, step=store.step,
                 confirmation=confirmation).to_json(),
-            "supersede": lambda: supersede(
+            "supersede": lambda graph: supersede(
                 vectors=store.vectors(), graph=graph, store=SuggestionStore(store.layout.review),
                 journal=Journal(store.layout.journal), since=previous.get("compared_through", 0), now=now,
                 duplicate_at=store.config["introspect"]["consolidate_threshold"], dry_run=dry_run,
                 step=store.step, contexts=store.layout.contexts).to_json(),
-            "cooldown": lambda: cool_down(
+            "cooldown": lambda graph: cool_down(
                 vectors=store.vectors(), graph=graph, embedder=store.embedder(),
                 access_log=AccessLog(store.layout.access_log), settings=store.config["temperature"],
                 now=now, dry_run=dry_run, step=store.step).to_json(),
-            "forget": lambda: forget(
+            "forget": lambda graph: forget(
                 vectors=store.vectors(), graph=graph, journal=Journal(store.layout.journal),
                 settings=store.config["introspect"], now=now, dry_run=dry_run, step=store.step).to_json(),
         }
         for name in INTROSPECT_STEPS:
             if name in chosen:
                 step_started = time.perf_counter()
-                report["steps"][name] = runs[name]()
+                report["steps"][name] = runs[name](store.fresh_graph())
                 release_freed_memory()  # a step's freed pages are not the next one's: 1,588 -> 966 MB after cool-down
                 report["step_seconds"][name] = round(time.perf_counter() - step_started, 2)
         if "cooldown" in chosen and not dry_run:
             # Cards distilled since the last run are scanned by full-text search until the index takes them in
             # (VectorStore._index_behind). After forget, which only deletes rows.
             step_started = time.perf_counter()
+            store.fresh_graph()  # the graph's pages given back first: LanceDB's refresh needs ~1 GB of its own
             with store.step():
                 store.vectors().refresh_full_text_index()
             report["step_seconds"]["full_text_index"] = round(time.perf_counter() - step_started, 2)

@@ -315,8 +315,12 @@ class VectorStore:
 
     def heat_columns(self) -> dict[str, list]:
         """:meth:`heat_rows` column by column: at 100k cards a quarter of the memory of 100k dicts."""
-        table = self._scan(CARD_HEAT, self.HEAT_COLUMNS)
+        table = self.heat_table()
         return {name: table.column(name).to_pylist() for name in self.HEAT_COLUMNS}
+
+    def heat_table(self) -> "pa.Table":
+        """:meth:`heat_rows` as Arrow columns, no Python object per value (a million cards' lists: ~0.5 GB)."""
+        return self._scan(CARD_HEAT, self.HEAT_COLUMNS)
 
     def heat_row(self, card_id: str) -> dict | None:
         """One card's counters: a filtered read (17 ms at 100k cards, where reading them all took 1 s)."""
