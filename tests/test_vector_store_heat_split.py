@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import lancedb
 import pyarrow as pa
+import pytest
 
 from alaya_engine.vectors.store import CARD_HEAT, CARD_META, HEAT_MOVED, VectorStore, _schemas
 
@@ -56,3 +57,25 @@ def test_a_move_cut_short_before_the_columns_were_dropped_is_finished_by_the_nex
     assert [row["access_count"] for row in store.heat_rows()] == [4, 0]
     assert not set(HEAT_MOVED) & set(store.table(CARD_META).schema.names)
     assert store.table(CARD_HEAT).count_rows() == 2
+
+
+def test_columns_another_process_dropped_first_are_no_error_and_a_failed_drop_is(tmp_path, monkeypatch):
+    """Two openers of one old store (an agent's command and the explorer) may both find it unmoved: the second
+    drop of the columns meets LanceDB's commit conflict, which is no error once the columns are gone."""
+    _old_store(tmp_path)
+    table_class = type(lancedb.connect(str(tmp_path)).open_table(CARD_META))
+    drop = table_class.drop_columns
+
+    def dropped_by_another_first(table, columns):
+        drop(table, columns)
+        raise RuntimeError("lance error: Retryable commit conflict for version 3")
+
+    monkeypatch.setattr(table_class, "drop_columns", dropped_by_another_first)
+    assert [row["id"] for row in VectorStore(tmp_path, 8).heat_rows()] == ["a", "b"]
+
+    other = tmp_path / "other"
+    _old_store(other)
+    monkeypatch.setattr(table_class, "drop_columns", lambda table, columns: (_ for _ in ()).throw(
+        RuntimeError("lance error: disk full")))
+    with pytest.raises(RuntimeError, match="disk full"):
+        VectorStore(other, 8).heat_rows()

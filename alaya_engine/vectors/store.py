@@ -157,7 +157,11 @@ class VectorStore:
                 except ValueError:  # "already exists": made meanwhile by another process
                     self._db.open_table(CARD_HEAT)
             if moved:
-                meta.drop_columns(moved)
+                try:
+                    meta.drop_columns(moved)
+                except RuntimeError:  # another process dropped them first (LanceDB: a commit conflict)
+                    if set(HEAT_MOVED) & set(self._db.open_table(CARD_META).schema.names):
+                        raise
         self._heat_split = True
 
     def create_tables(self) -> None:
