@@ -152,14 +152,14 @@ def test_a_process_after_one_killed_before_its_index_refresh_uses_the_index_alon
 
 def test_each_introspect_step_of_a_lone_run_gets_the_graph_opened_afresh(home, monkeypatch):
     """The graph database keeps every page a query read until it closes: a run that holds the store alone reopens
-    it before each step (the lock kept), so one step's pages are not the next one's memory; where the store is
+    it after each step (the lock kept), so one step's pages are not the next one's memory; where the store is
     held by others too (the owner server), the graph stays open."""
     engine = small_store(home)
     opened = []
     open_graph = Engine._open_graph
     monkeypatch.setattr(Engine, "_open_graph", lambda self: opened.append(1) or open_graph(self))
     engine.introspect(["consolidate", "supersede", "cooldown"])
-    assert len(opened) == 5, "the run's hold, then once before each of its three steps and the index's refresh"
+    assert len(opened) == 4, "the run's hold, then once after each of its three steps"
     with engine.hold() as graph:
         opened.clear()
         engine.introspect(["consolidate", "supersede", "cooldown"])

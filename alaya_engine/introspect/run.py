@@ -38,7 +38,7 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
     previous = _previous_run(store)
     compared_at = millis_now()
     report: dict = {"dry_run": dry_run, "steps": {}, "step_seconds": {}}
-    with store.hold():
+    with store.hold() as graph:
         runs = {
             "distill": lambda graph: distill(),
             "consolidate": lambda graph: consolidate(
@@ -61,14 +61,16 @@ def run_introspect(store: StoreParts, distill: Callable[[], dict], confirmation:
         for name in INTROSPECT_STEPS:
             if name in chosen:
                 step_started = time.perf_counter()
-                report["steps"][name] = runs[name](store.fresh_graph())
-                release_freed_memory()  # a step's freed pages are not the next one's: 1,588 -> 966 MB after cool-down
+                report["steps"][name] = runs[name](graph)
+                # A step's pages are not the next one's (nor the index refresh's): the graph keeps what a query read
+                # until it closes, the allocator what was freed (1,588 -> 966 MB after cool-down at 100k cards).
+                graph = store.fresh_graph()
+                release_freed_memory()
                 report["step_seconds"][name] = round(time.perf_counter() - step_started, 2)
         if "cooldown" in chosen and not dry_run:
             # Cards distilled since the last run are scanned by full-text search until the index takes them in
             # (VectorStore._index_behind). After forget, which only deletes rows.
             step_started = time.perf_counter()
-            store.fresh_graph()  # the graph's pages given back first: LanceDB's refresh needs ~1 GB of its own
             with store.step():
                 store.vectors().refresh_full_text_index()
             report["step_seconds"]["full_text_index"] = round(time.perf_counter() - step_started, 2)
