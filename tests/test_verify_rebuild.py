@@ -236,6 +236,20 @@ def test_rebuild_repairs_every_constructed_inconsistency(demo_home, demo_cli):
     assert demo_cli("verify", "--json").json()["problems"] == []
 
 
+def test_a_deleted_heat_table_is_reported_per_card_and_rebuilt(demo_home, demo_cli):
+    """A careless hand deletes ``card_heat`` (the cards' counters and tiers, apart from their text): the next
+    opener makes it again empty, verify names every card without its row, and rebuilding L1 brings them back."""
+    engine = Engine.open(demo_home)
+    cards = len(engine.vectors().heat_rows())
+    shutil.rmtree(engine.layout.vectors_dir / "card_heat.lance")
+    document = demo_cli("verify", "--json").json()
+    assert document["counts"] == {"missing_metadata": cards}
+    assert all("card_heat" in problem["detail"] for problem in document["problems"])
+    assert demo_cli("rebuild", "--l1", "--json").exit_code == 0
+    assert demo_cli("verify", "--json").json()["problems"] == []
+    assert len(Engine.open(demo_home).vectors().heat_rows()) == cards
+
+
 def test_replay_reproduces_links_merges_forgetting_restoring_and_relation_merges(demo_home, demo_cli):
     """Every journaled change, applied live, then the store rebuilt from L3 alone: the same graph."""
     engine = Engine.open(demo_home)
