@@ -16,7 +16,7 @@ LETS_ACT = "re:\\blet'?s (?:" + "|".join(sorted(OFFER_VERBS)) + ")\\b"
 KINDS = {
     "cause": ("re:\\b(?:the|a|root|real|actual|likely|main) (?:cause|reason)\\b", "caused by", "because of",
               "turns out", "turned out", "that's why", "which is why", "due to", "the culprit", "that's it then",
-              "that explains", "explains why", "was triggered by", "comes from", "came from",
+              "that explains", "re:\\bexplains why\\b(?!\\W*$)", "was triggered by", "comes from", "came from",
               "原来是", "原因是", "原因在于", "根因", "是因为", "由于", "导致", "罪魁祸首", "问题出在", "怪不得",
               "难怪"),
     "fix": ("the fix", "fixed by", "fixed it", "fix was", "fix is", "the solution", "solved by", "resolved by",

@@ -299,12 +299,17 @@ def _naming(turn: Turn, named: set[str], words: set[str], shared: int) -> list[s
             and (specifics(s) & named or len(content_words(s) & words) >= shared) and not has_cue(s, KINDS["cause"])]
 
 
+def _proposing_question(sentence: str) -> bool:
+    return is_question(sentence.strip()) and has_cue(sentence, PROPOSAL_CUES) and is_specific(sentence)
+
+
 def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:
     r"""What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists.
     Without a proposing cue, when the user answers the assistant ``direct``\ly (no tool ran between), what it
     offers as a question or an action ("Is around 8pm good?", "A middle ground: keep it for 24 hours") and the
-    user's ``reply`` names again, else the last of those."""
-    sentences = [s for s in sentences_of(turn) if not is_noise(s)]
+    user's ``reply`` names again, else the last of those. A question with a proposing cue ("how about an alert that
+    fires when …?", "不如先回滚？") is what was put forward, not noise."""
+    sentences = [s for s in sentences_of(turn) if not is_noise(s) or _proposing_question(s)]
     chosen: list[str] = []
     for position, sentence in enumerate(sentences):
         if has_cue(sentence, KINDS["cause"]) or reports_a_test_run(sentence):  # the finding that led to it, or how

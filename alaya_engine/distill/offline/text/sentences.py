@@ -8,7 +8,9 @@ from .markdown import INLINE_CODE
 from .memo import within_session
 
 ABBREVIATIONS = ("e.g.", "i.e.", "vs.", "etc.", "Mr.", "Mrs.", "Ms.", "Dr.", "St.", "No.", "approx.")
-SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=\S)|(?<=[。！？!?；])|\n+")
+SENTENCE_END = re.compile(r"(?<=[.!?])(?<!/\.\.\.)\s+(?=\S)|(?<=[。！？!?；])|\n+")
+"""A stop, then space: a sentence ends. Not after a path's ``/...`` (Go's ``./...``, said in prose once the code's
+backticks are gone)."""
 UNMARKED_QUESTION = re.compile(r"(?:吗|怎么办|怎么样|咋办|咋整|为什么|为啥|是不是|对不对|好不好|行不行)[。.!！~～\s]*$")
 """A Chinese question typed without its mark, as chat often is ("原来是这个。那怎么办", "这样可以吗")."""
 
