@@ -21,7 +21,8 @@ KINDS = {
               "难怪"),
     "fix": ("the fix", "fixed by", "fixed it", "fix was", "fix is", "the solution", "solved by", "resolved by",
             "workaround", "mitigation", "to fix", "stopgap", "short-term fix", "quick fix", "修复", "解决办法",
-            "解决方法", "解决了", "修好", "改成", "修法", "止血", "临时方案", "临时办法"),
+            "解决方法", "解决了", "修好", "改成", "修法", "止血", "临时方案", "临时办法", "the right fix", "the proper fix",
+            "the correct fix", "正确做法", "正确的做法"),
     "decision": ("decided", "decision", "let's go with", "let's do it", LETS_ACT, "we'll go with", "we'll use",
                  "going with", "go with", "settled on", "switch to", "switching to", "instead of", "rather than",
                  "i'll take", "we'll take", "let's do the", "let's take the", "let's go for", "we'll do the",
@@ -97,6 +98,10 @@ PROPOSAL_CUES = ("i'd", "i would", "i suggest", "i recommend", "we could", "you 
                  "proposal", "propose", "the plan", "recommend", "should be", "would be", "makes sense", "better to",
                  "建议", "我们可以", "你可以", "方案", "不如", "可以考虑", "合适", "最好", "应该")
 """An assistant sentence that puts something forward for the user to accept."""
+ADVISED_AGAINST = ("不建议", "不推荐", "i wouldn't", "i would not", "wouldn't recommend", "would not recommend",
+                   "don't recommend", "do not recommend", "not recommended")
+"""An option turned down: its cue word ("建议", "recommend") does not make it what was put forward ("省事，但会清空
+用户数据，不建议。正确做法是…")."""
 PROBLEM_WORDS = PROBLEM_CUES + ("fail", "fails", "failing", "failed", "error", "errors", "flaky", "wrong", "失败",
                                "报错", "出错", "不对")
 """A user message that reports something going wrong."""

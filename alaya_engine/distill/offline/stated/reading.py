@@ -14,7 +14,7 @@ from ..text.titles import title_width
 from ..turns import asks
 from .confirmed import confirmed_question
 from .done import did, names_the_proposal
-from .kinds import KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
+from .kinds import ADVISED_AGAINST, KINDS, NUMBER, POINTS_BACK, PROBLEM_WORDS, PROPOSAL_CUES, SELF_TALK
 from .sentences import (
     approves,
     conclusion,
@@ -303,6 +303,14 @@ def _proposing_question(sentence: str) -> bool:
     return is_question(sentence.strip()) and has_cue(sentence, PROPOSAL_CUES) and is_specific(sentence)
 
 
+def _unadvised(sentence: str) -> str:
+    """The sentence without the words turning an option down (:data:`ADVISED_AGAINST`)."""
+    lowered = sentence.lower()
+    for phrase in ADVISED_AGAINST:
+        lowered = lowered.replace(phrase, " ")
+    return lowered
+
+
 def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:
     r"""What the assistant put forward: its proposing sentences, and the points a proposal ending in a colon lists.
     Without a proposing cue, when the user answers the assistant ``direct``\ly (no tool ran between), what it
@@ -314,7 +322,7 @@ def _proposal(turn: Turn, reply: str, direct: bool) -> list[str]:
     for position, sentence in enumerate(sentences):
         if has_cue(sentence, KINDS["cause"]) or reports_a_test_run(sentence):  # the finding that led to it, or how
             continue  # the tests ran with it, is not what was accepted
-        if has_cue(sentence, PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"]) and is_specific(sentence):
+        if has_cue(_unadvised(sentence), PROPOSAL_CUES + KINDS["decision"] + KINDS["fix"]) and is_specific(sentence):
             listed = sentences[position + 1:position + 4] if sentence.endswith((":", "：")) else []
             chosen.extend(s for s in [sentence, *listed] if s not in chosen)
     if chosen or not direct:
