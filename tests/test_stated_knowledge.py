@@ -740,3 +740,53 @@ def test_a_decision_not_taken_is_no_decision():
         ("user", "10 月那趟还没决定去里斯本还是波尔图，先看看机票。"),
         ("assistant", "好的，等你定了再说。")))
     assert not any(card.type == "decision" for card in result.cards), [(c.type, c.title) for c in result.cards]
+
+
+def test_a_proposal_put_as_a_question_is_what_the_go_ahead_accepts():
+    found = cards(session(
+        ("user", "The payroll box drifted 94 s because chronyd was off after the rebuild; it is fixed now."),
+        ("assistant", "Agreed. To catch it next time, how about an alert on node_exporter's timex metrics: fire "
+                      "when `node_timex_sync_status == 0` for 10 minutes? That would have paged us two days early "
+                      "instead of after the 401s."),
+        ("user", "sounds good, put it on the backlog"),
+        tools=True))
+    decision = card_saying(found, "node_timex_sync_status", "10 minutes")
+    assert decision is not None and decision.type == "decision", [c.title for c in found]
+    assert "alert" in decision.title, decision.title  # the proposal, not the sentence after it
+
+
+def test_an_option_turned_down_is_not_what_was_accepted_and_the_right_way_is():
+    found = cards(session(
+        ("user", "升级用户启动就崩：Room 说数据库要从 version 3 升到 4，但没找到 Migration。直接 "
+                 "fallbackToDestructiveMigration 是不是最省事？"),
+        ("assistant", "省事，但会把用户本地的植物和提醒全部清空，不建议。正确做法是补一个 3→4 的 Migration："
+                      "`ALTER TABLE plants ADD COLUMN last_watered_at INTEGER`，然后 `.addMigrations(MIGRATION_3_4)`。"),
+        ("user", "行，就这么办。"),
+        tools=True))
+    fix = card_saying(found, "MIGRATION_3_4", "last_watered_at")  # the fix, with the go-ahead on its card
+    assert fix is not None and fix.type in ("decision", "pattern"), [c.title for c in found]
+    assert "Migration" in fix.title and "省事" not in fix.title
+
+
+def test_a_reaction_to_a_result_accepts_nothing():
+    """"nice." greets what was just done; the concern that follows is no decision, and the report no proposal."""
+    found = cards(session(
+        ("assistant", "Clock is synced to ntp-1 and the poller is getting 200s again."),
+        ("user", "nice. one thing bugs me though: our runbook says auth-gw tolerates 60 seconds of clock skew, but "
+                 "the drift was only ~35 s when the 401s started."),
+        tools=True))
+    concern = card_saying(found, "60 seconds", "35 s")
+    assert concern is not None and concern.type != "decision", [(c.type, c.title) for c in found]
+    assert "Proposed by the assistant" not in concern.content
+
+
+def test_go_packages_and_a_trailing_explains_why_do_not_cut_or_type_a_sentence():
+    from alaya_engine.distill.offline.stated.kinds import KINDS
+    from alaya_engine.distill.offline.text.cue_match import has_cue
+    from alaya_engine.distill.offline.text.sentences import split_sentences
+
+    assert split_sentences("from now on CI runs go test -race ./... on every PR, no exceptions.") == [
+        "from now on CI runs go test -race ./... on every PR, no exceptions."]
+    assert split_sentences("It failed... Then it passed.") == ["It failed...", "Then it passed."]
+    assert not has_cue("any plan that destroys a volume is a hard stop until someone explains why.", KINDS["cause"])
+    assert has_cue("That explains why the 502s started after the deploy.", KINDS["cause"])

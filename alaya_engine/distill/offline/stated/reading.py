@@ -23,6 +23,7 @@ from .sentences import (
     kind_of,
     moves_on,
     offers,
+    reacts_only,
     reports_a_test_run,
     sentences_of,
     specifics,
@@ -70,7 +71,7 @@ def read_statements(session: Session) -> list[Statement]:
             proposal = (_proposal(turns[proposal_turn], turn.content, proposal_turn == index - 1)
                         if proposal_turn is not None else [])
             why: tuple[int | None, list[str]] = (None, [])
-            if not proposal and proposal_turn is not None:
+            if not proposal and proposal_turn is not None and not reacts_only(turn.content):
                 named = _naming_proposal(turns, proposal_turn, turn.content)
                 if named is not None and named[0] != proposal_turn:  # the last answer explained the choice
                     why = (proposal_turn, _specific_sentences(turns[proposal_turn], 2))

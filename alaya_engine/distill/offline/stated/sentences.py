@@ -242,6 +242,20 @@ def approves(text: str) -> bool:
                for clause in clauses)
 
 
+REACTIONS = ("great", "nice", "perfect", "thanks", "thx", "cool", "awesome", "merged")
+"""Words that greet a result rather than accept a proposal ("nice. one thing bugs me though: …" after "the clock is
+synced"): a message opening with one accepts only what the assistant put forward, not whatever it just said."""
+
+
+def reacts_only(text: str) -> bool:
+    """The message's go-ahead is only a reaction to a result (:data:`REACTIONS`), no word of acceptance."""
+    plain = strip_markdown(text).strip()
+    opening = plain[:24].lower()
+    accepting = tuple(cue for cue in APPROVALS + EN_APPROVALS if cue not in REACTIONS) + (LETS_ACT,)
+    return has_cue(opening, REACTIONS) and not has_cue(opening, accepting) and not any(
+        opening.startswith(word) for word in ZH_APPROVALS)
+
+
 def _finding_opening(sentence: str) -> str:
     """The sentence from where a finding would open it, past an "ok" and the finder ("ok 我查到了，…" → "查到了，…")."""
     return FINDER.sub("", APPROVAL_LEAD.sub("", sentence), count=1)
