@@ -760,7 +760,8 @@ def test_an_option_turned_down_is_not_what_was_accepted_and_the_right_way_is():
         ("user", "升级用户启动就崩：Room 说数据库要从 version 3 升到 4，但没找到 Migration。直接 "
                  "fallbackToDestructiveMigration 是不是最省事？"),
         ("assistant", "省事，但会把用户本地的植物和提醒全部清空，不建议。正确做法是补一个 3→4 的 Migration："
-                      "`ALTER TABLE plants ADD COLUMN last_watered_at INTEGER`，然后 `.addMigrations(MIGRATION_3_4)`。"),
+                      "`ALTER TABLE plants ADD COLUMN last_watered_at INTEGER`，"
+                      "然后 `.addMigrations(MIGRATION_3_4)`。"),
         ("user", "行，就这么办。"),
         tools=True))
     fix = card_saying(found, "MIGRATION_3_4", "last_watered_at")  # the fix, with the go-ahead on its card
