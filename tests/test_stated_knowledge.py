@@ -791,3 +791,12 @@ def test_go_packages_and_a_trailing_explains_why_do_not_cut_or_type_a_sentence()
     assert split_sentences("It failed... Then it passed.") == ["It failed...", "Then it passed."]
     assert not has_cue("any plan that destroys a volume is a hard stop until someone explains why.", KINDS["cause"])
     assert has_cue("That explains why the 502s started after the deploy.", KINDS["cause"])
+
+
+def test_what_the_users_figures_come_to_stays_with_them():
+    found = cards(session(
+        ("user", "Physio went well. Sessions are £48 each and she thinks I'll need about 5."),
+        ("assistant", "So roughly £240 for physio. Worth it if it gets you to the start line healthy."),
+        ("user", "lol my bank account is also getting shin splints. thanks!")))
+    figures = card_saying(found, "£48", "240")
+    assert figures is not None, [(c.title, c.content) for c in found]

@@ -3,6 +3,7 @@ they accept or the reply that adds to them."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ....foundations.domain import Session, Turn
@@ -170,12 +171,20 @@ def _with_problems(statements: list[Statement], turns: list[Turn]) -> list[State
         elif turns[statement.turn].role == "user":  # a decision too: the reply says what was done ("the rule: …")
             reply = _reply_turn(turns, statement.turn)
             if reply is not None:
-                words = content_words(" ".join(statement.sentences + statement.accepted))
-                statement.reply = [s for s in _specific_sentences(turns[reply], 8)
-                                   if content_words(s) & words or stated_kind(s)][:3]
+                said = " ".join(statement.sentences + statement.accepted)
+                words, counted = content_words(said), NUMBER.search(said) is not None
+                statement.reply = [s for position, s in enumerate(_specific_sentences(turns[reply], 8))
+                                   if content_words(s) & words or stated_kind(s)
+                                   or (position == 0 and counted and NUMBER.search(s) and RECKONED.match(s))][:3]
                 statement.reply_turn = reply if statement.reply else None
                 absorbed.add(reply)
     return [s for s in statements if not (s.kind == "fact" and s.turn in absorbed)]
+
+
+RECKONED = re.compile(r"(?:so|that's|that is|that makes|in total|altogether|all in)\b"
+                      r"|所以|那就是|也就是|一共|总共|合计|加起来", re.IGNORECASE)
+"""How a reply opens when it works out what the user's figures come to ("So roughly £240 for physio", "一共 3,600 元"):
+the result belongs with the figures."""
 
 
 def _with_question(statement: Statement, turns: list[Turn], answer: int) -> None:
