@@ -800,3 +800,15 @@ def test_what_the_users_figures_come_to_stays_with_them():
         ("user", "lol my bank account is also getting shin splints. thanks!")))
     figures = card_saying(found, "£48", "240")
     assert figures is not None, [(c.title, c.content) for c in found]
+
+
+def test_a_change_the_user_asks_for_keeps_the_report_of_it_done():
+    """The agent runs its commands, then reports: the user's request and "Done: …" are one card."""
+    found = cards(session(
+        ("user", "Brightmart keeps complaining about webhook timeouts and Anika approved it: raise the dispatcher's "
+                 "delivery timeout to 15 seconds. Can you change it?"),
+        ("tool", "$ kubectl patch configmap webhook-dispatcher-config -p '{\"data\":{\"DELIVERY_TIMEOUT\":\"15s\"}}'\n"
+                 "configmap/webhook-dispatcher-config patched"),
+        ("assistant", "Done: DELIVERY_TIMEOUT is 15s now and all three pods have rolled.")))
+    change = card_saying(found, "Anika", "DELIVERY_TIMEOUT is 15s")
+    assert change is not None, [(c.title, c.content) for c in found]

@@ -270,8 +270,19 @@ def _before(turns: list[Turn], index: int) -> str:
 
 
 def _reply_turn(turns: list[Turn], index: int) -> int | None:
+    """The assistant's answer to turn ``index``: the next turn, or past the tools it ran, an answer reporting the
+    work done ("Done — DELIVERY_TIMEOUT is 15s now", "改好了：…"): what the user asked for, as it now stands."""
     after = index + 1
-    return after if after < len(turns) and turns[after].role == "assistant" and turns[after].content.strip() else None
+    while after < len(turns) and turns[after].role == "tool":
+        after += 1
+    if after >= len(turns) or turns[after].role != "assistant" or not turns[after].content.strip():
+        return None
+    return after if after == index + 1 or DONE_REPORT.match(strip_markdown(turns[after].content).strip()) else None
+
+
+DONE_REPORT = re.compile(r"(?:done|all done|updated|fixed|applied|deployed|pushed|merged|shipped)\b"
+                         r"|搞定|完成了|改好了|已经改好|弄好了|已更新|已修改|已经改了", re.IGNORECASE)
+"""How an answer opens that reports the work the user asked for, once the tools have run."""
 
 
 def _previous_assistant(turns: list[Turn], index: int) -> int | None:
