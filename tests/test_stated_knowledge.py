@@ -812,3 +812,14 @@ def test_a_change_the_user_asks_for_keeps_the_report_of_it_done():
         ("assistant", "Done: DELIVERY_TIMEOUT is 15s now and all three pods have rolled.")))
     change = card_saying(found, "Anika", "DELIVERY_TIMEOUT is 15s")
     assert change is not None, [(c.title, c.content) for c in found]
+
+
+def test_an_answer_opening_with_yes_states_what_follows_it():
+    """"Yes — repository s3-nightly …" answers with knowledge; a bare "Yes." or "Done." says nothing."""
+    from alaya_engine.distill.offline.stated.sentences import is_noise
+
+    assert not is_noise("Yes — repository s3-nightly writes to the sbx-os-snapshots bucket, starts at 01:00 UTC "
+                        "every night, about 31 minutes a run.")
+    assert not is_noise("Done — go test -race ./... runs on every PR, still on Go 1.22.6.")
+    assert is_noise("Yes.") and is_noise("Done.") and is_noise("Yes, that works for me")
+    assert is_noise("Let me check the pg-main-02 logs now")

@@ -221,11 +221,25 @@ def is_noise(sentence: str) -> bool:
     plain = sentence.strip()
     if is_question(plain) or BOILERPLATE.search(plain) or has_cue(plain, NOT_KNOWLEDGE):
         return True
-    if cue_pattern(NARRATION_CUES).match(plain) and not has_cue(plain, DECIDED_OR_RULE_NAMED):
+    opening = cue_pattern(NARRATION_CUES).match(plain)
+    if opening and not has_cue(plain, DECIDED_OR_RULE_NAMED) and not _answers_with_specifics(opening.group(0), plain):
         return True
     width = title_width(plain)
     return (has_cue(plain, SMALL_TALK) and not identifiers(plain) and width < 80) or \
         (has_cue(plain, ZH_SMALL_TALK) and width < 40)
+
+
+ANSWER_OPENINGS = ("yes", "done", "noted")
+"""Narration cues that open an answer rather than narrate work: what follows them may be the knowledge itself."""
+
+
+def _answers_with_specifics(cue: str, sentence: str) -> bool:
+    """"Yes — repository s3-nightly writes to the sbx-os-snapshots bucket at 01:00 UTC": past its "yes" or "done"
+    the sentence states something specific, and is no narration."""
+    if cue.strip().lower() not in ANSWER_OPENINGS:
+        return False
+    rest = sentence[len(cue):].lstrip(" ,，.。:：—–-!！")
+    return title_width(rest) >= 24 and is_specific(rest)
 
 
 def approves(text: str) -> bool:
