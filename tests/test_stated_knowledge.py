@@ -821,5 +821,6 @@ def test_an_answer_opening_with_yes_states_what_follows_it():
     assert not is_noise("Yes — repository s3-nightly writes to the sbx-os-snapshots bucket, starts at 01:00 UTC "
                         "every night, about 31 minutes a run.")
     assert not is_noise("Done — go test -race ./... runs on every PR, still on Go 1.22.6.")
+    assert not is_noise("好的，DELIVERY_TIMEOUT 已经改成 15s，三个 pod 都滚动完了。")
     assert is_noise("Yes.") and is_noise("Done.") and is_noise("Yes, that works for me")
     assert is_noise("Let me check the pg-main-02 logs now")

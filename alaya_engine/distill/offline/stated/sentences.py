@@ -229,7 +229,7 @@ def is_noise(sentence: str) -> bool:
         (has_cue(plain, ZH_SMALL_TALK) and width < 40)
 
 
-ANSWER_OPENINGS = ("yes", "done", "noted")
+ANSWER_OPENINGS = ("yes", "done", "noted", "now", "resolved it", "好的", "记下了", "加好了", "都好了", "恢复好了")
 """Narration cues that open an answer rather than narrate work: what follows them may be the knowledge itself."""
 
 
