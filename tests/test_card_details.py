@@ -58,8 +58,10 @@ def test_lets_with_an_action_is_a_decision_whose_card_keeps_what_the_reply_repor
     decision = next(card for card in cards if card.type == "decision")
     assert decision.title.startswith("Let's raise statement_timeout to 300s")  # the "ok" leads into it
     assert "ALTER ROLE export_job" in decision.content
-    assert "**Details:** The rerun finished in 97 seconds and wrote 1.2 GB." in decision.content
-    assert decision.content.index("**Details:**") < decision.content.index("(said by the user")
+    # "Done: ALTER ROLE …" reports what was done: the reply, with the figures it gives, before the attribution
+    assert "**The assistant added:** ALTER ROLE export_job" in decision.content
+    assert "The rerun finished in 97 seconds and wrote 1.2 GB." in decision.content
+    assert decision.content.index("97 seconds") < decision.content.index("(said by the user")
     assert sum("97 seconds" in card.content for card in cards) == 1, "the reply's figures are said once"
 
 
