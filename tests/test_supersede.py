@@ -814,3 +814,15 @@ def test_a_measure_that_rose_is_a_symptom_not_a_replaced_value():
     nginx = statement(plain("nginx", "proxy_read_timeout 120s on /v1/export; upstream keepalive_timeout 60s."))
     assert replacement("/v1/summarize 上线以后，整个 API 的 p99 从 120ms 涨到了 3s 左右。", nginx, False)[0] == 0
     assert replacement("After the deploy p99 latency went up to 3s from 120ms.", nginx, False)[0] == 0
+
+
+def test_a_time_zone_names_no_subject_two_jobs_share():
+    """"schedule stays at 02:00 UTC" (one job) replaces nothing of "snapshots start at 01:00 UTC" (another): UTC is
+    part of a time, like a weekday; in code, dayjs's ``utc`` plugin is still a name."""
+    from alaya_engine.distill.offline.text.names import good_name
+
+    snapshots = statement(plain("snapshots", "Repository s3-nightly writes to the sbx-os-snapshots bucket and "
+                                             "starts at 01:00 UTC every night."))
+    assert "utc" not in snapshots.whole.mentions
+    assert replacement("The catalog schedule stays at 02:00 UTC for now.", snapshots, False)[0] == 0
+    assert not good_name("UTC") and not good_name("CEST") and good_name("utc")

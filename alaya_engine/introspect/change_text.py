@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from ..distill.offline.text.chinese import CJK
 from ..distill.offline.text.diff import resolve_diffs
-from ..distill.offline.text.names import CALENDAR, plain, proper_names
+from ..distill.offline.text.names import good_name, plain, proper_names
 from ..distill.offline.text.romanised import cjk_runs, spelled_in
 
 __all__ = ["Reading", "Said", "Statement", "card_text", "conflict_anchor", "conflict_overlap", "gives_another", "plain",
@@ -216,13 +216,13 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
     """``names``: the text's names when already read (a card's: those of its sentences, see :func:`statement`)."""
     if names is None:
         names = _names(text)
-    mentions = {name.casefold() for name in ACRONYM.findall(text)}
+    mentions = {name.casefold() for name in ACRONYM.findall(text) if good_name(name)}
     chinese = CJK.search(text) is not None
     if chinese:
-        mentions.update(word.casefold() for word in LATIN_WORD.findall(text))
+        mentions.update(word.casefold() for word in LATIN_WORD.findall(text) if good_name(word))
     measured: set[tuple[str, str]] = set()
     return Said(frozenset(names), frozenset(_quantities(text, measured)),
-                frozenset(names | {name for name in mentions if len(name) > 1 and not CALENDAR.fullmatch(name)}),
+                frozenset(names | {name for name in mentions if good_name(name)}),
                 frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), chinese,
                 cjk_runs(text) if chinese else (), frozenset(measured))
 

@@ -23,6 +23,9 @@ CALENDAR = re.compile(r"(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(
                       r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|june?|july?|aug(?:ust)?|sept?(?:ember)?|"
                       r"oct(?:ober)?|nov(?:ember)?|dec(?:ember)?|today|tomorrow|yesterday|tonight", re.IGNORECASE)
 """Days and months: capitalised, never a thing a card is about."""
+TIME_ZONE = re.compile(r"UTC|GMT|CES?T|EET|BST|[PMCE][SD]T|JST|KST|SGT|AEST")
+"""A time zone, written as one ("02:00 UTC"): part of a time, no subject; lower case it may be code (dayjs's
+``utc`` plugin)."""
 
 
 def plain(title: str, content: str) -> str:
@@ -41,7 +44,7 @@ def without_attribution(text: str) -> str:
 
 
 def good_name(name: str) -> bool:
-    return len(name) > 1 and not CALENDAR.fullmatch(name)
+    return len(name) > 1 and not CALENDAR.fullmatch(name) and not TIME_ZONE.fullmatch(name)
 
 
 def proper_names(text: str) -> list[str]:
