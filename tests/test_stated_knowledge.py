@@ -779,6 +779,10 @@ def test_a_reaction_to_a_result_accepts_nothing():
     concern = card_saying(found, "60 seconds", "35 s")
     assert concern is not None and concern.type != "decision", [(c.type, c.title) for c in found]
     assert "Proposed by the assistant" not in concern.content
+    from alaya_engine.distill.offline.stated.sentences import reacts_only
+
+    assert reacts_only("nice. one thing bugs me though") and reacts_only("thanks!")
+    assert not reacts_only("nice, ship it") and not reacts_only("great, let's do it") and not reacts_only("ok do it")
 
 
 def test_go_packages_and_a_trailing_explains_why_do_not_cut_or_type_a_sentence():

@@ -222,7 +222,7 @@ def said(text: str, names: frozenset[str] | None = None) -> Said:
         mentions.update(word.casefold() for word in LATIN_WORD.findall(text) if good_name(word))
     measured: set[tuple[str, str]] = set()
     return Said(frozenset(names), frozenset(_quantities(text, measured)),
-                frozenset(names | {name for name in mentions if good_name(name)}),
+                frozenset(names | mentions),
                 frozenset(PLAIN_WORD.findall(text.casefold())), frozenset(value_numbers(text)), chinese,
                 cjk_runs(text) if chinese else (), frozenset(measured))
 

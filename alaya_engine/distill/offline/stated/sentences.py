@@ -256,18 +256,17 @@ def approves(text: str) -> bool:
                for clause in clauses)
 
 
-REACTIONS = ("great", "nice", "perfect", "thanks", "thx", "cool", "awesome", "merged")
+REACTION_LEAD = re.compile(r"^(?:(?:great|nice|perfect|thanks|thx|merged)\b[\s,.!:;—–-]*)+", re.IGNORECASE)
 """Words that greet a result rather than accept a proposal ("nice. one thing bugs me though: …" after "the clock is
 synced"): a message opening with one accepts only what the assistant put forward, not whatever it just said."""
 
 
 def reacts_only(text: str) -> bool:
-    """The message's go-ahead is only a reaction to a result (:data:`REACTIONS`), no word of acceptance."""
+    """The message's go-ahead is only its reaction to a result: past the words of :data:`REACTION_LEAD`, nothing
+    :func:`approves` ("nice, ship it" still accepts)."""
     plain = strip_markdown(text).strip()
-    opening = plain[:24].lower()
-    accepting = tuple(cue for cue in APPROVALS + EN_APPROVALS if cue not in REACTIONS) + (LETS_ACT,)
-    return has_cue(opening, REACTIONS) and not has_cue(opening, accepting) and not any(
-        opening.startswith(word) for word in ZH_APPROVALS)
+    lead = REACTION_LEAD.match(plain)
+    return lead is not None and not approves(plain[lead.end():])
 
 
 def _finding_opening(sentence: str) -> str:
