@@ -321,6 +321,7 @@ def _naming(turn: Turn, named: set[str], words: set[str], shared: int) -> list[s
 
 
 def _proposing_question(sentence: str) -> bool:
+    """A question that puts something forward ("how about …?", "不如先回滚？"): noise elsewhere, a proposal here."""
     return is_question(sentence.strip()) and has_cue(sentence, PROPOSAL_CUES) and is_specific(sentence)
 
 
