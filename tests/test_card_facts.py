@@ -103,6 +103,15 @@ def test_a_title_or_a_day_is_no_name_and_no_stand_in_subject():
     assert {subject for subject, *_ in triples("The follow-up was Friday. She's raised the donepezil to 10 mg.")} == {
         "The user"}
 
+def test_a_unit_a_time_zone_or_a_compound_word_stands_in_for_no_subject():
+    """Where a sentence names no subject, a unit ("GiB"), a time zone ("UTC") or an English compound ("knock-on")
+    is not what the card is about: the speaker stands in, as when the card names nothing."""
+    assert triples("Retention was raised to 300 GiB. The schedule stays at 02:00 UTC.") == {
+        ("The user", "schedule", "02:00", SAID)}
+    assert {subject for subject, *_ in triples("Knock-on effects to check. The stay is now 27 nights, a knock-on "
+                                               "of the half-term move.")} == {"The user"}
+
+
 def test_vague_sentences_state_no_fact():
     for text in ("The cause is a race between the two workers.", "ok, go with that", "everyone uses slack here.",
                  "It is fine now.", "The problem is the cache.", "那我们以后改成周末再说吧",

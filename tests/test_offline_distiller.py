@@ -296,6 +296,17 @@ def test_product_names_in_mixed_case_are_identifiers():
     assert text.identifiers("Hello World. Then I Said No") == []
 
 
+def test_an_english_compound_written_with_hyphens_is_no_identifier():
+    """"knock-on", "half-term", "server-side" are words, not names of things like report-export: as identifiers
+    they made fragments look specific ("server-side would mean dragging libheif in, no thanks" became a card) and
+    stood in as a fact's subject ("knock-on · stay = 27")."""
+    assert text.identifiers("the knock-on effects: half-term, a server-side resize, race-enabled builds, per-job "
+                            "limits, an in-place change") == []
+    assert text.identifiers("report-export and ingress-nginx, auth-gw, pre-commit, pay-worker-07, "
+                            "fonts-noto-cjk") == ["report-export", "ingress-nginx", "auth-gw", "pre-commit",
+                                                  "pay-worker-07", "fonts-noto-cjk"]
+
+
 def test_a_relative_date_after_its_article_reads_as_a_date_and_a_question_keeps_its_plain_verb():
     """"over the next week" → "over the week of …" (not "over the in the week of …"); "Shall I draft …?" →
     "Shall the assistant draft …?" (the modal before the pronoun keeps the verb plain)."""

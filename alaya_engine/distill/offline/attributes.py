@@ -18,8 +18,9 @@ from datetime import datetime, timezone
 from ...foundations.domain import Fact
 from .text.chinese import CJK, chinese_names
 from .text.markdown import strip_markdown
+from .text.names import good_name
 from .text.sentences import split_sentences
-from .text.tags import IDENTIFIER, named_things
+from .text.tags import IDENTIFIER, compound_word, named_things
 from .text.words import STOPWORDS, UNIT_WORDS
 
 MAX_FACTS = 4
@@ -111,6 +112,8 @@ _ZH_DATE = re.compile(r"(?P<year>\d{4})\s*年\s*(?P<month>\d{1,2})\s*月\s*(?P<d
 _NOBODY_IN_PARTICULAR = frozenset("everyone everybody everything nobody someone somebody something anyone anybody "
                                   "people we they you he she it this that which who what".split())
 _JOINERS = frozenset("and or but so if then i ll since when while because after before until once".split())
+_UNIT = re.compile(UNIT_WORDS)
+"""A unit ("MiB", "GB"): written like a name, the subject of nothing."""
 _NOT_NAMES = frozenset("from on since until in at by and but so then now today monday tuesday wednesday thursday "
                        "friday saturday sunday january february march april may june july august september october "
                        "november december".split())
@@ -128,8 +131,9 @@ def stated_facts(text: str, said_at: int, speaker: str) -> list[Fact]:
     attributes = {attribute.casefold() for _, (_, attribute, _) in found}
     found = [(sentence, triple) for sentence, triple in found if triple[2].casefold() not in attributes]
     unnamed = any(subject is None for _, (subject, _, _) in found)
-    subjects = [name for name in _subjects(plain)
-                if name.casefold() not in attributes and name.casefold() not in _NOT_NAMES] if unnamed else []
+    subjects = [name for name in _subjects(plain) if name.casefold() not in attributes
+                and name.casefold() not in _NOT_NAMES and good_name(name) and not _UNIT.fullmatch(name)
+                ] if unnamed else []
     facts: dict[tuple, Fact] = {}
     for sentence, (subject, attribute, value) in found:
         fallback = subjects[0] if subjects else speaker
@@ -216,8 +220,13 @@ def _owner_and_attribute(phrase: str, subject: str | None) -> tuple[str | None, 
 def _subject_before(sentence: str, position: int) -> str | None:
     """The last name or identifier before the verb: the sentence's subject, roughly."""
     before = sentence[:position]
-    names = [match.group(1) for match in IDENTIFIER.finditer(before)] + named_things(before)
+    names = [*_identifiers(before), *named_things(before)]
     return max(names, key=before.rfind) if names else None
+
+
+def _identifiers(text: str) -> list[str]:
+    """Every identifier-like word, in order and repeated, but English compounds ("knock-on", "half-term")."""
+    return [match.group(1) for match in IDENTIFIER.finditer(text) if not compound_word(match.group(1))]
 
 
 def _noun_words(phrase: str) -> str:
@@ -245,7 +254,7 @@ def _subjects(text: str) -> list[str]:
     billing-worker), then other code names (billing_api, values-prod.yaml), then names, then other identifiers."""
     if CJK.search(text):
         return chinese_names(text)
-    found = [match.group(1) for match in IDENTIFIER.finditer(text)]
+    found = _identifiers(text)
     services = [name for name in found if "-" in name and "." not in name]
     code = [name for name in found if name not in services and re.search(r"[-_.]|[a-z][A-Z]", name)]
     return services + code + named_things(text) + [name for name in found if name not in services + code]

@@ -9,7 +9,7 @@ from .chinese import CJK, CLAUSE_BREAK, is_chinese, quiet_jieba, tagged_clause, 
 from .markdown import INLINE_CODE, strip_markdown
 from .memo import within_session
 from .sentences import ABBREVIATIONS
-from .words import COMMON_VERBS, FILLER_WORDS, STOPWORDS, WORD, ZH_STOPWORDS, is_content_word, unique
+from .words import COMMON_VERBS, COMPOUND_PARTS, FILLER_WORDS, STOPWORDS, WORD, ZH_STOPWORDS, is_content_word, unique
 
 IDENTIFIER = re.compile(
     r"(?<![\w./-])("
@@ -74,7 +74,14 @@ def _good_identifier(name: str) -> bool:
         return False
     if re.fullmatch(r"[\d.,:%/+-]+[a-zA-Z]{0,3}", name):
         return False
-    return bool(re.search(r"[A-Za-z]", name))
+    return bool(re.search(r"[A-Za-z]", name)) and not compound_word(name)
+
+
+def compound_word(name: str) -> bool:
+    """An English compound written with hyphens ("knock-on", "follow-up", "server-side"), not a kebab name."""
+    parts = name.split("-")
+    return len(parts) > 1 and name.islower() and name.replace("-", "").isalpha() and any(
+        part in COMPOUND_PARTS for part in parts)
 
 
 def named_things(sentence: str) -> list[str]:

@@ -29,6 +29,16 @@ going gonna tell told say said know knew think thought look looks looking take t
 found try tried work works worked start started help helped first second able whole real stuff everything
 someone everyone people person life world place part sense hard long little lot moment anyways anyway though
 """.split())
+COMPOUND_PARTS = frozenset("""
+to in on up off out of by for and or per via at down over under through back away non anti self half multi semi co
+cross mid well long short high low full part one two three single double all built hard soft real follow knock sign
+check set roll first last next same end top bottom ever never counter side wide based enabled disabled aware like
+free safe only term level scale made driven facing ready related specific friendly proof style sized way entered
+generated defined owned managed hosted native grade class minded running ended known old going fold day week month
+year hour minute
+""".split())
+"""Words English joins into a compound with a hyphen ("knock-on", "half-term", "server-side", "race-enabled",
+"per-job", "in-place"): a lowercase word made of one of them is vocabulary, not a name like "report-export"."""
 COMMON_VERBS = frozenset("""
 go goes going gone went get gets got gotten make makes made take takes took taken give gave given see saw seen
 say says said tell told find found try tries tried want wanted need needed love loved like liked feel felt think
