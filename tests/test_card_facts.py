@@ -112,6 +112,17 @@ def test_a_unit_a_time_zone_or_a_compound_word_stands_in_for_no_subject():
                                                "of the half-term move.")} == {"The user"}
 
 
+def test_a_chinese_clause_before_or_after_de_is_no_subject_or_value_and_a_tagged_word_no_stand_in():
+    """"X 的 Y 是 Z" is everywhere in Chinese: a clause ending in 的 ("两边用的", "测试用的") names no subject and a
+    clause after 是 ("包含在包场价里的") is no value. A word jieba tags as a name (卡顿, "jank") is seldom what the
+    card is about: a change said without a subject is the speaker's."""
+    card = "卡顿从 35% 降到 1.3%，测试用的可能是高端机。Xcode 工程里的 IPHONEOS_DEPLOYMENT_TARGET 也改成 14.0。"
+    assert triples(card, speaker="用户") == {("用户", "iphoneos_deployment_target", "14.0", SAID)}
+    for text in ("两边用的不是同一个时区。", "销售经理小何口头说下雨的话雨棚是包含在包场价里的。",
+                 "更好的做法是让运营上传时同时传一张 JPEG 预览图。"):
+        assert triples(text, speaker="用户") == set(), text
+
+
 def test_vague_sentences_state_no_fact():
     for text in ("The cause is a race between the two workers.", "ok, go with that", "everyone uses slack here.",
                  "It is fine now.", "The problem is the cache.", "那我们以后改成周末再说吧",
@@ -270,3 +281,20 @@ def test_a_diff_states_the_values_it_adds_not_the_ones_it_removes_nor_its_contex
              for fact in card.facts or ()}
     assert ("max_slot_wal_keep_size", "128GB") in facts
     assert not {attribute for attribute, _ in facts} & {"max_wal_size", "min_wal_size", "-max_slot_wal_keep_size"}
+
+
+def test_a_chinese_cards_stand_in_subject_is_named_in_chinese():
+    """A setting given without a subject on a Chinese card is the speaker's, named as the card names them (用户),
+    even when the speaker's own turn is mostly code and English ("又是 cache stampede …"): never "The user",
+    English boilerplate on a Chinese card."""
+    from alaya_engine.distill.offline import OfflineDistiller
+    from alaya_engine.foundations.domain import Session, Turn
+
+    session = Session(id="ttl", timestamp=SAID, channel="cli", turns=[
+        Turn("user", "又是 cache stampede：/v1/summarize 的 key expire 之后 DB CPU 100%，p99 3s，怎么办？"),
+        Turn("assistant", "方案：\n\n```python\nSOFT_TTL = 300\nHARD_TTL = SOFT_TTL + 600  # a fallback value\n"
+                          "LOCK_MS = 15_000\n```"),
+        Turn("user", "好，就这么办。")])
+    facts = {(fact.subject, fact.attribute, fact.value) for card in OfflineDistiller().distill(session).cards
+             for fact in card.facts or ()}
+    assert ("用户", "soft_ttl", "300") in facts and not {subject for subject, *_ in facts} & {"The user"}, facts

@@ -16,7 +16,7 @@ import re
 from datetime import datetime, timezone
 
 from ...foundations.domain import Fact
-from .text.chinese import CJK, chinese_names
+from .text.chinese import CJK
 from .text.markdown import strip_markdown
 from .text.names import good_name
 from .text.sentences import split_sentences
@@ -93,8 +93,12 @@ brackets is the person's), "order-notify 现在是 Dmitri 接手", "order-notify
 "Y owns X" gives it."""
 _ZH_GENERIC_THINGS = frozenset("项目 服务 系统 集群 模块 仓库 团队 工作 事情 部分 方面".split())
 """A kind of thing, not one thing: "项目负责人是张伟" names no project whose owner a later card may change."""
-_ZH_NOT_IN_ATTRIBUTES = re.compile(r"[要会说想去了在把被让给就再也还都那这从起后前候天所因但而我你他她们]")
+_ZH_NOT_IN_ATTRIBUTES = re.compile(r"[要会说想去了在把被让给就再也还都那这从起后前候天所因但而我你他她们可]")
 """Characters of verbs, adverbs and times: a phrase holding one is a clause, not the name of an attribute."""
+
+_ZH_VERB_IN_SUBJECT = re.compile(r"[用写看做有是]")
+_ZH_CLAUSE = re.compile(r"[的了吧呢吗在说要会想把被让给就再也还都因但而]")
+"""Particles and verbs in a Chinese value: a clause ("在复查时直接问孙医生", "包含在包场价里的"), not a value."""
 
 _NOT_ATTRIBUTES = frozenset(
     "cause reason problem issue fix solution error catch thing point question answer idea plan rule result "
@@ -151,7 +155,8 @@ def _triples(sentence: str) -> list[tuple[str | None, str, str]]:
         found = [(match["subject"], match["np"], match["value"]) for match in _ZH_OWNED.finditer(sentence)]
         found = found or [(None, match["np"], match["value"]) for match in _ZH_CHANGE.finditer(sentence)]
         return owners + [(subject, attribute, value) for subject, attribute, value in found
-                         if not _ZH_NOT_IN_ATTRIBUTES.search(attribute) and len(value) < _ZH_VALUE_LIMIT]
+                         if not _ZH_NOT_IN_ATTRIBUTES.search(attribute) and len(value) < _ZH_VALUE_LIMIT
+                         and (subject is None or _zh_subject(subject)) and not _ZH_CLAUSE.search(value)]
     found: list[tuple[str | None, str, str]] = []
     for match in _CHANGE.finditer(sentence):
         subject, attribute = _owner_and_attribute(match["np"], _subject_before(sentence, match.start()))
@@ -179,6 +184,12 @@ def _triples(sentence: str) -> list[tuple[str | None, str, str]]:
             if match:
                 found.append((*_owner_and_attribute(match["np"], None), _value(match)))
     return found
+
+
+def _zh_subject(subject: str) -> bool:
+    """Whether what "的" follows names a thing ("ClickHouse 的告警阈值"), not the end of a clause ("两边用的",
+    "里写的") or one character ("新的")."""
+    return len(subject) >= 2 and not _ZH_NOT_IN_ATTRIBUTES.search(subject) and not _ZH_VERB_IN_SUBJECT.search(subject)
 
 
 def _one_owned_thing(match: re.Match) -> bool:
@@ -251,9 +262,11 @@ def _last_name(phrase: str) -> str:
 
 def _subjects(text: str) -> list[str]:
     """What the card may be about when a sentence does not say, best first: service-like names (report-export,
-    billing-worker), then other code names (billing_api, values-prod.yaml), then names, then other identifiers."""
+    billing-worker), then other code names (billing_api, values-prod.yaml), then names, then other identifiers. None
+    in Chinese text: the names jieba tags there were seldom what a card is about (卡顿, 高峰, 连接池 stood in for the
+    subject of "IPHONEOS_DEPLOYMENT_TARGET 也改成 14.0", "max ack pending 也降到 500"), and the speaker stands in."""
     if CJK.search(text):
-        return chinese_names(text)
+        return []
     found = _identifiers(text)
     services = [name for name in found if "-" in name and "." not in name]
     code = [name for name in found if name not in services and re.search(r"[-_.]|[a-z][A-Z]", name)]

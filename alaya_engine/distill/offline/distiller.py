@@ -127,7 +127,7 @@ def _facts(candidate: Candidate, session: Session) -> list[Fact]:
     turns = [session.turns[index] for index in sorted(set(candidate.turns)) if index < len(session.turns)]
     said_at = next((turn.timestamp for turn in turns if turn.timestamp), None) or session.timestamp
     speaker = next((turn for turn in turns if turn.role == "user"), turns[0] if turns else None)
-    return stated_facts(candidate.body, said_at, speaker_name(speaker) if speaker else "")
+    return stated_facts(candidate.body, said_at, speaker_name(speaker, candidate.chinese) if speaker else "")
 
 
 def _between_people(session: Session) -> bool:

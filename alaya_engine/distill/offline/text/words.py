@@ -35,7 +35,7 @@ cross mid well long short high low full part one two three single double all bui
 check set roll first last next same end top bottom ever never counter side wide based enabled disabled aware like
 free safe only term level scale made driven facing ready related specific friendly proof style sized way entered
 generated defined owned managed hosted native grade class minded running ended known old going fold day week month
-year hour minute
+year hour minute new powered
 """.split())
 """Words English joins into a compound with a hyphen ("knock-on", "half-term", "server-side", "race-enabled",
 "per-job", "in-place"): a lowercase word made of one of them is vocabulary, not a name like "report-export"."""
