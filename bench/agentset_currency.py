@@ -49,7 +49,8 @@ def currency_rows(dataset: Agentset, home: Path) -> list[Row]:
             *_pair_rows("contradicts suggestions", contradictions, "contradicts", dataset, turns, ordered=False)]
     supported = [item for item in pending if _supported(item, dataset, turns)]
     kinds = sorted({item["kind"] for item in pending})
-    rows.append(Row(NAME, "agentset: pending suggestions the labels support", len(supported) / max(1, len(pending)),
+    rows.append(Row(NAME, "agentset: pending suggestions the labels support",
+                    len(supported) / len(pending) if pending else None,
                     "fraction", f"{len(supported)} of {len(pending)} pending ("
                                 + ", ".join(f"{kind} {sum(item['kind'] == kind for item in pending)}"
                                             for kind in kinds) + ")"))

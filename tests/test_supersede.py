@@ -375,6 +375,31 @@ def test_a_disagreement_is_with_the_earlier_card_that_gives_the_value_disagreed_
     assert [(item.new, item.old, item.anchor) for item in disagreements] == [("therapist", "doctor", "6 w")]
 
 
+
+def test_a_disagreement_that_names_both_its_sides_is_with_no_earlier_card_sharing_only_a_name():
+    """"OT says stop, and Lauren believes short trips are fine — those two views don't line up": both sides are in
+    the new card's own session; an earlier card about Lauren's visits shares a name with it, no value, and is not
+    close in meaning. A value both give, an identifier both name or closeness still tie a disagreement to an
+    earlier card."""
+    from alaya_engine.introspect.supersede import CLOSE, SUPERSEDE_FLOOR, _judge
+
+    cards = {
+        "visits": {"title": "Visits on Tuesdays and Thursdays", "facts": None,
+                   "content": "On Tuesdays and Thursdays Lauren checks Dad's pills."},
+        "driving": {"title": "Ask Dr. Okonkwo to talk to the family together", "facts": None,
+                    "content": "The OT report says Dad should stop driving. OT says stop, and Lauren believes short "
+                               "local trips are fine — those two views don't line up."},
+        "pool": {"title": "background_pool_size 是 8", "facts": None,
+                 "content": "何俊峰说 background_pool_size 是 8。"},
+        "nodes": {"title": "三台实际都是 16", "facts": None,
+                  "content": "三台实际都是 16，background_pool_size 跟俊峰说的对不上。"},
+    }
+    assert _judge({"driving": [(SUPERSEDE_FLOOR + 0.01, "visits")]}, cards)[1] == []
+    assert [(item.new, item.old) for item in _judge({"driving": [(CLOSE, "visits")]}, cards)[1]] == [
+        ("driving", "visits")]
+    assert [(item.new, item.old, item.anchor) for item in _judge(
+        {"nodes": [(SUPERSEDE_FLOOR + 0.01, "pool")]}, cards)[1]] == [("nodes", "pool", "background_pool_size")]
+
 def test_a_session_that_quotes_one_source_then_finds_another_that_disagrees_asks_a_person(home: Path, tmp_path: Path):
     """Both sides in one session, on two of its cards: the card saying they disagree and the earlier card giving the
     value it disagrees with (60 seconds) become a contradiction to decide; a session's cards are never compared

@@ -266,10 +266,11 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict],
             if strength:
                 replaced.append(Replacement(new, old, similarity, anchor, sentence, strength))
             if disagreeing and similarity >= SUPERSEDE_FLOOR:
-                conflicts.extend((conflict_overlap(line, said_by(old).whole), Replacement(new, old, similarity,
-                                                                                           anchor, line))
+                conflicts.extend((overlap, Replacement(new, old, similarity, anchor, line))
                                  for line in disagreeing if (anchor := conflict_anchor(
-                                     line, said_by(old).whole, said_by(new).whole, similarity >= CLOSE)))
+                                     line, said_by(old).whole, said_by(new).whole, similarity >= CLOSE))
+                                 and _with_this_card(overlap := conflict_overlap(line, said_by(old).whole), anchor,
+                                                     similarity))
         for similarity, old in kin.get(new, []) if disagreeing else ():
             conflicts.extend((conflict_overlap(line, said_by(old).whole), Replacement(new, old, similarity, anchor,
                                                                                        line))
@@ -280,6 +281,14 @@ def _judge(pairs: dict[str, list[tuple[float, str]]], cards: dict[str, dict],
         else:
             replacements.extend(_sentence_by_sentence(replaced))
     return _one_per_sentence(replacements), contradictions
+
+
+def _with_this_card(overlap: tuple[int, int], anchor: str, similarity: float) -> bool:
+    """Whether a disagreement read in a new card is with this earlier card of another session: the two are close in
+    meaning, or the earlier card gives a value the sentence gives, or what they share is an identifier. A person's or
+    a tool's name alone is not enough: "OT says stop, and Lauren believes short trips are fine — those two views
+    don't line up" names both of its sides itself, and an old card about Lauren's visits is neither."""
+    return similarity >= CLOSE or overlap[0] > 0 or IDENTIFIER_LIKE.search(anchor) is not None
 
 
 def _sentence_by_sentence(replaced: list[Replacement]) -> list[Replacement]:
