@@ -21,7 +21,6 @@ against the targets of 150 ms (switch) and 300 ms (query) at p95.
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 
 from .plan import Plan, size_label
@@ -52,10 +51,9 @@ async def _measure(client, switches: int, queries: list[str]) -> tuple[dict[str,
     from textual.widgets import Input
 
     from alaya_engine.server.backend import RemoteBackend
-    from alaya_tui.app import BUILD_AHEAD, MODE_SCREENS, AlayaApp
+    from alaya_tui.app import MODE_SCREENS, AlayaApp
     from alaya_tui.widgets.results_table import ResultsTable
 
-    os.environ.pop(BUILD_AHEAD, None)  # as a person runs it: every screen built ahead, whatever the caller set
     app = AlayaApp(RemoteBackend(client, START_TIMEOUT))
     switching: dict[str, list[float]] = {}
     querying: list[float] = []
