@@ -10,7 +10,6 @@ agent's ``alaya recall`` or a cron ``introspect`` runs meanwhile.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from textual import events, work
@@ -40,9 +39,6 @@ MODE_SCREENS: dict[str, type[Screen]] = {
     "explore": ExploreScreen, "status": StatusScreen, "tiers": TiersScreen, "review": ReviewScreen,
     "timeline": TimelineScreen,
 }
-BUILD_AHEAD = "ALAYA_TUI_BUILD_AHEAD"
-"""Set to 0, the explorer builds each screen at its first visit instead of all of them right after the first one
-shows: less work at its start (a slow machine; the test suite, whose apps mostly visit one screen or two)."""
 COLLECT_EVERY = 0.5
 """Seconds between two looks at whether a full garbage collection is due (``gc_pauses``)."""
 SWITCHING = "switching"
@@ -111,10 +107,7 @@ class AlayaApp(App):
             self.screen.ask(self.start_query)
         if self.start_card:
             await self.open_card(self.start_card)
-        if os.environ.get(BUILD_AHEAD, "1") == "0":
-            self.collector.start()
-        else:
-            self.call_after_refresh(self._build_next_mode)
+        self.call_after_refresh(self._build_next_mode)
 
     async def _build_next_mode(self) -> None:
         """Build the next mode's screen without showing it, then give the event loop a turn (a key pressed

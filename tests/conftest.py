@@ -48,15 +48,6 @@ def in_process_by_default():
         os.environ["ALAYA_NO_SERVER"] = previous
 
 
-@pytest.fixture(autouse=True)
-def screens_built_at_their_first_visit(request, monkeypatch):
-    """The explorers of the tests build each screen at its first visit (``ALAYA_TUI_BUILD_AHEAD=0``) unless a test is
-    marked ``builds_ahead``: most visit one screen or two, and building all of them ahead (with their figures) was a
-    third of the explorer tests' time. The tests of building ahead keep it on."""
-    if request.node.get_closest_marker("builds_ahead") is None:
-        monkeypatch.setenv("ALAYA_TUI_BUILD_AHEAD", "0")
-
-
 def built_once(tmp_path_factory, name: str, build) -> Path:
     """A store ``build(home)`` makes once per test run and the xdist workers share (read-only; tests copy it):
     the first worker to ask builds it under a lock, the others wait for it. A demo store takes 15-45 s to build,

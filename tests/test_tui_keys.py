@@ -3,7 +3,6 @@ query, Escape leaves the input and otherwise goes back, on every screen; the tra
 
 from __future__ import annotations
 
-import pytest
 from fake_backend import demo_backend, recorded
 from textual import events
 from textual.widgets import DataTable, Input, Static
@@ -146,7 +145,6 @@ def test_the_trail_keeps_the_current_step_and_drops_the_oldest_first():
     assert shown[:2] == [0, 1] and after and not before  # after going back, the steps ahead give way first
 
 
-@pytest.mark.builds_ahead
 async def test_every_screen_is_built_ahead_unseen_and_keys_typed_meanwhile_reach_the_query_bar(tmp_path):
     """The screens are built right after the first one shows, without showing them: a digit then only shows a
     screen that exists, and text typed at once (while they are built) all reaches the query bar."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from conftest import write_session
 from fake_backend import demo_backend, recorded
 from rich.cells import cell_len
@@ -32,7 +31,6 @@ async def test_status_screen_matches_the_cli_json(home, tmp_path, cli):
     assert l1["Relation vectors"] == str(expected["l1"]["relations"]) == "9"
 
 
-@pytest.mark.builds_ahead
 async def test_refresh_picks_up_new_sessions(tmp_path):
     backend = demo_backend(tmp_path)
     status = recorded()["status"]

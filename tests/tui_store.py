@@ -126,18 +126,7 @@ def review_fixtures():
 
 
 async def settle(app, pilot, rounds: int = 3) -> None:
-    """Let every worker finish and the screen catch up (workers may start more workers). A worker cancelled on the
-    way is one a newer load of its screen replaced (a screen built at its first visit loads as it mounts and again
-    as it shows): the newer one is waited for instead."""
-    from textual.worker import WorkerCancelled, WorkerState
-
+    """Let every worker finish and the screen catch up (workers may start more workers)."""
     for _ in range(rounds):
-        for _attempt in range(5):
-            waiting = [worker for worker in app.workers if worker.state != WorkerState.CANCELLED]
-            try:
-                if waiting:
-                    await app.workers.wait_for_complete(waiting)
-                break
-            except WorkerCancelled:
-                continue
+        await app.workers.wait_for_complete()
         await pilot.pause()
