@@ -97,8 +97,11 @@ _ZH_NOT_IN_ATTRIBUTES = re.compile(r"[要会说想去了在把被让给就再也
 """Characters of verbs, adverbs and times: a phrase holding one is a clause, not the name of an attribute."""
 
 _ZH_VERB_IN_SUBJECT = re.compile(r"[用写看做有是]")
+"""Verbs that end a clause before 的 ("两边用的", "里写的"): with :data:`_ZH_NOT_IN_ATTRIBUTES`, what a subject may not
+hold (an attribute may: "用量", "写入速度")."""
 _ZH_CLAUSE = re.compile(r"[的了吧呢吗在说要会想把被让给就再也还都因但而]")
-"""Particles and verbs in a Chinese value: a clause ("在复查时直接问孙医生", "包含在包场价里的"), not a value."""
+"""Particles and verbs in a Chinese value: a clause ("在复查时直接问孙医生", "包含在包场价里的"), not a value. Not
+:data:`_ZH_NOT_IN_ATTRIBUTES`: a value may hold times ("每天两次", "3 天后", "从周一起")."""
 
 _NOT_ATTRIBUTES = frozenset(
     "cause reason problem issue fix solution error catch thing point question answer idea plan rule result "
