@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from alaya_engine.engine import Engine
-from alaya_engine.introspect.change_text import card_text, conflict_anchor, plain, replacement, said, statement
+from alaya_engine.introspect.change_text import (
+    card_text,
+    conflict_anchor,
+    plain,
+    reading,
+    replacement,
+    said,
+    statement,
+)
 from alaya_engine.introspect.supersede import Replacement, _replaced, _with_siblings
 from alaya_engine.recall.currency import _reorder
 from alaya_engine.recall.result import RecallNode
@@ -291,6 +299,27 @@ def test_a_fact_of_the_speaker_replaces_an_earlier_line_giving_its_attribute_ano
     assert replaced(mine, "donepezil at bedtime, with water")[0] == 0
     assert replaced(mine, "the atorvastatin is 20 mg")[0] == 0
     assert replaced({("dad", "donepezil"): "10 mg"}, "donepezil 5 mg — he takes it at bedtime")[0] == 0
+
+def test_a_sentence_saying_a_change_gives_an_earlier_cards_fact_another_value_in_its_unit():
+    """The other way round: the earlier card has the fact (york · completion = Friday 22 May), the new one only a
+    sentence saying something changed, its attribute and another day. The same day, another unit, no change said
+    or another identifier named are no replacement; a subject left unsaid is (a chat seldom repeats it)."""
+    from datetime import datetime
+
+    def replaced(line: str, subject: str = "york", value: str = "Friday 22 May") -> tuple:
+        card = {"title": "Moving", "content": "Completion is Friday 22 May.", "facts": [
+            {"subject": subject, "attribute": "completion", "value": value, "valid_from": datetime(2026, 4, 1)}]}
+        cued = [line] if reading(line) is not None else []
+        return _replaced({}, cued, card, lambda: statement(card_text(card)), 0.45, {})
+
+    slipped = "The buyer had a mortgage delay, so completion has slipped a week: we're now moving on Friday 29 May."
+    assert replaced(slipped) == (1, "york · completion", slipped)
+    assert replaced(slipped.replace("29", "22"))[0] == 0
+    assert replaced("Completion is now set, the removal van costs £2,100.")[0] == 0
+    assert replaced("So completion happens on Friday 29 May.")[0] == 0  # no change said
+    assert replaced("Completion of deploy-queue is now at 14:00.", "report-export", "13:00")[0] == 0
+    assert replaced("Completion of report-export is now at 14:00.", "report-export", "13:00")[0] == 1
+
 
 def test_the_words_around_a_number_say_what_a_sentence_naming_nothing_changes():
     """A sentence that names nothing ("it's 12.5 mg of metoprolol succinate now"), or whose name only the earlier

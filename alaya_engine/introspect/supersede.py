@@ -34,6 +34,7 @@ from .change_text import (
     gives_another,
     reading,
     replacement,
+    said,
     sentences,
     settings,
     shared_value,
@@ -44,6 +45,7 @@ from .consolidate import EXACT_LIMIT, _groups, session_codes
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from ..foundations.domain import Fact
     from ..graph.store import GraphStore
     from ..raw.journal import Journal
     from ..vectors.store import VectorStore
@@ -356,6 +358,8 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
       something changed (a cue of :mod:`.change_text`): the distiller gives facts for few sentences, so the earlier
       side is often only text; a subject that only stands in for the speaker (:data:`STAND_INS`) need not be said
       where the sentence gives another number of the value's unit;
+    - 1: the other way round, a fact of ``old`` that a sentence of the new card saying something changed gives another
+      value in its unit (:func:`_gives_it_anew`);
     - else what :func:`.change_text.replacement` finds in the new card's sentences.
     """
     earlier_facts = facts_from_graph(old["facts"])
@@ -376,6 +380,10 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         for attribute in sorted(before):
             if now_set[attribute][1] not in before[attribute]:
                 return 1, attribute, f"{attribute} = {now_set[attribute][1]}"
+    for fact in earlier_facts if cued else ():
+        for line in cued:
+            if _gives_it_anew(line, fact):
+                return 1, f"{fact.subject} · {fact.attribute}", line
     if facts and cued:
         for line in sentences(card_text(old)):
             for (subject, attribute), value in facts.items():
@@ -388,6 +396,25 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         if strength > best[0]:
             best = (strength, anchor, line)
     return best
+
+
+def _gives_it_anew(line: str, fact: "Fact") -> bool:
+    """Whether a sentence that says something changed (``line``) gives an earlier card's fact another value: it says
+    the fact's attribute and, in the value's unit (a day, an amount of money, a duration), another quantity, not the
+    value itself ("completion has slipped a week — we're now moving on Friday 29 May" against york · completion =
+    Friday 22 May). The distiller writes a fact for few sentences, so the new side is often only text. The sentence
+    need not name the subject (a chat seldom repeats what it is about), but one naming another identifier speaks of
+    another thing ("raised ingest-api's timeout to 60 s" against billing-api · timeout = 30 s)."""
+    if not _says(line, fact.attribute) or _says(line, fact.value):
+        return False
+    before = said(fact.value).quantities
+    units = {unit for unit, _ in before}
+    now = reading(line).said
+    if not any(unit in units and (unit, number) not in before for unit, number in now.quantities):
+        return False
+    subject = fact.subject.casefold()
+    return not IDENTIFIER_LIKE.search(subject) or _says(line, subject) or not any(
+        IDENTIFIER_LIKE.search(name) for name in now.names)
 
 
 def _same_owner(subject: str, other: str) -> bool:
