@@ -283,12 +283,12 @@ def test_a_change_not_made_an_aside_and_from_now_on_replace_nothing():
 
 def test_a_fact_of_the_speaker_replaces_an_earlier_line_giving_its_attribute_another_number():
     """A fact whose sentence named no subject stands on its speaker ("The user"), whom an earlier card by the same
-    person seldom names: a line of it saying the attribute with another number of the value's unit is replaced
-    (the change said, a cue); the same number, no number, another attribute or a named subject the line does not
-    say are not."""
-    def replaced(facts: dict, earlier: str) -> tuple:
+    person seldom names, or on a person the card names elsewhere: a line of it saying the attribute with another
+    number of the value's unit is replaced (the change said, a cue); the same number, no number, another attribute,
+    a subject its own sentence names or an identifier that the line does not say are not."""
+    def replaced(facts: dict, earlier: str, line: str = "She's raised the donepezil to 10 mg and moved it to the "
+                                                           "morning.") -> tuple:
         card = {"title": "Pills", "content": earlier, "facts": []}
-        line = "She's raised the donepezil to 10 mg and moved it to the morning."
         return _replaced(facts, [line], card, lambda: statement(card_text(card)), 0.5, {})
 
     mine = {("the user", "donepezil"): "10 mg"}
@@ -298,7 +298,10 @@ def test_a_fact_of_the_speaker_replaces_an_earlier_line_giving_its_attribute_ano
     assert replaced(mine, "donepezil 10 mg at bedtime")[0] == 0
     assert replaced(mine, "donepezil at bedtime, with water")[0] == 0
     assert replaced(mine, "the atorvastatin is 20 mg")[0] == 0
-    assert replaced({("dad", "donepezil"): "10 mg"}, "donepezil 5 mg — he takes it at bedtime")[0] == 0
+    assert replaced({("okonkwo", "donepezil"): "10 mg"}, "donepezil 5 mg — he takes it at bedtime")[0] == 1
+    assert replaced({("dad", "donepezil"): "10 mg"}, "donepezil 5 mg — he takes it at bedtime",
+                    "Dad's donepezil is raised to 10 mg.")[0] == 0
+    assert replaced({("care-plan", "donepezil"): "10 mg"}, "donepezil 5 mg — he takes it at bedtime")[0] == 0
 
 def test_a_sentence_saying_a_change_gives_an_earlier_cards_fact_another_value_in_its_unit():
     """The other way round: the earlier card has the fact (york · completion = Friday 22 May), the new one only a

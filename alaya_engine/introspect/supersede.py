@@ -388,7 +388,8 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         for line in sentences(card_text(old)):
             for (subject, attribute), value in facts.items():
                 if _says(line, attribute) and not _says(line, value) and (
-                        _says(line, subject) or subject in STAND_INS and gives_another(line, value)):
+                        _says(line, subject) or _stands_in(subject, attribute, value, cued)
+                        and gives_another(line, value)):
                     return 1, f"{subject} · {attribute}", f"{attribute} = {value}"
     best = (0, "", "")
     for line in cued:
@@ -396,6 +397,16 @@ def _replaced(facts: dict, cued: list[str], old: dict, earlier: Callable[[], Sta
         if strength > best[0]:
             best = (strength, anchor, line)
     return best
+
+
+def _stands_in(subject: str, attribute: str, value: str, cued: list[str]) -> bool:
+    """Whether a new card's fact has a subject its own sentence did not say: a stand-in for the speaker
+    (:data:`STAND_INS`), or a person's name the distiller took from another sentence of the card ("Follow-up with
+    Dr. Okonkwo was Friday. She's raised the donepezil to 10 mg": Okonkwo · donepezil = 10 mg, whose subject is the
+    father the chat is about). An earlier line need not say such a subject either. An identifier taken so is what
+    the card is about (``billing_worker · pool_size``), and is still to be said."""
+    return subject in STAND_INS or not IDENTIFIER_LIKE.search(subject.casefold()) and not any(
+        _says(line, subject) for line in cued if _says(line, attribute) and _says(line, value))
 
 
 def _gives_it_anew(line: str, fact: "Fact") -> bool:
