@@ -573,7 +573,7 @@ class Engine:
         full_text = None
         searching = bool(query.concepts) and not query.from_nodes and not query.entity_only
         if query.text and self.config["recall"]["hybrid"]:  # a hop's goal fuses its words into h as a search does
-            full_text = self.vectors().start_full_text_search(query.text, query.top_k)
+            full_text = self.vectors().start_full_text_search(query.text, query.top_k, during_job=self._jobs > 0)
         turns = self._turn_search(query.text or " ".join(query.concepts)) if searching and query.include_sessions \
             else None
         embedder = self.embedder()
@@ -639,7 +639,8 @@ class Engine:
         if index is None:
             return None
         words = text if self.config["recall"]["hybrid"] else None
-        return TurnSearch.start(index, self.raw, words, self.config["recall"]["vector_top_k"])
+        return TurnSearch.start(index, self.raw, words, self.config["recall"]["vector_top_k"],
+                                during_job=self._jobs > 0)
 
     def refreshed_turn_index(self):
         """The resident windows, reloaded if their table changed; None while the store has no window table."""

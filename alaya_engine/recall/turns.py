@@ -76,8 +76,13 @@ class WindowIndex(ResidentIndex):
     def current(self) -> "ResidentWindows | None":
         """The load, when it is of the table's current version (with or without rows): a full-text search of that
         version names its hits from it."""
+        load = self.held()
+        return load if load is not None and load.version == self.store.vectors_version() else None
+
+    def held(self) -> "ResidentWindows | None":
+        """The load, whichever version it is of (None before the first)."""
         load = self.resident
-        return load if isinstance(load, ResidentWindows) and load.version == self.store.vectors_version() else None
+        return load if isinstance(load, ResidentWindows) and load.version is not None else None
 
 
 class ResidentWindows(ResidentVectors):
@@ -172,11 +177,16 @@ class TurnSearch:
     nearest: "Future[list[str]] | None" = None
 
     @classmethod
-    def start(cls, index: WindowIndex, raw: "RawStore", words: str | None, limit: int) -> "TurnSearch":
+    def start(cls, index: WindowIndex, raw: "RawStore", words: str | None, limit: int,
+              during_job: bool = False) -> "TurnSearch":
         """The window search of one recall: its full-text part, of ``words`` (None: none), started on LanceDB's
-        threads to run beside the query embedding; its hits are named from the load when it is current."""
+        threads to run beside the query embedding; its hits are named from the load when it is current. While a
+        write job runs in this process (``during_job``), of the version the load holds even when the job has
+        written since, as the cards' search does (``VectorStore.start_full_text_search``): the job's new windows
+        are found once it ends."""
         load = index.current()
-        version, ids_of = (load.version, load.ids_of) if load is not None else (None, None)
+        searched = load if load is not None or not during_job else index.held()
+        version, ids_of = (searched.version, searched.ids_of) if searched is not None else (None, None)
         full_text = None if words is None else index.store.start_search(words, limit, version, ids_of)
         return cls(index, load, full_text, raw)
 

@@ -63,10 +63,11 @@ class AsyncTable:
         self._table = None
         self._pinned: OrderedDict[int, object] = OrderedDict()
 
-    def search(self, text: str, limit: int, index_only: bool) -> "Future[dict[str, float]]":
+    def search(self, text: str, limit: int, index_only: bool, version: int | None = None) -> "Future[dict[str, float]]":
         """Start a full-text search: ``{id: score}``, best first (the score is BM25's: recall fuses it with the
-        cosine); ``index_only`` leaves out rows the index does not hold yet (no scan of them)."""
-        return asyncio.run_coroutine_threadsafe(self._search(text, limit, index_only), _shared_loop())
+        cosine); ``index_only`` leaves out rows the index does not hold yet (no scan of them). ``version``: of the
+        table as of that version (the latest if it cannot be read), else of the latest."""
+        return asyncio.run_coroutine_threadsafe(self._search(text, limit, index_only, version), _shared_loop())
 
     def search_at(self, text: str, limit: int, version: int, ids_of: "NameRows") -> "Future[dict[str, float]]":
         """The search of :meth:`search` in the table as of ``version``, its hits named by ``ids_of`` (row ids of
@@ -81,13 +82,18 @@ class AsyncTable:
     async def _rows(self, where: str, columns: list[str]) -> list[dict]:
         return (await (await self._opened()).query().where(where).select(columns).to_arrow()).to_pylist()
 
-    async def _search(self, text: str, limit: int, index_only: bool) -> dict[str, float]:
+    async def _search(self, text: str, limit: int, index_only: bool, version: int | None = None) -> dict[str, float]:
         try:
-            query = (await self._opened()).query().nearest_to_text(text)
+            table = await (self._opened() if version is None else self._at(version))
+            query = table.query().nearest_to_text(text)
             if index_only:
                 query = query.fast_search()
             hits = await query.select(["id", "_score"]).limit(limit).to_arrow()
         except (ValueError, RuntimeError, OSError) as exc:
+            if version is not None:
+                log.warning("full-text search of version %d failed for %r (%s); searching the latest", version,
+                            text[:80], exc)
+                return await self._search(text, limit, index_only)
             log.warning("full-text search failed for %r: %s", text[:80], exc)
             return {}
         return dict(zip(hits.column("id").to_pylist(), hits.column("_score").to_pylist()))

@@ -122,6 +122,8 @@ class VectorStore:
         self._heat_split = False
         self._behind_at: tuple[int, bool] | None = None
         """(``card_meta`` version, whether its index then missed too many rows), read by :meth:`_index_behind`."""
+        self._searched_at: tuple[int, bool] | None = None
+        """The same pair as the last full-text search outside a write job found it: what one during a job reads."""
 
     def table(self, name: str):
         """This store's handle on a table, opened once: an opening reads the newest manifest (~0.8 ms, three per
@@ -520,18 +522,27 @@ class VectorStore:
         """Card ids best matching ``text`` by full-text search (COLD cards included), best first."""
         return list(self.start_full_text_search(text, limit).result())
 
-    def start_full_text_search(self, text: str, limit: int) -> "Future[dict[str, float]]":
+    def start_full_text_search(self, text: str, limit: int, during_job: bool = False) -> "Future[dict[str, float]]":
         """The search of :meth:`full_text_search`, running on its own thread (recall embeds meanwhile).
 
         Rows written since the index was refreshed are searched too, by scanning them — unless there are too many
         (:meth:`_index_behind`): scanning ~90k rows took seconds per recall at 100k cards, so until introspect
         refreshes the index, those rows are left out.
+
+        ``during_job``: a write job runs in this process, each of its writes a new version of the table, and a search
+        of the newest waited behind them (docs/benchmarks.md, "Searches during a write job"); the table is searched
+        as the last search before the job found it. The cards the job writes are found by their vectors meanwhile
+        (:meth:`keep_written`), by their words once it ends.
         """
         if not self._has_full_text_index():
             done: Future[dict[str, float]] = Future()
             done.set_result({})
             return done
-        return self._async.search(text, limit, index_only=self._index_behind())
+        if during_job and self._searched_at is not None:
+            version, index_only = self._searched_at
+            return self._async.search(text, limit, index_only, version)
+        self._searched_at = (self.version(CARD_META), self._index_behind())
+        return self._async.search(text, limit, index_only=self._searched_at[1])
 
     def _index_behind(self) -> bool:
         """Whether the full-text index misses more than ``UNINDEXED_SEARCHABLE_ROWS`` rows, as the table stands:
