@@ -6,7 +6,9 @@ during an ingest spent a quarter of their time in those queries, against a write
 step holds the graph, the snapshot read before the job answers them for the cards it holds, and the database for
 the cards written since. An edge the job adds to an older card is seen once the step is over (the next recall reads
 the database) or the snapshot is read again; a card it forgets is left out, since every card's fields are read
-from the database as before, and so are supersessions and session times.
+from the database as before, and so are session times. Which cards replace which is the snapshot's too: a recall
+beside introspect's steps read every ``SUPERSEDES`` link and every card's sessions from the database (55 ms a recall
+at the aged 100k store); a replacement the job links is seen once its step is over.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ class StaleView:
         return self._database.card_types(card_ids)
 
     def supersessions(self) -> dict[str, tuple[tuple[str, ...], list[str]]]:
-        return self._database.supersessions()
+        return self._snapshot.supersessions()
 
     def session_times(self, session_ids: list[str]) -> dict[str, int]:
         return self._database.session_times(session_ids)
