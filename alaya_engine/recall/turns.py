@@ -82,7 +82,7 @@ class WindowIndex(ResidentIndex):
     def held(self) -> "ResidentWindows | None":
         """The load, whichever version it is of (None before the first)."""
         load = self.resident
-        return load if isinstance(load, ResidentWindows) and load.version is not None else None
+        return load if isinstance(load, ResidentWindows) else None
 
 
 class ResidentWindows(ResidentVectors):
@@ -185,7 +185,7 @@ class TurnSearch:
         written since, as the cards' search does (``VectorStore.start_full_text_search``): the job's new windows
         are found once it ends."""
         load = index.current()
-        searched = load if load is not None or not during_job else index.held()
+        searched = index.held() if during_job else load
         version, ids_of = (searched.version, searched.ids_of) if searched is not None else (None, None)
         full_text = None if words is None else index.store.start_search(words, limit, version, ids_of)
         return cls(index, load, full_text, raw)

@@ -121,9 +121,8 @@ class VectorStore:
         self._written_lock = threading.Lock()
         self._heat_split = False
         self._behind_at: tuple[int, bool] | None = None
-        """(``card_meta`` version, whether its index then missed too many rows), read by :meth:`_index_behind`."""
-        self._searched_at: tuple[int, bool] | None = None
-        """The same pair as the last full-text search outside a write job found it: what one during a job reads."""
+        """(``card_meta`` version, whether its index then missed too many rows), read by :meth:`_index_behind`: as
+        the last full-text search outside a write job found them, which is what one during a job reads."""
 
     def table(self, name: str):
         """This store's handle on a table, opened once: an opening reads the newest manifest (~0.8 ms, three per
@@ -538,11 +537,10 @@ class VectorStore:
             done: Future[dict[str, float]] = Future()
             done.set_result({})
             return done
-        if during_job and self._searched_at is not None:
-            version, index_only = self._searched_at
+        if during_job and self._behind_at is not None:
+            version, index_only = self._behind_at
             return self._async.search(text, limit, index_only, version)
-        self._searched_at = (self.version(CARD_META), self._index_behind())
-        return self._async.search(text, limit, index_only=self._searched_at[1])
+        return self._async.search(text, limit, index_only=self._index_behind())
 
     def _index_behind(self) -> bool:
         """Whether the full-text index misses more than ``UNINDEXED_SEARCHABLE_ROWS`` rows, as the table stands:
